@@ -1,0 +1,69 @@
+"""Text drawing of a Samara position for the terminal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.samara.catalogue import TOOL_NAMES
+
+if TYPE_CHECKING:
+    from engine.samara.rules import SamaraState
+
+TOOL_LETTERS = ("S", "C", "Q", "A", "B")  # saw, compass, square, glass-a, glass-b
+
+
+def _tools_text(counts: list[int]) -> str:
+    return "".join(letter * n for letter, n in zip(TOOL_LETTERS, counts, strict=True))
+
+
+def render_state(state: SamaraState) -> str:
+    cat = state.catalogue
+    lines = [f"Samara, {state.num_players} players, NOW = {state.month_name(state.month)} "
+             f"(track ends {state.month_name(state.track_end())}); "
+             f"tools: S=saw C=trowel-compass Q=trowel-square A/B=glass"]
+    width = 14
+    header = "     " + "".join(f"{'col ' + str(c) + ' (' + str(c) + 'm)':<{width}}"
+                               for c in range(1, cat.columns + 1))
+    lines.append(header)
+    for row in range(cat.rows, 0, -1):
+        cells = []
+        for col in range(1, cat.columns + 1):
+            text = ""
+            for si, spot in enumerate(cat.spots):
+                if (spot.row, spot.col) == (row, col):
+                    tile = state.spot_tile[si]
+                    if tile is None:
+                        text = "--"
+                    else:
+                        t = cat.tiles[tile]
+                        text = f"{t.name[:6]}{t.prestige}"
+                    tools = _tools_text(state.spot_tools[si])
+                    if tools:
+                        text += f"[{tools}]"
+            cells.append(f"{text:<{width}}")
+        lines.append(f"str{row} " + "".join(cells))
+    lines.append("tiles: name+prestige, needs saws/trowels/glass:")
+    needs = []
+    for si, spot in enumerate(cat.spots):
+        tile = state.spot_tile[si]
+        if tile is not None:
+            t = cat.tiles[tile]
+            power = f" *{t.power}" if state.powers and t.power else ""
+            needs.append(f"{spot.label} {t.name} {t.prestige}p {t.saws}/{t.trowels}/{t.glass}{power}")
+    for k in range(0, len(needs), 3):
+        lines.append("  " + " | ".join(needs[k:k + 3]))
+    lines.append("time track (nearest the board first):")
+    for month in sorted(state.track):
+        workers = " ".join(
+            f"P{w.owner + 1}{'W' if w.female else 'M'}{w.strength}" for w in state.track[month]
+        )
+        marker = "NOW " if month == state.month else "    "
+        lines.append(f"  {marker}{state.month_name(month)} (+{month - state.month}): {workers}")
+    scores = state.scores()
+    for seat, f in enumerate(state.foremen):
+        tools = ", ".join(f"{n} {name}" for name, n in zip(TOOL_NAMES, f.tools, strict=True) if n)
+        powers = f"; powers: {', '.join(f.powers)}" if f.powers else ""
+        lines.append(f"P{seat + 1}: {scores[seat]:.0f} prestige, {len(f.buildings)} buildings; "
+                     f"tools: {tools or 'none'}; pawns on board: {f.pawn_men} men, "
+                     f"{f.pawn_women} women{powers}")
+    return "\n".join(lines)

@@ -1,0 +1,961 @@
+"""Samara's rules in plain Python: the reference the compiled kernel is checked against.
+
+The board is a grid of spots (row = labor strength needed, column = months
+needed) holding building tiles and tools.  Workers are stacks of pawns standing
+on the time track; the worker nearest the board in the current month acts next.
+Interpretations of the rulebook are listed in ``docs/rules/samara.md``.
+
+>>> state = SamaraGame().new_game(seed=1, num_players=2)
+>>> state.month_name(state.month)
+'Sep'
+>>> state.move_to_text(state.legal_moves()[-1])
+'vacation'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.game import (
+    TERMINAL,
+    Game,
+    GameInfo,
+    GameOption,
+    IllegalMoveError,
+    InvalidStateError,
+    MoveParseError,
+    Outcome,
+    State,
+    rank_groups,
+)
+from engine.playout_rng import PlayoutRng
+from engine.samara.catalogue import (
+    COMPASS,
+    GLASS_A,
+    GLASS_B,
+    LASTING_POWERS,
+    SAW,
+    SQUARE,
+    TOOL_NAMES,
+    Catalogue,
+    default_catalogue,
+)
+
+INFO = GameInfo(
+    name="samara",
+    title="Samara",
+    min_players=2,
+    max_players=5,
+    perfect_information=True,
+    has_chance=False,
+    options=(
+        GameOption("powers", True, "use the special powers of the 13 named tiles"),
+    ),
+    description="Worker placement on a time track: build prestige with tools, strength and time.",
+)
+
+MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
+               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+MAX_TOOLS = (2, 1, 1, 1, 1)  # per kind, in TOOL_NAMES order
+
+# Move kinds.  A move is ``kind << 16 | spot << 10 | arg << 5 | workers`` where
+# ``workers`` is a bit mask over the mover's workers in the current month (bit 0
+# is the acting worker) and ``arg`` is a tool kind, a trainee or a worker index.
+WAIT, VACATION, RECRUIT, TOOL, BUILD, GIVE, WEAKEN, BURY, IMPRISON = range(9)
+KIND_WORDS = ("wait", "vacation", "recruit", "tool", "build", "give", "weaken", "bury",
+              "imprison")
+DECISION_KIND = {"give": GIVE, "weaken": WEAKEN, "bury": BURY, "imprison": IMPRISON}
+PRISON_MONTHS = 5
+GIVE_KINDS = {"any": (SAW, COMPASS, SQUARE, GLASS_A, GLASS_B), "saw": (SAW,),
+              "trowel": (COMPASS, SQUARE), "glass": (GLASS_A, GLASS_B)}
+
+
+def encode_move(kind: int, spot: int = 0, arg: int = 0, workers: int = 0) -> int:
+    return kind << 16 | spot << 10 | arg << 5 | workers
+
+
+def decode_move(move: int) -> tuple[int, int, int, int]:
+    return move >> 16, (move >> 10) & 63, (move >> 5) & 31, move & 31
+
+
+@dataclass(eq=False)
+class Worker:
+    """A stack of pawns acting as one worker; its strength is its pawn count."""
+
+    owner: int
+    female: bool  # the worker's own gender: only women recruit
+    men: int
+    women: int
+
+    @property
+    def strength(self) -> int:
+        return self.men + self.women
+
+    def to_json(self) -> dict[str, Any]:
+        return {"owner": self.owner, "gender": "woman" if self.female else "man",
+                "men": self.men, "women": self.women}
+
+
+@dataclass
+class Foreman:
+    """A player's board: tools, pawns not in play, buildings, lasting powers."""
+
+    tools: list[int]
+    pawn_men: int
+    pawn_women: int
+    buildings: list[int] = field(default_factory=list)  # tile indices, in order taken
+    powers: list[str] = field(default_factory=list)
+
+    def trowels(self) -> int:
+        return self.tools[COMPASS] + self.tools[SQUARE]
+
+    def glass(self) -> int:
+        return self.tools[GLASS_A] + self.tools[GLASS_B]
+
+
+@dataclass
+class Decision:
+    """A choice a special power asks for before play goes on."""
+
+    kind: str  # give | weaken | bury | imprison
+    player: int  # who chooses
+    target: int  # whose tool or worker (the chooser, except for imprison)
+    spot: int = -1  # where given tools go
+    count: int = 1  # tools still to give
+    only: str = "any"  # which tools qualify: any | saw | trowel | glass
+
+
+class SamaraState(State):
+    """A Samara position.  See the module docstring for the model."""
+
+    info: ClassVar[GameInfo] = INFO
+
+    def __init__(self, catalogue: Catalogue, num_players: int, powers: bool) -> None:
+        self.catalogue = catalogue
+        self.num_players = num_players
+        self.powers = powers
+        self.month = catalogue.start_month
+        self.spot_tile: list[int | None] = [None] * len(catalogue.spots)
+        self.spot_tools: list[list[int]] = [[0] * 5 for _ in catalogue.spots]
+        self.unused_tiles: list[int] = []
+        self.track: dict[int, list[Worker]] = {}
+        self.foremen: list[Foreman] = []
+        self.pending: list[Decision] = []
+
+    # -- time track ---------------------------------------------------------
+    def track_end(self) -> int:
+        """The furthest month on the track: the end of the six-month board after the current one."""
+        return (self.month // 6 + 2) * 6 - 1
+
+    @staticmethod
+    def month_name(month: int) -> str:
+        return MONTH_NAMES[month % 12]
+
+    def workers_of(self, seat: int) -> list[tuple[int, Worker]]:
+        """Seat's workers in track order (earliest month first, nearest the board first)."""
+        return [(m, w) for m in sorted(self.track) for w in self.track[m] if w.owner == seat]
+
+    def actor(self) -> Worker:
+        return self.track[self.month][0]
+
+    def _has(self, seat: int, power: str) -> bool:
+        return power in self.foremen[seat].powers
+
+    def _months(self, seat: int, months: int) -> int:
+        """Months an action takes for ``seat``: the Bridge makes everything a month quicker."""
+        if self._has(seat, "bridge"):
+            return max(1, months - 1)
+        return months
+
+    def _destination(self, seat: int, start: int, months: int) -> int:
+        end = self.track_end()
+        dest = min(start + months, end)
+        if self._has(seat, "hermit_house"):
+            while dest < end and any(w.owner != seat for w in self.track.get(dest, ())):
+                dest += 1
+        return dest
+
+    def _remove(self, worker: Worker) -> int:
+        for month, workers in self.track.items():
+            for i, w in enumerate(workers):
+                if w is worker:
+                    del workers[i]
+                    if not workers:
+                        del self.track[month]
+                    return month
+        raise AssertionError("worker not on the track")
+
+    def _place(self, workers: list[Worker], dest: int) -> None:
+        if not workers:
+            return
+        for w in workers:
+            self._remove(w)
+        self.track.setdefault(dest, []).extend(workers)
+
+    # -- turn structure -----------------------------------------------------
+    def is_terminal(self) -> bool:
+        return not self.pending and all(t is None for t in self.spot_tile)
+
+    def current_player(self) -> int:
+        if self.pending:
+            return self.pending[0].player
+        if self.is_terminal():
+            return TERMINAL
+        return self.actor().owner
+
+    def _finish_turn(self) -> list[str]:
+        """Resolve forced decisions, then shift the track until the NOW month has workers."""
+        events = self._settle()
+        if self.pending or self.is_terminal():
+            return events
+        start = self.month
+        while not self.track.get(self.month):
+            self.month += 1
+        if self.month != start:
+            events.append(f"time track shifts to {self.month_name(self.month)}")
+        return events
+
+    # -- move generation ----------------------------------------------------
+    def _own_current_workers(self) -> list[Worker]:
+        actor = self.actor()
+        return [w for w in self.track[self.month] if w.owner == actor.owner]
+
+    def _strength(self, seat: int, workers: list[Worker], mask: int) -> int:
+        total = sum(w.strength for i, w in enumerate(workers) if mask >> i & 1)
+        if self._has(seat, "school") and bin(mask).count("1") >= 2:
+            total += 1
+        return total
+
+    def worker_masks(self, row: int) -> list[int]:
+        """Groups that include the acting worker, reach strength ``row``, and need every member."""
+        workers = self._own_current_workers()
+        seat = workers[0].owner
+        masks = []
+        for mask in range(1, 1 << len(workers), 2):
+            if self._strength(seat, workers, mask) < row:
+                continue
+            if all(
+                self._strength(seat, workers, mask & ~(1 << i)) < row
+                for i in range(1, len(workers))
+                if mask >> i & 1
+            ):
+                masks.append(mask)
+        return masks
+
+    @staticmethod
+    def can_take_tool(foreman: Foreman, kind: int) -> bool:
+        if foreman.tools[kind] >= MAX_TOOLS[kind]:
+            return False
+        return kind != GLASS_B or foreman.tools[GLASS_A] > 0
+
+    def meets_tools(self, seat: int, tile_index: int) -> bool:
+        tile = self.catalogue.tiles[tile_index]
+        foreman = self.foremen[seat]
+        if self._has(seat, "university"):
+            return sum(foreman.tools) >= tile.tools_needed
+        return (foreman.tools[SAW] >= tile.saws and foreman.trowels() >= tile.trowels
+                and foreman.glass() >= tile.glass)
+
+    def _trains(self, seat: int, tile_index: int) -> bool:
+        foreman = self.foremen[seat]
+        return (self.powers and self.catalogue.tiles[tile_index].power == "weight_room"
+                and foreman.pawn_men + foreman.pawn_women > 0)
+
+    def legal_moves(self) -> list[int]:
+        if self.pending:
+            return [encode_move(DECISION_KIND[self.pending[0].kind], arg=a)
+                    for a in self.decision_options(self.pending[0])]
+        if self.is_terminal():
+            return []
+        actor = self.actor()
+        seat = actor.owner
+        foreman = self.foremen[seat]
+        masks_by_row: dict[int, list[int]] = {}
+        moves: list[int] = []
+        for si, spot in enumerate(self.catalogue.spots):
+            tools = self.spot_tools[si]
+            if not any(tools):
+                continue
+            kinds = [k for k in range(5) if tools[k] and self.can_take_tool(foreman, k)]
+            if not kinds:
+                continue
+            if spot.row not in masks_by_row:
+                masks_by_row[spot.row] = self.worker_masks(spot.row)
+            masks = masks_by_row[spot.row]
+            for kind in kinds:
+                moves.extend(encode_move(TOOL, si, kind, mask) for mask in masks)
+        for si, spot in enumerate(self.catalogue.spots):
+            tile = self.spot_tile[si]
+            if tile is None or not self.meets_tools(seat, tile):
+                continue
+            if spot.row not in masks_by_row:
+                masks_by_row[spot.row] = self.worker_masks(spot.row)
+            for mask in masks_by_row[spot.row]:
+                if self._trains(seat, tile):
+                    moves.extend(encode_move(BUILD, si, i + 1, mask)
+                                 for i in range(5) if mask >> i & 1)
+                else:
+                    moves.append(encode_move(BUILD, si, 0, mask))
+        if actor.female:
+            if foreman.pawn_men:
+                moves.append(encode_move(RECRUIT, arg=0))
+            if foreman.pawn_women:
+                moves.append(encode_move(RECRUIT, arg=1))
+        if any(m > self.month and any(w.owner == seat for w in ws)
+               for m, ws in self.track.items()):
+            moves.append(encode_move(VACATION))
+        if not moves:
+            moves.append(encode_move(WAIT))
+        return moves
+
+    # -- decisions asked for by special powers --------------------------------
+    def decision_options(self, decision: Decision) -> list[int]:
+        """The ``arg`` values open to the chooser, in a fixed order."""
+        if decision.kind == "give":
+            tools = self.foremen[decision.target].tools
+            return [k for k in GIVE_KINDS[decision.only]
+                    if tools[k] and not (k == GLASS_A and tools[GLASS_B])]
+        workers = [w for _, w in self.workers_of(decision.target)]
+        women = sum(1 for w in workers if w.female)
+        if decision.kind == "weaken":
+            return [i for i, w in enumerate(workers)
+                    if not (w.female and women == 1 and w.strength == 1)]
+        if decision.kind == "bury":
+            return [i for i, w in enumerate(workers) if not (w.female and women == 1)]
+        # imprison
+        five, _ = self._prison_candidates(decision.target)
+        return five if five else list(range(len(workers)))
+
+    def _prison_candidates(self, seat: int) -> tuple[list[int], list[int]]:
+        """Indices of the weakest (else second-weakest) workers that can go 5 months on."""
+        placed = self.workers_of(seat)
+        end = self.track_end()
+        for strength in sorted({w.strength for _, w in placed})[:2]:
+            fits = [i for i, (m, w) in enumerate(placed)
+                    if w.strength == strength and m + PRISON_MONTHS <= end]
+            if fits:
+                return fits, []
+        return [], list(range(len(placed)))
+
+    def _settle(self) -> list[str]:
+        """Carry out decisions that leave no choice; stop at the first real choice."""
+        events: list[str] = []
+        while self.pending:
+            options = self.decision_options(self.pending[0])
+            if len(options) > 1:
+                break
+            if not options:
+                self.pending.pop(0)
+                continue
+            events.extend(self._decide(options[0]))
+        return events
+
+    def _decide(self, arg: int) -> list[str]:
+        decision = self.pending[0]
+        name = f"P{decision.player + 1}"
+        if decision.kind == "give":
+            foreman = self.foremen[decision.target]
+            foreman.tools[arg] -= 1
+            self.spot_tools[decision.spot][arg] += 1
+            decision.count -= 1
+            if decision.count == 0:
+                self.pending.pop(0)
+            label = self.catalogue.spots[decision.spot].label
+            return [f"{name} gives up a {TOOL_NAMES[arg]} (now at {label})"]
+        self.pending.pop(0)
+        month, worker = self.workers_of(decision.target)[arg]
+        target = self.foremen[decision.target]
+        if decision.kind == "bury" or (decision.kind == "weaken" and worker.strength == 1):
+            self._remove(worker)
+            target.pawn_men += worker.men
+            target.pawn_women += worker.women
+            return [f"P{decision.target + 1} loses a worker from {self.month_name(month)}"]
+        if decision.kind == "weaken":
+            if worker.female and worker.men or not worker.female and not worker.women:
+                worker.men -= 1
+                target.pawn_men += 1
+            else:
+                worker.women -= 1
+                target.pawn_women += 1
+            return [f"P{decision.target + 1}'s worker in {self.month_name(month)} "
+                    f"drops to strength {worker.strength}"]
+        five, _ = self._prison_candidates(decision.target)
+        if five:
+            dest = self._destination(decision.target, month, PRISON_MONTHS)
+        else:
+            dest = self.track_end()
+        self._place([worker], dest)
+        return [f"{name} sends P{decision.target + 1}'s worker to {self.month_name(dest)}"]
+
+    # -- applying moves -----------------------------------------------------
+    def apply(self, move: int) -> list[str]:
+        reason = self.why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {self._safe_text(move)}: {reason}")
+        return self._apply_legal(move)
+
+    def _apply_legal(self, move: int) -> list[str]:
+        kind, si, arg, mask = decode_move(move)
+        if self.pending:
+            events = self._decide(arg)
+            return events + self._finish_turn()
+        workers = self._own_current_workers()
+        seat = workers[0].owner
+        foreman = self.foremen[seat]
+        chosen = [w for i, w in enumerate(workers) if mask >> i & 1]
+        name = f"P{seat + 1}"
+        events: list[str] = []
+        if kind == WAIT:
+            self._place(workers[:1], self._destination(seat, self.month, 1))
+            events.append(f"{name} has no action and waits a month")
+        elif kind == VACATION:
+            later = min(m for m, ws in self.track.items()
+                        if m > self.month and any(w.owner == seat for w in ws))
+            dest = self._destination(seat, later, 0)
+            self._place(workers[:1], dest)
+            events.append(f"{name} takes vacation until {self.month_name(dest)}")
+        elif kind == RECRUIT:
+            end = self.track_end()
+            dest = self._destination(seat, self.month, self._months(seat, end - self.month))
+            recruit = Worker(seat, arg == 1, 1 - arg, arg)
+            if arg:
+                foreman.pawn_women -= 1
+            else:
+                foreman.pawn_men -= 1
+            self._place(workers[:1], dest)
+            self.track[dest].append(recruit)
+            events.append(f"{name} gets a new worker ({'woman' if arg else 'man'}) "
+                          f"in {self.month_name(dest)}")
+        elif kind == TOOL:
+            spot = self.catalogue.spots[si]
+            self.spot_tools[si][arg] -= 1
+            foreman.tools[arg] += 1
+            dest = self._destination(seat, self.month, self._months(seat, spot.col))
+            self._place(chosen, dest)
+            events.append(f"{name} gets a {TOOL_NAMES[arg]} from {spot.label}; workers back in "
+                          f"{self.month_name(dest)}")
+        else:
+            events.extend(self._build(seat, si, arg, workers, mask))
+        return events + self._finish_turn()
+
+    def _build(self, seat: int, si: int, trainee: int, workers: list[Worker],
+               mask: int) -> list[str]:
+        """Take the tile at ``si`` with the ``mask`` group; ``trainee`` is 1 + its index."""
+        chosen = [w for i, w in enumerate(workers) if mask >> i & 1]
+        spot = self.catalogue.spots[si]
+        tile_index = self.spot_tile[si]
+        assert tile_index is not None
+        tile = self.catalogue.tiles[tile_index]
+        foreman = self.foremen[seat]
+        self.spot_tile[si] = None
+        foreman.buildings.append(tile_index)
+        months = self._months(seat, spot.col)
+        dest = self._destination(seat, self.month, months)
+        if trainee:
+            trained = workers[trainee - 1]
+            self._place([w for w in chosen if w is not trained], dest)
+        else:
+            self._place(chosen, dest)
+        events = [f"{self._who(seat)} builds {tile.name} at {spot.label} "
+                  f"(+{tile.prestige} prestige); workers back in {self.month_name(dest)}"]
+        if trainee:
+            trained_dest = self._destination(seat, self.month, self._months(seat, spot.col + 1))
+            self._place([trained], trained_dest)
+            if foreman.pawn_women and (trained.female or not foreman.pawn_men):
+                foreman.pawn_women -= 1
+                trained.women += 1
+            else:
+                foreman.pawn_men -= 1
+                trained.men += 1
+            events.append(f"{self._who(seat)} trains a worker to strength {trained.strength} "
+                          f"(back in {self.month_name(trained_dest)})")
+        if self.powers and tile.power:
+            events.extend(self._take_power(seat, si, tile.power))
+        return events
+
+    def _who(self, seat: int) -> str:
+        return f"P{seat + 1}"
+
+    def _take_power(self, seat: int, si: int, power: str) -> list[str]:
+        foreman = self.foremen[seat]
+        others = [(seat + k) % self.num_players for k in range(1, self.num_players)]
+        if power in LASTING_POWERS:
+            foreman.powers.append(power)
+            return [f"{self._who(seat)} now has the power of the {power.replace('_', ' ')}"]
+        if power == "boat":
+            self.pending.append(Decision("give", seat, seat, si, only="saw"))
+        elif power == "vase":
+            self.pending.append(Decision("give", seat, seat, si, only="glass"))
+        elif power == "sculpture":
+            self.pending.append(Decision("give", seat, seat, si, only="trowel"))
+        elif power == "ruin":
+            self.pending.append(Decision("give", seat, seat, si, count=2))
+        elif power == "barracks":
+            self.pending.extend(Decision("give", q, q, si) for q in others)
+        elif power == "hospital":
+            self.pending.extend(Decision("weaken", q, q) for q in others)
+        elif power == "tombstone":
+            self.pending.append(Decision("bury", seat, seat))
+        elif power == "prison":
+            self.pending.extend(Decision("imprison", seat, q) for q in others)
+        return []
+
+    # -- legality explained ---------------------------------------------------
+    def why_illegal(self, move: int) -> str | None:
+        if not isinstance(move, int) or isinstance(move, bool) or move < 0:
+            return f"{move!r} is not a move number"
+        if move in self.legal_moves():
+            return None
+        if self.is_terminal():
+            return "the game is over"
+        kind, si, arg, mask = decode_move(move)
+        if kind >= len(KIND_WORDS):
+            return f"{move} does not encode a Samara move"
+        if self.pending:
+            decision = self.pending[0]
+            ask = self._decision_prompt(decision)
+            if kind != DECISION_KIND[decision.kind]:
+                return f"P{decision.player + 1} must first decide: {ask}"
+            return f"that choice is not open: {ask}"
+        if kind >= GIVE:
+            return "no special power is asking for a decision now"
+        seat = self.actor().owner
+        foreman = self.foremen[seat]
+        workers = self._own_current_workers()
+        if kind == WAIT:
+            return "waiting is only allowed when no other action is possible"
+        if kind == VACATION:
+            return "vacation needs one of your workers in a later month"
+        if kind == RECRUIT:
+            if not self.actor().female:
+                return "only a woman can get a new worker, and the acting worker is a man"
+            return f"you have no {'woman' if arg else 'man'} left on your Foreman board"
+        if si >= len(self.catalogue.spots):
+            return f"there is no spot number {si}"
+        spot = self.catalogue.spots[si]
+        if mask >> len(workers) or not mask & 1:
+            return (f"the group must include your acting worker (1) and only your "
+                    f"{len(workers)} worker(s) in {self.month_name(self.month)}")
+        strength = self._strength(seat, workers, mask)
+        if kind == TOOL:
+            if arg > GLASS_B:
+                return "no such tool"
+            if not self.spot_tools[si][arg]:
+                return f"there is no {TOOL_NAMES[arg]} at {spot.label}"
+            if foreman.tools[arg] >= MAX_TOOLS[arg]:
+                held = foreman.tools[arg]
+                return f"you already hold {held} {TOOL_NAMES[arg]}, the most allowed"
+            if arg == GLASS_B and not foreman.tools[GLASS_A]:
+                return "your first glass-blowing tool must be glass-a"
+        else:
+            tile_index = self.spot_tile[si]
+            if tile_index is None:
+                return f"the building at {spot.label} has already been taken"
+            if not self.meets_tools(seat, tile_index):
+                tile = self.catalogue.tiles[tile_index]
+                return (f"{tile.name} needs {tile.saws} saw(s), {tile.trowels} trowel(s), "
+                        f"{tile.glass} glass tool(s); you have {foreman.tools[SAW]}, "
+                        f"{foreman.trowels()}, {foreman.glass()}")
+            if arg and not self._trains(seat, tile_index):
+                return "only the Weight Room trains a worker, and only with a pawn to spare"
+            if self._trains(seat, tile_index) and not (arg and mask >> (arg - 1) & 1):
+                return "name which worker of the group trains at the Weight Room"
+        if strength < spot.row:
+            return (f"needs labor strength {spot.row} in the current month; "
+                    f"that group has {strength}")
+        return "every worker in the group must be needed to reach the labor strength"
+
+    def _decision_prompt(self, decision: Decision) -> str:
+        who = f"P{decision.target + 1}"
+        if decision.kind == "give":
+            what = "a tool" if decision.only == "any" else f"a {decision.only} tool"
+            return f"choose {what} to give up ({decision.count} left)"
+        return {"weaken": f"choose one of {who}'s workers to lose 1 strength (Hospital)",
+                "bury": f"choose one of {who}'s workers to lose (Tombstone)",
+                "imprison": f"choose one of {who}'s workers to send forward (Prison)"}[decision.kind]
+
+    # -- notation -----------------------------------------------------------
+    def _safe_text(self, move: int) -> str:
+        try:
+            return self.move_to_text(move)
+        except (ValueError, IndexError, KeyError):
+            return str(move)
+
+    def move_to_text(self, move: int) -> str:
+        kind, si, arg, mask = decode_move(move)
+        if kind >= len(KIND_WORDS):
+            raise MoveParseError(f"{move} does not encode a Samara move")
+        word = KIND_WORDS[kind]
+        if kind in (WAIT, VACATION):
+            return word
+        if kind == RECRUIT:
+            return f"recruit {'woman' if arg else 'man'}"
+        if kind == GIVE:
+            return f"give {TOOL_NAMES[arg]}" if arg < 5 else f"give {arg}"
+        if kind in (WEAKEN, BURY, IMPRISON):
+            return f"{word} {arg + 1}"
+        label = self.catalogue.spots[si].label if si < len(self.catalogue.spots) else f"s{si}"
+        group = "+".join(str(i + 1) for i in range(5) if mask >> i & 1) or "0"
+        if kind == TOOL:
+            return f"tool {TOOL_NAMES[arg] if arg < 5 else arg} {label} {group}"
+        text = f"build {label} {group}"
+        return f"{text} train {arg}" if arg else text
+
+    def parse_move(self, text: str) -> int:
+        words = str(text).strip().lower().split()
+        if not words:
+            raise MoveParseError("empty move")
+        word = words[0]
+
+        def fail(expected: str) -> MoveParseError:
+            return MoveParseError(f"cannot read move {text!r}: expected {expected}")
+
+        def number(token: str, what: str) -> int:
+            if not token.isdigit() or not 1 <= int(token) <= 31:
+                raise fail(f"{what} as a number from 1")
+            return int(token)
+
+        def spot(token: str) -> int:
+            try:
+                return self.catalogue.spot_index(token)
+            except KeyError:
+                raise fail("a board spot like r3c1") from None
+
+        def group(token: str) -> int:
+            mask = 0
+            for part in token.split("+"):
+                mask |= 1 << (number(part, "workers like 1+3") - 1)
+            if mask >= 32:
+                raise fail("at most 5 workers")
+            return mask
+
+        def tool(token: str) -> int:
+            if token not in TOOL_NAMES:
+                raise fail(f"a tool ({', '.join(TOOL_NAMES)})")
+            return TOOL_NAMES.index(token)
+
+        if word in ("wait", "vacation") and len(words) == 1:
+            return encode_move(KIND_WORDS.index(word))
+        if word == "recruit" and len(words) == 2 and words[1] in ("man", "woman"):
+            return encode_move(RECRUIT, arg=int(words[1] == "woman"))
+        if word == "tool" and len(words) == 4:
+            return encode_move(TOOL, spot(words[2]), tool(words[1]), group(words[3]))
+        if word == "build" and len(words) == 3:
+            return encode_move(BUILD, spot(words[1]), 0, group(words[2]))
+        if word == "build" and len(words) == 5 and words[3] == "train":
+            return encode_move(BUILD, spot(words[1]), number(words[4], "the trainee"),
+                               group(words[2]))
+        if word == "give" and len(words) == 2:
+            return encode_move(GIVE, arg=tool(words[1]))
+        if word in ("weaken", "bury", "imprison") and len(words) == 2:
+            return encode_move(KIND_WORDS.index(word), arg=number(words[1], "a worker") - 1)
+        raise fail("one of: wait | vacation | recruit man|woman | tool KIND SPOT GROUP | "
+                   "build SPOT GROUP [train N] | give KIND | weaken N | bury N | imprison N")
+
+    # -- scoring ------------------------------------------------------------
+    def scores(self) -> list[float]:
+        return [float(sum(self.catalogue.tiles[t].prestige for t in f.buildings))
+                for f in self.foremen]
+
+    def first_available(self, seat: int) -> tuple[int, int]:
+        """(month, place in that month) of the seat's next worker to act: the tie-break."""
+        for month in sorted(self.track):
+            for i, w in enumerate(self.track[month]):
+                if w.owner == seat:
+                    return month, i
+        return 1 << 30, 0
+
+    def ranking(self) -> list[list[int]]:
+        keys = []
+        for seat, score in enumerate(self.scores()):
+            month, place = self.first_available(seat)
+            keys.append((score, -month, -place))
+        return rank_groups(keys)
+
+    def heuristic(self) -> list[float]:
+        values = []
+        for seat, foreman in enumerate(self.foremen):
+            strength = sum(w.strength for _, w in self.workers_of(seat))
+            values.append(self.scores()[seat] + 0.5 * sum(foreman.tools) + 0.5 * strength)
+        return values
+
+    # -- copies, information, serialization -----------------------------------
+    def clone(self) -> SamaraState:
+        twin = SamaraState(self.catalogue, self.num_players, self.powers)
+        twin.month = self.month
+        twin.spot_tile = list(self.spot_tile)
+        twin.spot_tools = [list(t) for t in self.spot_tools]
+        twin.unused_tiles = list(self.unused_tiles)
+        twin.track = {m: [Worker(w.owner, w.female, w.men, w.women) for w in ws]
+                      for m, ws in self.track.items()}
+        twin.foremen = [Foreman(list(f.tools), f.pawn_men, f.pawn_women, list(f.buildings),
+                                list(f.powers)) for f in self.foremen]
+        twin.pending = [Decision(d.kind, d.player, d.target, d.spot, d.count, d.only)
+                        for d in self.pending]
+        return twin
+
+    def rollout(self, seed: int) -> Outcome:
+        # The base class's loop, minus the legality check: moves come from legal_moves().
+        rng = PlayoutRng(seed)
+        while not self.is_terminal():
+            moves = self.legal_moves()
+            self._apply_legal(moves[rng.below(len(moves))])
+        return self.outcome()
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        data = self.to_json()
+        data["observer"] = seat
+        return data
+
+    def determinize(self, observer: int, rng: random.Random) -> SamaraState:
+        # Samara is perfect information once the tiles are laid: nothing to resample.
+        return self.clone()
+
+    def search_state(self) -> State:
+        from engine.samara import fast
+
+        return fast.kernel_twin(self) or self
+
+    def to_json(self) -> dict[str, Any]:
+        tiles = self.catalogue.tiles
+        spots = self.catalogue.spots
+        return {
+            "game": "samara",
+            "version": 1,
+            "num_players": self.num_players,
+            "options": {"powers": self.powers},
+            "month": self.month,
+            "spots": [
+                {"spot": spot.label,
+                 "tile": None if self.spot_tile[i] is None else tiles[self.spot_tile[i]].id,
+                 "tools": dict(zip(TOOL_NAMES, self.spot_tools[i], strict=True))}
+                for i, spot in enumerate(spots)
+            ],
+            "unused_tiles": [tiles[t].id for t in self.unused_tiles],
+            "track": [{"month": m, "workers": [w.to_json() for w in self.track[m]]}
+                      for m in sorted(self.track)],
+            "foremen": [
+                {"tools": dict(zip(TOOL_NAMES, f.tools, strict=True)),
+                 "pawns": {"men": f.pawn_men, "women": f.pawn_women},
+                 "buildings": [tiles[t].id for t in f.buildings],
+                 "powers": list(f.powers)}
+                for f in self.foremen
+            ],
+            "pending": [
+                {"kind": d.kind, "player": d.player, "target": d.target,
+                 "spot": spots[d.spot].label if d.spot >= 0 else None,
+                 "count": d.count, "only": d.only}
+                for d in self.pending
+            ],
+        }
+
+    def render(self) -> str:
+        from engine.samara.render import render_state
+
+        return render_state(self)
+
+
+def new_state(catalogue: Catalogue, seed: int, num_players: int, powers: bool) -> SamaraState:
+    """Set up a game: lay 30 of the 36 tiles and the mixed tool sets, place the workers."""
+    rng = random.Random(seed)
+    state = SamaraState(catalogue, num_players, powers)
+    order = list(range(len(catalogue.tiles)))
+    rng.shuffle(order)
+    used = len(catalogue.spots)
+    state.spot_tile = list(order[:used])
+    state.unused_tiles = sorted(order[used:])
+    tools = [kind for kind in range(5) for _ in range(catalogue.tool_set[kind] * num_players)]
+    rng.shuffle(tools)
+    column = num_players - 2
+    for si, spot in enumerate(catalogue.spots):
+        for _ in range(spot.tools[column]):
+            state.spot_tools[si][tools.pop()] += 1
+    # 1 man and 1 woman wait on the board; 1 woman and a double-pawn man stand in the month.
+    state.foremen = [Foreman([0] * 5, catalogue.pawn_men - 2, catalogue.pawn_women - 1)
+                     for _ in range(num_players)]
+    women = [Worker(p, True, 0, 1) for p in range(num_players)]
+    men = [Worker(p, False, 2, 0) for p in reversed(range(num_players))]
+    state.track[state.month] = women + men
+    return state
+
+
+def _expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise InvalidStateError(message)
+
+
+def state_from_json(data: Mapping[str, Any], catalogue: Catalogue | None = None) -> SamaraState:
+    """Rebuild and validate a state; errors name the offending field."""
+    catalogue = catalogue or default_catalogue()
+    try:
+        return _state_from_json(data, catalogue)
+    except InvalidStateError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InvalidStateError(f"corrupt Samara state: {type(exc).__name__}: {exc}") from exc
+
+
+def _int(value: Any, where: str, lo: int = 0, hi: int = 1 << 20) -> int:
+    _expect(isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi,
+            f"{where} must be an integer in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _only(value: Any, where: str) -> str:
+    _expect(value in GIVE_KINDS, f"{where} must be one of {', '.join(GIVE_KINDS)}")
+    return str(value)
+
+
+def _tools(value: Any, where: str) -> list[int]:
+    _expect(isinstance(value, dict) and set(value) == set(TOOL_NAMES),
+            f"{where} must map exactly {', '.join(TOOL_NAMES)} to counts")
+    return [_int(value[name], f"{where}.{name}", 0, 99) for name in TOOL_NAMES]
+
+
+def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraState:
+    _expect(isinstance(data, Mapping), "state must be a JSON object")
+    _expect(data.get("game") == "samara", f"field 'game' must be 'samara', got {data.get('game')!r}")
+    _expect(data.get("version") == 1, f"unsupported state version {data.get('version')!r}")
+    n = _int(data.get("num_players"), "num_players", INFO.min_players, INFO.max_players)
+    options = INFO.resolve_options(data.get("options") or {})
+    state = SamaraState(catalogue, n, bool(options["powers"]))
+    state.month = _int(data.get("month"), "month", 0, 10_000)
+    tile_ids = {t.id: i for i, t in enumerate(catalogue.tiles)}
+    seen_tiles: dict[int, str] = {}
+
+    def tile_ref(value: Any, where: str) -> int:
+        _expect(value in tile_ids, f"{where}: unknown tile {value!r}")
+        index = tile_ids[value]
+        _expect(index not in seen_tiles,
+                f"{where}: tile {value!r} is also at {seen_tiles.get(index)}")
+        seen_tiles[index] = where
+        return index
+
+    spots = data.get("spots")
+    _expect(isinstance(spots, list) and len(spots) == len(catalogue.spots),
+            f"spots must be a list of {len(catalogue.spots)} entries")
+    for i, entry in enumerate(spots):
+        where = f"spots[{i}]"
+        _expect(isinstance(entry, dict), f"{where} must be an object")
+        _expect(entry.get("spot") == catalogue.spots[i].label,
+                f"{where}.spot must be {catalogue.spots[i].label!r}, got {entry.get('spot')!r}")
+        if entry.get("tile") is not None:
+            state.spot_tile[i] = tile_ref(entry["tile"], f"{where}.tile")
+        state.spot_tools[i] = _tools(entry.get("tools"), f"{where}.tools")
+    state.unused_tiles = [tile_ref(t, f"unused_tiles[{i}]")
+                          for i, t in enumerate(data.get("unused_tiles") or [])]
+
+    foremen = data.get("foremen")
+    _expect(isinstance(foremen, list) and len(foremen) == n,
+            f"foremen must be a list of {n} entries")
+    for p, entry in enumerate(foremen):
+        where = f"foremen[{p}]"
+        _expect(isinstance(entry, dict), f"{where} must be an object")
+        tools = _tools(entry.get("tools"), f"{where}.tools")
+        for kind, limit in enumerate(MAX_TOOLS):
+            _expect(tools[kind] <= limit,
+                    f"{where}.tools.{TOOL_NAMES[kind]}: {tools[kind]} is more than {limit}")
+        _expect(tools[GLASS_B] <= tools[GLASS_A], f"{where}.tools: glass-b without glass-a")
+        pawns = entry.get("pawns")
+        _expect(isinstance(pawns, dict), f"{where}.pawns must be an object")
+        foreman = Foreman(tools, _int(pawns.get("men"), f"{where}.pawns.men", 0, 9),
+                          _int(pawns.get("women"), f"{where}.pawns.women", 0, 9))
+        foreman.buildings = [tile_ref(t, f"{where}.buildings[{k}]")
+                             for k, t in enumerate(entry.get("buildings") or [])]
+        powers = entry.get("powers") or []
+        for power in powers:
+            _expect(power in LASTING_POWERS, f"{where}.powers: {power!r} is not a lasting power")
+            owned = [catalogue.tiles[t].power for t in foreman.buildings]
+            _expect(power in owned, f"{where}.powers: {power!r} without its building")
+        foreman.powers = list(powers)
+        state.foremen.append(foreman)
+    _expect(len(seen_tiles) == len(catalogue.tiles),
+            f"tiles: {len(catalogue.tiles) - len(seen_tiles)} catalogue tile(s) are nowhere "
+            f"(each must be on a spot, unused, or on a Foreman board)")
+    _expect(len(state.unused_tiles) == len(catalogue.tiles) - len(catalogue.spots),
+            f"unused_tiles must list {len(catalogue.tiles) - len(catalogue.spots)} tiles")
+
+    track = data.get("track")
+    _expect(isinstance(track, list), "track must be a list")
+    last = -1
+    for k, entry in enumerate(track):
+        where = f"track[{k}]"
+        _expect(isinstance(entry, dict), f"{where} must be an object")
+        month = _int(entry.get("month"), f"{where}.month", state.month, state.track_end())
+        _expect(month > last, f"{where}.month: months must be increasing")
+        last = month
+        workers = entry.get("workers")
+        _expect(isinstance(workers, list) and workers, f"{where}.workers must be a non-empty list")
+        placed = []
+        for j, w in enumerate(workers):
+            wh = f"{where}.workers[{j}]"
+            _expect(isinstance(w, dict), f"{wh} must be an object")
+            owner = _int(w.get("owner"), f"{wh}.owner", 0, n - 1)
+            _expect(w.get("gender") in ("man", "woman"), f"{wh}.gender must be man or woman")
+            female = w["gender"] == "woman"
+            men = _int(w.get("men"), f"{wh}.men", 0, 9)
+            women = _int(w.get("women"), f"{wh}.women", 0, 9)
+            _expect(men + women >= 1, f"{wh}: a worker needs at least one pawn")
+            _expect(women >= 1 if female else men >= 1, f"{wh}: no pawn of the worker's gender")
+            placed.append(Worker(owner, female, men, women))
+        state.track[month] = placed
+    terminal = all(t is None for t in state.spot_tile)
+    for p, foreman in enumerate(state.foremen):
+        workers = [w for _, w in state.workers_of(p)]
+        men = foreman.pawn_men + sum(w.men for w in workers)
+        women = foreman.pawn_women + sum(w.women for w in workers)
+        _expect(men == catalogue.pawn_men and women == catalogue.pawn_women,
+                f"foremen[{p}]: {men} men and {women} women in all, the game has "
+                f"{catalogue.pawn_men} and {catalogue.pawn_women}")
+        _expect(any(w.female for w in workers), f"foremen[{p}]: no woman worker on the track")
+    for kind in range(5):
+        total = sum(t[kind] for t in state.spot_tools) + sum(f.tools[kind] for f in state.foremen)
+        expected = catalogue.tool_set[kind] * n
+        _expect(total == expected, f"tools: {total} {TOOL_NAMES[kind]} in play, "
+                                   f"{n} players have {expected}")
+
+    for k, entry in enumerate(data.get("pending") or []):
+        where = f"pending[{k}]"
+        _expect(isinstance(entry, dict), f"{where} must be an object")
+        _expect(entry.get("kind") in DECISION_KIND, f"{where}.kind must be one of "
+                                                    f"{', '.join(DECISION_KIND)}")
+        spot_label = entry.get("spot")
+        spot = -1
+        if entry["kind"] == "give":
+            _expect(spot_label in [s.label for s in catalogue.spots],
+                    f"{where}.spot must name a board spot")
+            spot = catalogue.spot_index(spot_label)
+        state.pending.append(Decision(
+            entry["kind"], _int(entry.get("player"), f"{where}.player", 0, n - 1),
+            _int(entry.get("target"), f"{where}.target", 0, n - 1), spot,
+            _int(entry.get("count", 1), f"{where}.count", 1, 2),
+            _only(entry.get("only", "any"), f"{where}.only")))
+    if not terminal and not state.pending:
+        _expect(state.month in state.track, "month: no worker stands in the current month")
+    return state
+
+
+class SamaraGame(Game):
+    """Factory of Samara states, registered as ``samara``."""
+
+    info: ClassVar[GameInfo] = INFO
+
+    def __init__(self, catalogue: Catalogue | None = None) -> None:
+        self.catalogue = catalogue or default_catalogue()
+
+    def new_game(self, seed: int, num_players: int,
+                 options: Mapping[str, Any] | None = None) -> SamaraState:
+        INFO.check_players(num_players)
+        resolved = INFO.resolve_options(options)
+        return new_state(self.catalogue, int(seed), num_players, bool(resolved["powers"]))
+
+    def state_from_json(self, data: Mapping[str, Any]) -> SamaraState:
+        return state_from_json(data, self.catalogue)
+
+    def kernel_available(self) -> bool:
+        from engine.samara import fast
+
+        return fast.kernel_module() is not None

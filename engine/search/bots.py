@@ -1,0 +1,237 @@
+"""Bots: objects that pick a move for the seat to move.
+
+Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
+
+* ``random`` - uniform over the legal moves;
+* ``greedy`` - best one-ply ``heuristic()`` difference (see :class:`GreedyBot`);
+* ``mcts`` - UCT with the default budget of :data:`DEFAULT_MCTS_ITERATIONS` iterations;
+  options follow, separated by ``:``: a bare integer or ``i=N`` is the iteration
+  budget, ``t=SECONDS`` a time limit (both may be given: whichever runs out
+  first), ``c=FLOAT`` the exploration constant.  Examples: ``mcts:2000``,
+  ``mcts:2000:c=1.0``, ``mcts:t=1.5``, ``mcts:5000:t=2``.
+
+Bots never modify the state they are given.  They raise ``ValueError`` when
+asked to move in a chance or finished position.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, runtime_checkable
+
+from engine.game import CHANCE, TERMINAL, FurnaceError, State
+from engine.search.analysis import Analysis
+from engine.search.mcts import DEFAULT_C, MCTS
+
+#: Iterations of a bare ``mcts`` spec.
+DEFAULT_MCTS_ITERATIONS = 1000
+#: Weight of the win share in GreedyBot's evaluation of a finished position.
+_WIN_WEIGHT = 1e9
+
+
+class BotSpecError(FurnaceError):
+    """A bot spec that cannot be parsed (a ``ValueError``)."""
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """Anything with a ``name`` that chooses a legal move for the seat to move."""
+
+    name: str
+
+    def choose(self, state: State, rng: random.Random) -> int:
+        """A legal move of ``state.current_player()``; ``state`` is left unchanged."""
+        ...
+
+
+def _require_decision(state: State) -> int:
+    player = state.current_player()
+    if player == CHANCE:
+        raise ValueError("a bot cannot move at a chance node")
+    if player == TERMINAL or player < 0:
+        raise ValueError("a bot cannot move in a finished game")
+    return player
+
+
+class RandomBot:
+    """Uniformly random legal moves."""
+
+    def __init__(self, name: str = "random") -> None:
+        self.name = name
+
+    def choose(self, state: State, rng: random.Random) -> int:
+        _require_decision(state)
+        moves = state.legal_moves()
+        if not moves:
+            raise ValueError("no legal moves")
+        return moves[rng.randrange(len(moves))]
+
+
+class GreedyBot:
+    """One ply of lookahead on ``State.heuristic()``.
+
+    Each legal move is played on a clone and scored ``h[me] - max(h[others])``
+    (just ``h[me]`` alone in a one-player game).  When the move leads to a chance
+    node the score is the probability-weighted average over that node's outcomes
+    (one level: a chance node right after an outcome is evaluated as it stands).
+    A finished position adds ``1e9 * (reward[me] - max(reward[others]))`` from
+    its outcome, so an immediate win is always taken and an immediate loss
+    avoided.  Equal scores are broken uniformly with ``rng``.
+    """
+
+    def __init__(self, name: str = "greedy") -> None:
+        self.name = name
+
+    def choose(self, state: State, rng: random.Random) -> int:
+        me = _require_decision(state)
+        moves = state.legal_moves()
+        if not moves:
+            raise ValueError("no legal moves")
+        best: list[int] = []
+        best_value = float("-inf")
+        for move in moves:
+            child = state.clone()
+            child.apply(move)
+            if child.current_player() == CHANCE:
+                value = 0.0
+                total = 0.0
+                for outcome, prob in child.chance_outcomes():
+                    after = child.clone()
+                    after.apply(outcome)
+                    value += prob * self._evaluate(after, me)
+                    total += prob
+                value = value / total if total > 0 else self._evaluate(child, me)
+            else:
+                value = self._evaluate(child, me)
+            if value > best_value + 1e-9:
+                best_value = value
+                best = [move]
+            elif value >= best_value - 1e-9:
+                best.append(move)
+        return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+
+    @staticmethod
+    def _evaluate(state: State, me: int) -> float:
+        value = _margin(state.heuristic(), me)
+        if state.current_player() == TERMINAL:
+            value += _WIN_WEIGHT * _margin(list(state.outcome().rewards), me)
+        return value
+
+
+def _margin(values: list[float], me: int) -> float:
+    others = [v for i, v in enumerate(values) if i != me]
+    return float(values[me]) - (max(others) if others else 0.0)
+
+
+class MctsBot:
+    """UCT search (:mod:`engine.search.mcts`) for every move.
+
+    With a ``seed`` the bot draws the seed of each search from its own
+    ``random.Random(seed)``; without one it draws it from the ``rng`` passed to
+    :meth:`choose`, so games stay reproducible either way.  The analysis of the
+    last search is kept in ``last_analysis``.
+    """
+
+    def __init__(
+        self,
+        iterations: int | None = DEFAULT_MCTS_ITERATIONS,
+        time_limit: float | None = None,
+        c: float = DEFAULT_C,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        if iterations is None and time_limit is None:
+            raise ValueError("MctsBot needs an iteration budget, a time limit, or both")
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.c = c
+        self.seed = seed
+        self._rng = random.Random(seed) if seed is not None else None
+        self.name = name or _mcts_name(iterations, time_limit, c)
+        self.last_analysis: Analysis | None = None
+
+    def choose(self, state: State, rng: random.Random) -> int:
+        _require_decision(state)
+        source = self._rng if self._rng is not None else rng
+        tree = MCTS(state, c=self.c, seed=source.getrandbits(63))
+        self.last_analysis = tree.search(self.iterations, self.time_limit)
+        return self.last_analysis.best_move
+
+
+def _mcts_name(iterations: int | None, time_limit: float | None, c: float) -> str:
+    parts = ["mcts"]
+    if iterations is not None:
+        parts.append(str(iterations))
+    if time_limit is not None:
+        parts.append(f"t={time_limit:g}")
+    if c != DEFAULT_C:
+        parts.append(f"c={c:g}")
+    return ":".join(parts)
+
+
+_SPEC_HELP = "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT]"
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """The bot described by ``spec`` (see the module docstring); raises :class:`BotSpecError`.
+
+    ``seed`` seeds bots that keep their own generator (MCTS); the others only
+    use the ``rng`` given to ``choose``.  The bot's ``name`` is the spec as given.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise BotSpecError(f"empty bot spec ({_SPEC_HELP})")
+    text = spec.strip()
+    kind, *args = [part.strip() for part in text.split(":")]
+    kind = kind.lower()
+    if kind in ("random", "greedy"):
+        if args:
+            raise BotSpecError(f"bot {kind!r} takes no options, got {text!r} ({_SPEC_HELP})")
+        return RandomBot(text) if kind == "random" else GreedyBot(text)
+    if kind != "mcts":
+        raise BotSpecError(f"unknown bot {kind!r} in {text!r} ({_SPEC_HELP})")
+
+    iterations: int | None = None
+    time_limit: float | None = None
+    c = DEFAULT_C
+    seen: set[str] = set()
+    for arg in args:
+        key, eq, value = arg.partition("=")
+        if not eq:
+            key, value = "i", arg
+        key = key.strip().lower()
+        value = value.strip()
+        key = {"iterations": "i", "time": "t"}.get(key, key)
+        if key in seen:
+            raise BotSpecError(f"option {key!r} given twice in {text!r}")
+        seen.add(key)
+        if key == "i":
+            try:
+                iterations = int(value)
+            except ValueError:
+                raise BotSpecError(
+                    f"iterations must be an integer, got {value!r} in {text!r}"
+                ) from None
+            if iterations < 1:
+                raise BotSpecError(f"iterations must be at least 1, got {value!r} in {text!r}")
+        elif key in ("t", "c"):
+            try:
+                number = float(value)
+            except ValueError:
+                raise BotSpecError(
+                    f"option {key}= needs a number, got {value!r} in {text!r}"
+                ) from None
+            if not (number == number and number not in (float("inf"), float("-inf"))):
+                raise BotSpecError(f"option {key}= must be finite, got {value!r} in {text!r}")
+            if key == "t":
+                if number <= 0:
+                    raise BotSpecError(f"time limit must be positive, got {value!r} in {text!r}")
+                time_limit = number
+            else:
+                if number < 0:
+                    raise BotSpecError(f"c must not be negative, got {value!r} in {text!r}")
+                c = number
+        else:
+            raise BotSpecError(f"unknown mcts option {key!r} in {text!r} ({_SPEC_HELP})")
+    if iterations is None and time_limit is None:
+        iterations = DEFAULT_MCTS_ITERATIONS
+    return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text)

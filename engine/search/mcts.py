@@ -1,0 +1,349 @@
+"""Monte Carlo tree search (UCT) for 1-5 players with reward vectors and chance nodes.
+
+Every node accumulates the vector ``rewards + scores`` of the playouts through
+it (``num_players`` win shares followed by ``num_players`` final scores), so a
+node's value is known for every seat.  At a node where seat ``p`` moves,
+selection maximises ``mean_reward[p] + c * sqrt(ln N / n)`` over the children.
+Chance nodes (``current_player() == CHANCE``) have one child per outcome of
+``chance_outcomes()``; selection samples an outcome by its probability and
+creates its child on first arrival (that does not count as the iteration's
+expansion, so one iteration can add a chance child and one decision child).
+Each iteration expands at most one decision child, taking the untried moves in
+a random order drawn from the seeded generator, then plays out with
+``State.rollout(seed)``.
+
+Determinism: all randomness comes from ``random.Random(seed)``, the tree is
+made only of lists, and the clock is read only for a ``time_limit``,
+``should_stop`` is the caller's business and ``on_progress`` does not influence
+the search, so with a fixed ``iterations`` budget a seed always yields the same
+tree and the same :class:`Analysis` (apart from ``elapsed``).
+
+The search works on ``state.search_state()`` (a kernel twin when one exists)
+and never modifies the state it is given.
+
+>>> from engine.search.mcts import mcts_search
+>>> analysis = mcts_search(state, iterations=2000, seed=1)   # doctest: +SKIP
+>>> analysis.best_move_text                                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from bisect import bisect_right
+from collections.abc import Callable
+from math import log, sqrt
+from operator import add
+
+from engine.game import CHANCE, TERMINAL, State
+from engine.search._common import cumulative
+from engine.search.analysis import Analysis, RootStats, build_analysis
+
+#: Default UCT exploration constant (about sqrt(2), for rewards in [0, 1]).
+DEFAULT_C = 1.4
+#: Default seconds between two ``on_progress`` calls.
+DEFAULT_PROGRESS_INTERVAL = 0.5
+
+ProgressCallback = Callable[[Analysis], None]
+StopCallback = Callable[[], bool]
+
+
+class Node:
+    """One tree node.  Plain slots and lists: attribute access is the hot path.
+
+    * decision node (``player >= 0``): ``moves``/``children`` are parallel lists
+      of the expanded moves, ``untried`` the legal moves not expanded yet;
+    * chance node (``player == CHANCE``): ``moves`` are the outcomes, ``cum`` their
+      cumulative probabilities and ``outcome_children`` has one slot (``None``
+      until first reached) per outcome;
+    * terminal node: ``value`` caches the final ``rewards + scores`` vector.
+
+    ``n`` counts the iterations through the node and ``acc`` sums their
+    ``rewards + scores`` vectors.
+    """
+
+    __slots__ = (
+        "player",
+        "n",
+        "acc",
+        "moves",
+        "children",
+        "untried",
+        "cum",
+        "outcome_children",
+        "value",
+    )
+
+    def __init__(self, state: State, width: int) -> None:
+        player = state.current_player()
+        self.player = player
+        self.n = 0
+        self.acc: list[float] = [0.0] * width
+        self.moves: list[int] = []
+        self.children: list[Node] = []
+        self.untried: list[int] = []
+        self.cum: list[float] = []
+        self.outcome_children: list[Node | None] = []
+        self.value: tuple[float, ...] = ()
+        if player >= 0:
+            self.untried = list(state.legal_moves())
+            if not self.untried:
+                raise ValueError(f"seat {player} is to move but has no legal moves")
+        elif player == CHANCE:
+            outcomes = state.chance_outcomes()
+            if not outcomes:
+                raise ValueError("chance node without outcomes")
+            self.moves = [m for m, _ in outcomes]
+            self.cum = cumulative([p for _, p in outcomes])
+            self.outcome_children = [None] * len(outcomes)
+        else:
+            outcome = state.outcome()
+            self.value = tuple(outcome.rewards) + tuple(float(s) for s in outcome.scores)
+
+    def kids(self) -> list[Node | None]:
+        """The children, parallel to ``moves`` (chance slots may be ``None``)."""
+        if self.player == CHANCE:
+            return self.outcome_children
+        return list(self.children)
+
+    def best_child_index(self) -> int:
+        """Index of the most visited child (ties: higher mean for the mover, then first)."""
+        best = -1
+        best_key: tuple[int, float] = (0, 0.0)
+        p = self.player
+        for i, child in enumerate(self.kids()):
+            if child is None or child.n == 0:
+                continue
+            key = (child.n, child.acc[p] / child.n if p >= 0 else 0.0)
+            if best < 0 or key > best_key:
+                best_key = key
+                best = i
+        return best
+
+
+class MCTS:
+    """A UCT search tree rooted at one position; :meth:`search` may be called repeatedly
+    to keep growing the same tree (statistics accumulate).
+    """
+
+    def __init__(self, state: State, *, c: float = DEFAULT_C, seed: int | None = None) -> None:
+        player = state.current_player()
+        if player < 0:
+            kind = "a chance" if player == CHANCE else "a finished"
+            raise ValueError(f"cannot search {kind} position: no player to move")
+        if not state.legal_moves():
+            raise ValueError("cannot search a position without legal moves")
+        self.c = float(c)
+        self.rng = random.Random(seed)
+        self.state = state.clone()  # for move texts; the caller may keep playing theirs
+        self.root_state = state.search_state()
+        if self.root_state is state:
+            self.root_state = self.state
+        self.num_players = state.num_players
+        self.width = 2 * self.num_players
+        self.root = Node(self.root_state, self.width)
+        self.iterations = 0
+        self.elapsed = 0.0
+
+    # -- search ----------------------------------------------------------------
+    def search(
+        self,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        *,
+        should_stop: StopCallback | None = None,
+        on_progress: ProgressCallback | None = None,
+        progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
+    ) -> Analysis:
+        """Run up to ``iterations`` more iterations and/or for ``time_limit`` seconds.
+
+        Stops at whichever budget runs out first, or as soon as ``should_stop()``
+        returns true (checked before every iteration but the first: at least one
+        iteration is always run).  At least one budget is required.  ``on_progress`` receives
+        the current :class:`Analysis` every ``progress_interval`` seconds.
+        """
+        if iterations is None and time_limit is None:
+            raise ValueError("give an iteration budget, a time limit, or both")
+        if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
+            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be positive, not {time_limit!r}")
+        if on_progress is not None and not progress_interval > 0:
+            raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
+        self._run(iterations, time_limit, should_stop, on_progress, progress_interval)
+        return self.analysis()
+
+    def _run(
+        self,
+        iterations: int | None,
+        time_limit: float | None,
+        should_stop: StopCallback | None,
+        on_progress: ProgressCallback | None,
+        progress_interval: float,
+    ) -> None:
+        clock = time.perf_counter
+        start = clock()
+        deadline = start + time_limit if time_limit is not None else None
+        next_progress = start + progress_interval if on_progress is not None else None
+        use_clock = deadline is not None or next_progress is not None
+        limit = iterations if iterations is not None else -1
+        base_iterations = self.iterations
+        base_elapsed = self.elapsed
+
+        rng = self.rng
+        rand = rng.random
+        getrandbits = rng.getrandbits
+        root = self.root
+        root_state = self.root_state
+        c = self.c
+        width = self.width
+        new_node = Node
+        chance = CHANCE
+        terminal = TERMINAL
+        done = 0
+        try:
+            while True:
+                if done:
+                    if done == limit:
+                        break
+                    if should_stop is not None and should_stop():
+                        break
+                    if use_clock:
+                        now = clock()
+                        if deadline is not None and now >= deadline:
+                            break
+                        if next_progress is not None and now >= next_progress:
+                            assert on_progress is not None
+                            self.iterations = base_iterations + done
+                            self.elapsed = base_elapsed + (now - start)
+                            on_progress(self.analysis())
+                            next_progress = clock() + progress_interval
+                state = root_state.clone()
+                node = root
+                path = [node]
+                while True:
+                    p = node.player
+                    if p >= 0:
+                        untried = node.untried
+                        if untried:
+                            i = int(rand() * len(untried))
+                            move = untried[i]
+                            untried[i] = untried[-1]
+                            untried.pop()
+                            state.apply(move)
+                            child = new_node(state, width)
+                            node.moves.append(move)
+                            node.children.append(child)
+                            node = child
+                            path.append(node)
+                            break
+                        # UCT: maximise the mean reward of the player to move here.
+                        explore = c * sqrt(log(node.n))
+                        best = node
+                        best_move = 0
+                        best_value = -1e300
+                        for move, kid in zip(node.moves, node.children):  # noqa: B905
+                            cn = kid.n
+                            value = kid.acc[p] / cn + explore / sqrt(cn)
+                            if value > best_value:
+                                best_value = value
+                                best = kid
+                                best_move = move
+                        state.apply(best_move)
+                        node = best
+                        path.append(node)
+                    elif p == chance:
+                        cum = node.cum
+                        moves = node.moves
+                        i = bisect_right(cum, rand() * cum[-1])
+                        if i >= len(moves):
+                            i = len(moves) - 1
+                        state.apply(moves[i])
+                        chance_kid = node.outcome_children[i]
+                        if chance_kid is None:
+                            chance_kid = new_node(state, width)
+                            node.outcome_children[i] = chance_kid
+                        node = chance_kid
+                        path.append(node)
+                    else:
+                        break
+                if node.player == terminal:
+                    result = node.value
+                else:
+                    outcome = state.rollout(getrandbits(64))
+                    result = outcome.rewards + outcome.scores
+                for nd in path:
+                    nd.n += 1
+                    nd.acc = list(map(add, nd.acc, result))
+                done += 1
+        finally:
+            self.iterations = base_iterations + done
+            self.elapsed = base_elapsed + (clock() - start)
+
+    # -- results ---------------------------------------------------------------
+    def root_stats(self) -> RootStats:
+        """The raw statistics at the root (see :class:`RootStats`)."""
+        root = self.root
+        moves: list[int] = []
+        visits: list[int] = []
+        totals: list[list[float]] = []
+        for move, child in zip(root.moves, root.children, strict=True):
+            if child.n:
+                moves.append(move)
+                visits.append(child.n)
+                totals.append(list(child.acc))
+        return RootStats(
+            player=root.player,
+            num_players=self.num_players,
+            iterations=self.iterations,
+            elapsed=self.elapsed,
+            visits=root.n,
+            totals=list(root.acc),
+            moves=moves,
+            move_visits=visits,
+            move_totals=totals,
+            pv=self.principal_variation(),
+        )
+
+    def principal_variation(self, max_length: int = 64) -> list[int]:
+        """Moves following the most visited children (chance outcomes included)."""
+        pv: list[int] = []
+        node: Node | None = self.root
+        while node is not None and len(pv) < max_length:
+            i = node.best_child_index()
+            if i < 0:
+                break
+            pv.append(node.moves[i])
+            node = node.kids()[i]
+        return pv
+
+    def analysis(self) -> Analysis:
+        """The :class:`Analysis` of the tree so far."""
+        return build_analysis(self.state, self.root_stats())
+
+
+def mcts_search(
+    state: State,
+    *,
+    iterations: int | None = None,
+    time_limit: float | None = None,
+    c: float = DEFAULT_C,
+    seed: int | None = None,
+    should_stop: StopCallback | None = None,
+    on_progress: ProgressCallback | None = None,
+    progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
+) -> Analysis:
+    """Search ``state`` (not modified) with UCT and return the :class:`Analysis`.
+
+    Stops after ``iterations`` or ``time_limit`` seconds, whichever comes first
+    (give at least one), or when ``should_stop()`` turns true.  Raises
+    ``ValueError`` at a chance or terminal position.
+    """
+    tree = MCTS(state, c=c, seed=seed)
+    return tree.search(
+        iterations,
+        time_limit,
+        should_stop=should_stop,
+        on_progress=on_progress,
+        progress_interval=progress_interval,
+    )
