@@ -676,10 +676,16 @@ class SamaraState(State):
         return rank_groups(keys)
 
     def heuristic(self) -> list[float]:
+        """Prestige, plus half a point per tool and per strength, minus half a point per
+        strength-month a seat's workers still have to wait (time is Samara's currency)."""
         values = []
+        prestige = self.scores()
         for seat, foreman in enumerate(self.foremen):
-            strength = sum(w.strength for _, w in self.workers_of(seat))
-            values.append(self.scores()[seat] + 0.5 * sum(foreman.tools) + 0.5 * strength)
+            placed = self.workers_of(seat)
+            strength = sum(w.strength for _, w in placed)
+            waiting = sum(w.strength * (m - self.month) for m, w in placed)
+            values.append(prestige[seat] + 0.5 * sum(foreman.tools) + 0.5 * strength
+                          - 0.5 * waiting)
         return values
 
     # -- copies, information, serialization -----------------------------------

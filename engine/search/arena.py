@@ -106,6 +106,7 @@ def run_arena(
     seed: int,
     options: Mapping[str, Any] | None = None,
     progress: ArenaProgress | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """Play ``games`` games between ``bot_specs`` and summarise them as JSON-ready data.
 
@@ -119,6 +120,9 @@ def run_arena(
     :func:`result_keys`, in the order given.  ``by_seat[s]`` is
     ``{"games", "wins"}`` of that spec in seat ``s``.  Raises ``ValueError`` for
     a bad spec, player count or option before any game is played.
+
+    With ``workers > 1`` games run in that many processes (the game is rebuilt
+    there from the registry by name); the results are the same as with one.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ValueError(f"games must be a non-negative integer, not {games!r}")
@@ -134,19 +138,36 @@ def run_arena(
     seat_games = [[0] * num_players for _ in range(k)]
     seat_wins = [[0.0] * num_players for _ in range(k)]
     score_sum = [0.0] * k
-    for g in range(games):
-        deal = g // k
-        state = game.new_game(derive_seed(seed, "deal", deal), num_players, options)
-        seats = seat_assignment(k, num_players, g)
-        rng = random.Random(derive_seed(seed, "game", g))
-        chance_rng = random.Random(derive_seed(seed, "chance", deal))
-        outcome, _ = play_game(state, [bots[i] for i in seats], rng, chance_rng=chance_rng)
-        for seat, index in enumerate(seats):
+
+    def record(g: int, outcome: Outcome) -> None:
+        for seat, index in enumerate(seat_assignment(k, num_players, g)):
             seat_games[index][seat] += 1
             seat_wins[index][seat] += float(outcome.rewards[seat])
             score_sum[index] += float(outcome.scores[seat])
-        if progress is not None:
-            progress(g + 1, games)
+
+    if workers <= 1 or games <= 1:
+        for g in range(games):
+            record(g, _arena_game(game, num_players, specs, seed, g, options, bots))
+            if progress is not None:
+                progress(g + 1, games)
+    else:
+        # Each game depends only on (seed, g), so a pool gives the same results as one loop.
+        import concurrent.futures
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = {
+                pool.submit(
+                    _arena_game_by_name, game.info.name, num_players, specs, seed, g,
+                    dict(options or {}),
+                ): g
+                for g in range(games)
+            }
+            for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+                record(futures[future], future.result())
+                if progress is not None:
+                    progress(done, games)
 
     results: dict[str, Any] = {}
     for index, key in enumerate(keys):
@@ -171,3 +192,34 @@ def run_arena(
         "seed": seed,
         "results": results,
     }
+
+
+def _arena_game(
+    game: Game,
+    num_players: int,
+    specs: Sequence[str],
+    seed: int,
+    g: int,
+    options: Mapping[str, Any] | None,
+    bots: Sequence[Bot] | None = None,
+) -> Outcome:
+    """Play arena game ``g``: everything random in it flows from ``(seed, g)``."""
+    k = len(specs)
+    deal = g // k
+    if bots is None:
+        bots = [make_bot(spec) for spec in specs]
+    state = game.new_game(derive_seed(seed, "deal", deal), num_players, options)
+    seats = seat_assignment(k, num_players, g)
+    rng = random.Random(derive_seed(seed, "game", g))
+    chance_rng = random.Random(derive_seed(seed, "chance", deal))
+    outcome, _ = play_game(state, [bots[i] for i in seats], rng, chance_rng=chance_rng)
+    return outcome
+
+
+def _arena_game_by_name(
+    name: str, num_players: int, specs: Sequence[str], seed: int, g: int,
+    options: Mapping[str, Any],
+) -> Outcome:
+    from engine import registry
+
+    return _arena_game(registry.get_game(name), num_players, specs, seed, g, options)

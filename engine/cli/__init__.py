@@ -1,0 +1,241 @@
+"""The ``furnace`` command line: play, self-play, arena, benchmarks, kernel checks, server.
+
+Every subcommand answers bad input with a one-line error and exit status 2,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine.game import FurnaceError
+
+# Subcommands that live outside the engine (the gRPC server and client), added
+# when their packages are importable.
+_EXTERNAL_COMMANDS = ("ai_server.cli", "clients.cli")
+
+
+def _options(text: str | None) -> dict[str, Any]:
+    """Game options from ``key=value,key=value`` (values: true/false/integers/strings)."""
+    options: dict[str, Any] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise FurnaceError(f"option {part!r} must look like name=value")
+        value = value.strip()
+        parsed: Any = value
+        if value.lower() in ("true", "yes", "on"):
+            parsed = True
+        elif value.lower() in ("false", "no", "off"):
+            parsed = False
+        elif value.lstrip("-").isdigit():
+            parsed = int(value)
+        options[key.strip()] = parsed
+    return options
+
+
+def _progress_bar(label: str) -> Callable[[int, int], None]:
+    """A progress bar on stderr, redrawn in place on terminals and every 10% elsewhere."""
+    tty = sys.stderr.isatty()
+    last = [-1]
+
+    def show(done: int, total: int) -> None:
+        fraction = done / total if total else 1.0
+        if not tty and int(fraction * 10) == last[0] and done != total:
+            return
+        last[0] = int(fraction * 10)
+        filled = int(fraction * 30)
+        bar = "#" * filled + "-" * (30 - filled)
+        end = "\n" if done == total or not tty else ""
+        sys.stderr.write(f"\r{label} [{bar}] {done}/{total}{end}")
+        sys.stderr.flush()
+
+    return show
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    from engine import registry
+
+    for info in registry.list_games():
+        kind = "perfect information" if info.perfect_information else "hidden information"
+        options = ", ".join(f"{o.name}={o.default}" for o in info.options) or "none"
+        print(f"{info.name}: {info.title}, {info.min_players}-{info.max_players} players, "
+              f"{kind}; options: {options}")
+    return 0
+
+
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from engine import registry
+    from engine.search import run_arena
+
+    game = registry.get_game(args.game)
+    specs = [s for s in args.bots.split(",") if s.strip()]
+    progress = None if args.quiet else _progress_bar(f"{game.info.name} arena")
+    report = run_arena(game, args.players, specs, args.games, args.seed,
+                       _options(args.options), progress=progress, workers=args.workers)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{report['game']}, {report['players']} players, {report['games']} games, "
+              f"seed {report['seed']}")
+        for key, res in report["results"].items():
+            lo, hi = res["ci95"]
+            print(f"  {key:<20} win rate {res['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f}), "
+                  f"mean score {res['mean_score']:.2f}")
+    return 0
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    import random
+
+    from engine import registry
+    from engine.search import make_bot, play_game
+
+    game = registry.get_game(args.game)
+    specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:500"]
+    bots = [make_bot(specs[seat % len(specs)]) for seat in range(args.players)]
+    for g in range(args.games):
+        state = game.new_game(args.seed + g, args.players, _options(args.options))
+        replay = state.clone()
+        outcome, moves = play_game(state, bots, random.Random(args.seed + g))
+        texts = []
+        for move in moves:
+            texts.append(f"P{replay.current_player() + 1} {replay.move_to_text(move)}")
+            replay.apply(move)
+        if args.json:
+            print(json.dumps({"game": game.info.name, "seed": args.seed + g,
+                              "bots": [b.name for b in bots], "moves": texts,
+                              "scores": list(outcome.scores), "rewards": list(outcome.rewards)}))
+        else:
+            print(f"game {g + 1} (seed {args.seed + g}): "
+                  + ", ".join(f"P{s + 1}={b.name}" for s, b in enumerate(bots)))
+            for ply, text in enumerate(texts, 1):
+                print(f"  {ply:3d}. {text}")
+            print("  scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(outcome.scores))
+                  + f"; winner(s): "
+                  + ", ".join(f"P{s + 1}" for s, r in enumerate(outcome.rewards) if r > 0))
+    return 0
+
+
+def _cmd_check_kernel(args: argparse.Namespace) -> int:
+    from engine import registry
+    from engine.kernelcheck import check_kernel
+
+    game = registry.get_game(args.game)
+    progress = None if args.quiet else _progress_bar(f"check-kernel {game.info.name}")
+    report = check_kernel(game, args.games, args.seed, progress=progress)
+    print(json.dumps(report))
+    return 0 if report["mismatches"] == 0 else 1
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from engine import registry
+    from engine.cli.bench import run_bench
+
+    report = run_bench(registry.get_game(args.game), seconds=args.seconds,
+                       players=args.players, mcts_iterations=args.mcts_iterations,
+                       log=None if args.json else print)
+    print(json.dumps(report) if args.json else
+          "\n".join(f"{key}: {value}" for key, value in report.items()))
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    if args.server:
+        from clients.play import play_remote
+
+        return play_remote(args.server, args.game, args.players, args.seat - 1, args.seed,
+                           args.iterations)
+    from engine.cli.play import play_local
+
+    return play_local(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="furnace", description="Search-based AI opponents for modern board games.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("games", help="list the games and their player counts")
+    p.set_defaults(func=_cmd_games)
+
+    p = sub.add_parser("play", help="play against bots in the terminal")
+    p.add_argument("game")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--seat", type=int, default=1, help="your seat, 1-based (default 1)")
+    p.add_argument("--bots", default="mcts:2000", help="bot spec(s) for the other seats")
+    p.add_argument("--iterations", type=int, default=2000,
+                   help="search budget of hints (and of remote bots)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--options", help="game options, e.g. powers=false")
+    p.add_argument("--load", help="resume a game saved with 'save FILE'")
+    p.add_argument("--server", help="play against a remote Furnace server HOST:PORT")
+    p.set_defaults(func=_cmd_play)
+
+    p = sub.add_parser("selfplay", help="let bots play each other and print the games")
+    p.add_argument("game")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--bots", default="mcts:500", help="comma-separated specs, cycled over seats")
+    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--options")
+    p.add_argument("--json", action="store_true", help="one JSON line per game")
+    p.set_defaults(func=_cmd_selfplay)
+
+    p = sub.add_parser("arena", help="measure bots against each other over many games")
+    p.add_argument("game")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--bots", required=True, help="comma-separated specs: mcts:2000,greedy")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--options")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    p.add_argument("--json", action="store_true", help="end with one JSON line")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_arena)
+
+    p = sub.add_parser("bench", help="measure engine, kernel and search speed")
+    p.add_argument("game")
+    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    p.add_argument("--mcts-iterations", type=int, default=3000)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("check-kernel", help="prove the compiled kernel agrees with the rules")
+    p.add_argument("game")
+    p.add_argument("--games", type=int, default=500)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_cmd_check_kernel)
+
+    for module_name in _EXTERNAL_COMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        module.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except FurnaceError as exc:
+        print(f"furnace: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nfurnace: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+

@@ -1,0 +1,150 @@
+"""``furnace play``: a person against bots in the terminal, with hints on request."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from engine import registry
+from engine.game import TERMINAL, FurnaceError, InvalidStateError, State
+from engine.search import Bot, make_bot, mcts_search
+
+HELP = """commands:
+  N             play move number N of the list ('moves' shows it)
+  MOVE          play a move in the game's notation, e.g. 'tool saw r1c2 1'
+  moves         list the legal moves
+  hint [ITERS]  ask the bot for advice (default: --iterations)
+  board         draw the position again
+  save FILE     save the game as JSON (resume with --load FILE)
+  help          this text
+  quit          stop playing"""
+
+
+def load_state(path: str) -> State:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FurnaceError(f"cannot read saved game {path}: {exc.strerror}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidStateError(f"saved game {path} is not valid JSON: {exc}") from exc
+    return registry.state_from_json(data)
+
+
+def hint_text(state: State, iterations: int, seed: int) -> str:
+    analysis = mcts_search(state, iterations=iterations, seed=seed)
+    seat = state.current_player()
+    lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
+             f"best {analysis.best_move_text}"]
+    for stats in analysis.moves[:5]:
+        scores = " ".join(f"P{s + 1}:{v:.1f}" for s, v in enumerate(stats.expected_scores))
+        lines.append(f"  {stats.text:<28} visits {stats.visits:5d}  "
+                     f"win {stats.win_probability:5.1%}  expected scores {scores}")
+    lines.append(f"  your win probability: {analysis.win_probability[seat]:.1%}; "
+                 f"line: {' / '.join(analysis.principal_variation[:6])}")
+    return "\n".join(lines)
+
+
+def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
+               output: Callable[[str], None] = print) -> int:
+    from engine.cli import _options
+
+    if args.load:
+        state = load_state(args.load)
+    else:
+        state = registry.get_game(args.game).new_game(args.seed, args.players,
+                                                      _options(args.options))
+    if not 1 <= args.seat <= state.num_players:
+        raise FurnaceError(f"--seat must be 1-{state.num_players}, got {args.seat}")
+    if args.iterations < 1:
+        raise FurnaceError(f"--iterations must be at least 1, got {args.iterations}")
+    human = args.seat - 1
+    specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:2000"]
+    bots: dict[int, Bot] = {}
+    others = [p for p in range(state.num_players) if p != human]
+    for k, seat in enumerate(others):
+        bots[seat] = make_bot(specs[k % len(specs)])
+    rng = random.Random(args.seed)
+    output(f"You are P{human + 1}. " + ", ".join(f"P{s + 1} = {b.name}" for s, b in bots.items())
+           + ". Type 'help' for commands.")
+    output(state.render())
+    while state.current_player() != TERMINAL:
+        player = state.current_player()
+        if player != human:
+            move = bots[player].choose(state, rng)
+            text = state.move_to_text(move)
+            events = state.apply(move)
+            output(f"P{player + 1} ({bots[player].name}): {text}")
+            for event in events:
+                output(f"  {event}")
+            continue
+        try:
+            line = input_fn(f"P{human + 1}> ").strip()
+        except EOFError:
+            output("")
+            output("bye (the game was not saved)")
+            return 0
+        if not line:
+            continue
+        word, _, rest = line.partition(" ")
+        legal = state.legal_moves()
+        if word == "help":
+            output(HELP)
+        elif word in ("quit", "exit"):
+            return 0
+        elif word == "board":
+            output(state.render())
+        elif word == "moves":
+            for number, move in enumerate(legal, 1):
+                output(f"  {number:3d}. {state.move_to_text(move)}")
+        elif word == "hint":
+            budget = args.iterations
+            if rest.strip():
+                if not rest.strip().isdigit() or int(rest) < 1:
+                    output(f"hint takes a positive number of iterations, not {rest.strip()!r}")
+                    continue
+                budget = int(rest)
+            output(hint_text(state, budget, rng.getrandbits(32)))
+        elif word == "save":
+            if not rest.strip():
+                output("save needs a file name")
+                continue
+            try:
+                Path(rest.strip()).write_text(json.dumps(state.to_json()), encoding="utf-8")
+            except OSError as exc:
+                output(f"cannot save to {rest.strip()}: {exc.strerror}")
+                continue
+            output(f"saved to {rest.strip()}")
+        else:
+            if line.isdigit():
+                if not 1 <= int(line) <= len(legal):
+                    output(f"there are {len(legal)} legal moves; pick 1-{len(legal)} "
+                           "('moves' lists them)")
+                    continue
+                move = legal[int(line) - 1]
+            else:
+                try:
+                    move = state.parse_move(line)
+                except FurnaceError as exc:
+                    output(str(exc))
+                    continue
+            reason = state.why_illegal(move)
+            if reason is not None:
+                output(f"illegal move {line!r}: {reason}")
+                continue
+            text = state.move_to_text(move)
+            for event in state.apply(move):
+                output(f"  {event}")
+            output(f"P{human + 1} (you): {text}")
+            output(state.render())
+    output(state.render())
+    scores = state.scores()
+    ranking = state.ranking()
+    output("final scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(scores)))
+    output("winner: " + ", ".join(f"P{s + 1}" for s in ranking[0])
+           + (" (you!)" if human in ranking[0] else ""))
+    return 0

@@ -1,0 +1,122 @@
+"""The ``furnace`` command line: outputs, and clean errors for bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.cli import build_parser, main
+from engine.cli.play import play_local
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_games_lists_samara(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "games")
+    assert code == 0 and "samara: Samara, 2-5 players" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["arena", "chess", "--bots", "random"], "unknown game 'chess'"),
+        (["arena", "samara", "--players", "6", "--bots", "random"], "2-5 players, not 6"),
+        (["arena", "samara", "--bots", "mcts:zero"], "iterations must be an integer"),
+        (["play", "samara", "--players", "1"], "2-5 players, not 1"),
+        (["play", "samara", "--seat", "3"], "--seat must be 1-2"),
+        (["selfplay", "samara", "--options", "powers"], "must look like name=value"),
+        (["arena", "samara", "--bots", "random", "--options", "warp=1"], "unknown option"),
+    ],
+)
+def test_bad_input_is_a_clean_error(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                    message: str) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+
+
+def test_corrupt_saved_game_is_a_clean_error(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"game": "samara", "version": 1, "num_players": 2}')
+    code, _, err = run(capsys, "play", "samara", "--load", str(bad))
+    assert code == 2 and ("corrupt" in err or "must be" in err)
+    bad.write_text("{not json")
+    code, _, err = run(capsys, "play", "samara", "--load", str(bad))
+    assert code == 2 and "not valid JSON" in err
+    code, _, err = run(capsys, "play", "samara", "--load", str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read saved game" in err
+
+
+def test_arena_json_last_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "arena", "samara", "--players", "2", "--games", "4",
+                         "--bots", "random,greedy", "--seed", "3", "--json")
+    assert code == 0
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["game"] == "samara" and report["players"] == 2 and report["games"] == 4
+    assert set(report["results"]) == {"random", "greedy"}
+    for result in report["results"].values():
+        lo, hi = result["ci95"]
+        assert 0 <= lo <= result["win_rate"] <= hi <= 1
+    assert sum(r["wins"] for r in report["results"].values()) == pytest.approx(4)
+    assert "4/4" in err  # the progress bar
+
+
+def test_selfplay_prints_a_replayable_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "selfplay", "samara", "--bots", "greedy,random", "--json")
+    assert code == 0
+    record = json.loads(out.strip())
+    assert record["moves"] and len(record["scores"]) == 2
+
+
+def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "samara", "--seconds", "0.05", "--mcts-iterations",
+                       "30", "--json")
+    assert code == 0
+    report = json.loads(out.strip())
+    assert report["python_steps_per_s"] > 0 and report["mcts_iterations_per_s"] > 0
+    assert "kernel_speedup" in report
+
+
+def _play(tmp_path: Path, lines: list[str], *extra: str) -> list[str]:
+    args = build_parser().parse_args(
+        ["play", "samara", "--players", "2", "--bots", "random", "--iterations", "20", *extra])
+    feed = iter(lines)
+    printed: list[str] = []
+
+    def read(prompt: str) -> str:
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    assert isinstance(args, argparse.Namespace)
+    assert play_local(args, input_fn=read, output=printed.append) == 0
+    return printed
+
+
+def test_play_explains_bad_moves_and_keeps_going(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    printed = _play(tmp_path, ["fly away", "tool compass r3c1 1", "999", "hint 20", "moves",
+                               "1", f"save {save}", "quit"])
+    text = "\n".join(printed)
+    assert "cannot read move 'fly away'" in text
+    assert "illegal move 'tool compass r3c1 1'" in text or "there is no compass" in text
+    assert "pick 1-" in text
+    assert "hint after 20 iterations" in text
+    assert "P1 (you):" in text
+    assert json.loads(save.read_text())["game"] == "samara"
+    resumed = _play(tmp_path, ["quit"], "--load", str(save))
+    assert "You are P1" in resumed[0]
+
+
+def test_play_ends_cleanly_on_end_of_input(tmp_path: Path) -> None:
+    printed = _play(tmp_path, [])
+    assert printed[-1] == "bye (the game was not saved)"
