@@ -211,11 +211,13 @@ class State(abc.ABC):
             if player == CHANCE:
                 outcomes = self.chance_outcomes()
                 target = rng.unit() * sum(p for _, p in outcomes)
-                for move, probability in outcomes:
+                chosen = outcomes[-1][0]
+                for outcome_move, probability in outcomes:
                     target -= probability
                     if target < 0:
+                        chosen = outcome_move
                         break
-                self.apply(move)
+                self.apply(chosen)
             else:
                 legal = self.legal_moves()
                 self.apply(legal[rng.below(len(legal))])

@@ -119,7 +119,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
             for ply, text in enumerate(texts, 1):
                 print(f"  {ply:3d}. {text}")
             print("  scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(outcome.scores))
-                  + f"; winner(s): "
+                  + "; winner(s): "
                   + ", ".join(f"P{s + 1}" for s, r in enumerate(outcome.rewards) if r > 0))
     return 0
 

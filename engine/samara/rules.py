@@ -400,8 +400,7 @@ class SamaraState(State):
     def _apply_legal(self, move: int) -> list[str]:
         kind, si, arg, mask = decode_move(move)
         if self.pending:
-            events = self._decide(arg)
-            return events + self._finish_turn()
+            return self._decide(arg) + self._finish_turn()
         workers = self._own_current_workers()
         seat = workers[0].owner
         foreman = self.foremen[seat]
@@ -736,7 +735,7 @@ class SamaraState(State):
             "month": self.month,
             "spots": [
                 {"spot": spot.label,
-                 "tile": None if self.spot_tile[i] is None else tiles[self.spot_tile[i]].id,
+                 "tile": None if (t := self.spot_tile[i]) is None else tiles[t].id,
                  "tools": dict(zip(TOOL_NAMES, self.spot_tools[i], strict=True))}
                 for i, spot in enumerate(spots)
             ],
@@ -843,6 +842,7 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraSta
     spots = data.get("spots")
     _expect(isinstance(spots, list) and len(spots) == len(catalogue.spots),
             f"spots must be a list of {len(catalogue.spots)} entries")
+    assert isinstance(spots, list)
     for i, entry in enumerate(spots):
         where = f"spots[{i}]"
         _expect(isinstance(entry, dict), f"{where} must be an object")
@@ -857,6 +857,7 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraSta
     foremen = data.get("foremen")
     _expect(isinstance(foremen, list) and len(foremen) == n,
             f"foremen must be a list of {n} entries")
+    assert isinstance(foremen, list)
     for p, entry in enumerate(foremen):
         where = f"foremen[{p}]"
         _expect(isinstance(entry, dict), f"{where} must be an object")
@@ -887,6 +888,7 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraSta
     track = data.get("track")
     _expect(isinstance(track, list), "track must be a list")
     last = -1
+    assert isinstance(track, list)
     for k, entry in enumerate(track):
         where = f"track[{k}]"
         _expect(isinstance(entry, dict), f"{where} must be an object")
@@ -894,7 +896,9 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraSta
         _expect(month > last, f"{where}.month: months must be increasing")
         last = month
         workers = entry.get("workers")
-        _expect(isinstance(workers, list) and workers, f"{where}.workers must be a non-empty list")
+        _expect(isinstance(workers, list) and len(workers) > 0,
+                f"{where}.workers must be a non-empty list")
+        assert isinstance(workers, list)
         placed = []
         for j, w in enumerate(workers):
             wh = f"{where}.workers[{j}]"
