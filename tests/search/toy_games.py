@@ -14,8 +14,6 @@
 from __future__ import annotations
 
 import random
-
-from engine.playout_rng import PlayoutRng
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -31,6 +29,7 @@ from engine.game import (
     Outcome,
     State,
 )
+from engine.playout_rng import PlayoutRng
 
 RACE_INFO = GameInfo(
     name="toy-race",
