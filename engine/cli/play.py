@@ -136,10 +136,9 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
             if reason is not None:
                 output(f"illegal move {line!r}: {reason}")
                 continue
-            text = state.move_to_text(move)
+            output(f"P{human + 1} (you): {state.move_to_text(move)}")
             for event in state.apply(move):
                 output(f"  {event}")
-            output(f"P{human + 1} (you): {text}")
             output(state.render())
     output(state.render())
     scores = state.scores()
