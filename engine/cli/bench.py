@@ -1,5 +1,8 @@
 """``furnace bench``: engine, kernel and search speed, measured in one run.
 
+Both engines count the moves their playouts make (``last_rollout_steps``); the
+playouts are the same games on both paths (same seeds, same random stream).
+
 Ratios (kernel vs pure Python) are the figures to compare across machines: both
 sides are measured back to back on the same machine.
 """
@@ -14,60 +17,26 @@ from engine.game import Game, State
 from engine.search import mcts_search
 
 
-def _count_moves(state: State, seed: int) -> int:
-    """Moves a random playout from ``state`` makes (replayed on the reference rules)."""
-    from engine.playout_rng import PlayoutRng
-
-    rng = PlayoutRng(seed)
-    state = state.clone()
-    steps = 0
-    while not state.is_terminal():
-        moves = state.legal_moves()
-        state.apply(moves[rng.below(len(moves))])
-        steps += 1
-    return steps
-
-
-def playout_rate(make_state: Callable[[int], State], seconds: float) -> tuple[float, int]:
-    """Random-playout steps per second over fresh games until ``seconds`` have passed."""
-    steps = 0
-    games = 0
-    elapsed = 0.0
-    while elapsed < seconds or games < 3:
-        state = make_state(games)
-        start = time.perf_counter()
-        state.rollout(games)
-        elapsed += time.perf_counter() - start
-        steps += getattr(state, "last_rollout_steps", None) or 0
-        games += 1
-    return steps / elapsed, games
-
-
 def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
               mcts_iterations: int = 3000,
               log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Pure-Python and kernel playout speed, their ratio, and MCTS iterations per second."""
     game.info.check_players(players)
     say = log or (lambda _text: None)
-    lengths: dict[int, int] = {}
-
     def reference(i: int) -> State:
         return game.new_game(i, players)
 
     def counted_rate(make_state: Callable[[int], State]) -> tuple[float, int]:
-        # Playout lengths come from replaying the same seeded playouts on the rules,
-        # so both paths are measured in the same unit (moves applied).
+        """Playout moves per second over fresh games until ``seconds`` have passed."""
         steps = 0
         games = 0
         elapsed = 0.0
         while elapsed < seconds or games < 3:
             state = make_state(games)
-            if games not in lengths:
-                lengths[games] = _count_moves(game.new_game(games, players), games)
             start = time.perf_counter()
             state.rollout(games)
             elapsed += time.perf_counter() - start
-            steps += lengths[games]
+            steps += state.last_rollout_steps  # type: ignore[attr-defined]
             games += 1
         return steps / elapsed, games
 

@@ -132,6 +132,9 @@ def parse_catalogue(data: Any) -> Catalogue:
     pawns = _field(data, "pawns_per_player", "catalogue", dict)
     men = _field(pawns, "men", "pawns_per_player", int, 2, 9)
     women = _field(pawns, "women", "pawns_per_player", int, 1, 9)
+    if men + women > 5:
+        # A move names the mover's workers in the current month with a 5-bit mask.
+        raise CatalogueError(f"pawns_per_player: {men + women} pawns, at most 5 are supported")
     tiles_used = _field(data, "tiles_used", "catalogue", int, 1)
     start_month = _field(data, "start_month", "catalogue", int, 0, 11)
 

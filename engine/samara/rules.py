@@ -144,6 +144,7 @@ class SamaraState(State):
         self.track: dict[int, list[Worker]] = {}
         self.foremen: list[Foreman] = []
         self.pending: list[Decision] = []
+        self.last_rollout_steps = 0  # moves made by the last rollout(), for benchmarks
 
     # -- time track ---------------------------------------------------------
     def track_end(self) -> int:
@@ -578,6 +579,8 @@ class SamaraState(State):
 
     # -- notation -----------------------------------------------------------
     def _safe_text(self, move: int) -> str:
+        if not isinstance(move, int) or isinstance(move, bool) or move < 0:
+            return repr(move)
         try:
             return self.move_to_text(move)
         except (ValueError, IndexError, KeyError):
@@ -705,9 +708,12 @@ class SamaraState(State):
     def rollout(self, seed: int) -> Outcome:
         # The base class's loop, minus the legality check: moves come from legal_moves().
         rng = PlayoutRng(seed)
+        steps = 0
         while not self.is_terminal():
             moves = self.legal_moves()
             self._apply_legal(moves[rng.below(len(moves))])
+            steps += 1
+        self.last_rollout_steps = steps
         return self.outcome()
 
     def observation(self, seat: int) -> dict[str, Any]:

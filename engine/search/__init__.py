@@ -1,39 +1,62 @@
-"""Game-agnostic search: MCTS (UCT) with reward vectors, bots, the arena, root parallelism.
+"""Game-agnostic search: MCTS (UCT) with reward vectors, ISMCTS for hidden information,
+bots, the arena, root parallelism.
 
 Everything here talks only to the protocol of :mod:`engine.game`; no module
 knows any particular game.
 """
 
-from engine.search.analysis import Analysis, MoveStats, RootStats, build_analysis, merge_root_stats
+from engine.search.analysis import (
+    Analysis,
+    MoveStats,
+    RootStats,
+    analysis_from_stats,
+    build_analysis,
+    merge_root_stats,
+)
 from engine.search.arena import play_game, run_arena, wilson_interval
 from engine.search.bots import (
     Bot,
     BotSpecError,
     GreedyBot,
+    IsmctsBot,
     MctsBot,
     RandomBot,
     make_bot,
+)
+from engine.search.ismcts import (
+    DEFAULT_ISMCTS_C,
+    ISMCTS,
+    ismcts_search,
+    search_for,
+    search_kind,
 )
 from engine.search.mcts import DEFAULT_C, MCTS, mcts_search
 from engine.search.parallel import parallel_search
 
 __all__ = [
     "DEFAULT_C",
+    "DEFAULT_ISMCTS_C",
+    "ISMCTS",
     "MCTS",
     "Analysis",
     "Bot",
     "BotSpecError",
     "GreedyBot",
+    "IsmctsBot",
     "MctsBot",
     "MoveStats",
     "RandomBot",
     "RootStats",
+    "analysis_from_stats",
     "build_analysis",
+    "ismcts_search",
     "make_bot",
     "mcts_search",
     "merge_root_stats",
     "parallel_search",
     "play_game",
     "run_arena",
+    "search_for",
+    "search_kind",
     "wilson_interval",
 ]

@@ -9,7 +9,7 @@ independent searches together (root parallelism, or several determinizations).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,6 +171,22 @@ def build_analysis(state: State, stats: RootStats) -> Analysis:
 
     ``state`` is not modified.  Raises ``ValueError`` when no root move was visited.
     """
+    pv_moves, pv_texts = _replay_texts(state, stats.pv)
+    return analysis_from_stats(stats, state.move_to_text, pv_moves, pv_texts)
+
+
+def analysis_from_stats(
+    stats: RootStats,
+    move_text: Callable[[int], str],
+    pv_moves: Sequence[int],
+    pv_texts: Sequence[str],
+) -> Analysis:
+    """The :class:`Analysis` of ``stats`` with root move texts from ``move_text``.
+
+    For searches that cannot replay the principal variation on the root state
+    (ISMCTS must not see the hidden parts of it) and record its texts themselves.
+    Raises ``ValueError`` when no root move was visited.
+    """
     k = stats.num_players
     p = stats.player
     order = stats.order()
@@ -184,14 +200,13 @@ def build_analysis(state: State, stats: RootStats) -> Analysis:
         move_stats.append(
             MoveStats(
                 move=stats.moves[i],
-                text=state.move_to_text(stats.moves[i]),
+                text=move_text(stats.moves[i]),
                 visits=n,
                 win_probability=tot[p] * inv,
                 expected_scores=tuple(x * inv for x in tot[k:]),
             )
         )
     inv_root = 1.0 / stats.visits if stats.visits else 0.0
-    pv_moves, pv_texts = _replay_texts(state, stats.pv)
     best = move_stats[0]
     return Analysis(
         player=p,
@@ -202,8 +217,8 @@ def build_analysis(state: State, stats: RootStats) -> Analysis:
         win_probability=tuple(x * inv_root for x in stats.totals[:k]),
         expected_scores=tuple(x * inv_root for x in stats.totals[k:]),
         moves=move_stats,
-        principal_variation=pv_texts,
-        principal_variation_moves=pv_moves,
+        principal_variation=list(pv_texts),
+        principal_variation_moves=list(pv_moves),
     )
 
 

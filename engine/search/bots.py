@@ -8,7 +8,11 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   options follow, separated by ``:``: a bare integer or ``i=N`` is the iteration
   budget, ``t=SECONDS`` a time limit (both may be given: whichever runs out
   first), ``c=FLOAT`` the exploration constant.  Examples: ``mcts:2000``,
-  ``mcts:2000:c=1.0``, ``mcts:t=1.5``, ``mcts:5000:t=2``.
+  ``mcts:2000:c=1.0``, ``mcts:t=1.5``, ``mcts:5000:t=2``;
+* ``ismcts`` - single-observer information set MCTS (:mod:`engine.search.ismcts`)
+  for hidden-information games, default :data:`DEFAULT_ISMCTS_ITERATIONS`
+  iterations and ``c`` :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`; same
+  options as ``mcts``: ``ismcts:2000``, ``ismcts:t=1:c=0.5``.
 
 Bots never modify the state they are given.  They raise ``ValueError`` when
 asked to move in a chance or finished position.
@@ -21,10 +25,13 @@ from typing import Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
 from engine.search.analysis import Analysis
+from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
 from engine.search.mcts import DEFAULT_C, MCTS
 
 #: Iterations of a bare ``mcts`` spec.
 DEFAULT_MCTS_ITERATIONS = 1000
+#: Iterations of a bare ``ismcts`` spec.
+DEFAULT_ISMCTS_ITERATIONS = 1000
 #: Weight of the win share in GreedyBot's evaluation of a finished position.
 _WIN_WEIGHT = 1e9
 
@@ -158,24 +165,67 @@ class MctsBot:
         return self.last_analysis.best_move
 
 
-def _mcts_name(iterations: int | None, time_limit: float | None, c: float) -> str:
-    parts = ["mcts"]
+class IsmctsBot:
+    """Single-observer ISMCTS (:mod:`engine.search.ismcts`) for every move.
+
+    The search sees the position only through ``determinize`` for the seat to
+    move, so the bot can be handed the full state of a hidden-information game
+    without cheating.  Seeding and ``last_analysis`` work as in :class:`MctsBot`.
+    """
+
+    def __init__(
+        self,
+        iterations: int | None = DEFAULT_ISMCTS_ITERATIONS,
+        time_limit: float | None = None,
+        c: float = DEFAULT_ISMCTS_C,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        if iterations is None and time_limit is None:
+            raise ValueError("IsmctsBot needs an iteration budget, a time limit, or both")
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.c = c
+        self.seed = seed
+        self._rng = random.Random(seed) if seed is not None else None
+        self.name = name or _mcts_name(iterations, time_limit, c, "ismcts", DEFAULT_ISMCTS_C)
+        self.last_analysis: Analysis | None = None
+
+    def choose(self, state: State, rng: random.Random) -> int:
+        _require_decision(state)
+        source = self._rng if self._rng is not None else rng
+        tree = ISMCTS(state, c=self.c, seed=source.getrandbits(63))
+        self.last_analysis = tree.search(self.iterations, self.time_limit)
+        return self.last_analysis.best_move
+
+
+def _mcts_name(
+    iterations: int | None,
+    time_limit: float | None,
+    c: float,
+    kind: str = "mcts",
+    default_c: float = DEFAULT_C,
+) -> str:
+    parts = [kind]
     if iterations is not None:
         parts.append(str(iterations))
     if time_limit is not None:
         parts.append(f"t={time_limit:g}")
-    if c != DEFAULT_C:
+    if c != default_c:
         parts.append(f"c={c:g}")
     return ":".join(parts)
 
 
-_SPEC_HELP = "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT]"
+_SPEC_HELP = (
+    "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT], "
+    "ismcts[:ITERATIONS][:t=SECONDS][:c=FLOAT]"
+)
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """The bot described by ``spec`` (see the module docstring); raises :class:`BotSpecError`.
 
-    ``seed`` seeds bots that keep their own generator (MCTS); the others only
+    ``seed`` seeds bots that keep their own generator (MCTS, ISMCTS); the others only
     use the ``rng`` given to ``choose``.  The bot's ``name`` is the spec as given.
     """
     if not isinstance(spec, str) or not spec.strip():
@@ -187,12 +237,12 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         if args:
             raise BotSpecError(f"bot {kind!r} takes no options, got {text!r} ({_SPEC_HELP})")
         return RandomBot(text) if kind == "random" else GreedyBot(text)
-    if kind != "mcts":
+    if kind not in ("mcts", "ismcts"):
         raise BotSpecError(f"unknown bot {kind!r} in {text!r} ({_SPEC_HELP})")
 
     iterations: int | None = None
     time_limit: float | None = None
-    c = DEFAULT_C
+    c = DEFAULT_C if kind == "mcts" else DEFAULT_ISMCTS_C
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -231,7 +281,11 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                     raise BotSpecError(f"c must not be negative, got {value!r} in {text!r}")
                 c = number
         else:
-            raise BotSpecError(f"unknown mcts option {key!r} in {text!r} ({_SPEC_HELP})")
+            raise BotSpecError(f"unknown {kind} option {key!r} in {text!r} ({_SPEC_HELP})")
+    if kind == "ismcts":
+        if iterations is None and time_limit is None:
+            iterations = DEFAULT_ISMCTS_ITERATIONS
+        return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
     return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text)

@@ -1,0 +1,192 @@
+"""Prove a compiled kernel plays exactly like its game's reference rules.
+
+:func:`check_kernel` plays seeded random games on a reference state and on its
+kernel twin (``state.search_state()``) side by side, and after every move
+compares the legal moves (same integers, same order), the whole state
+(``to_json()``) and the player to move; at the end it compares scores and
+ranking.  For every game it also checks that a random playout
+(``clone().rollout(seed)``) ends in the same outcome and the same final state on
+both.  It only uses the :class:`~engine.game.State` protocol, so it works for any
+game that has a kernel.
+
+>>> from engine import registry
+>>> report = check_kernel(registry.get_game("samara"), games=2, seed=1)  # doctest: +SKIP
+>>> report["mismatches"]  # doctest: +SKIP
+0
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine.game import CHANCE, FurnaceError, Game, State
+
+Progress = Callable[[int, int], None]
+
+#: Descriptions kept in the report (the count covers every mismatch).
+MAX_EXAMPLES = 5
+#: Moves after which a second playout is compared (from a mid-game position).
+MID_GAME_ROLLOUT = 30
+#: A game longer than this is reported, not played forever.
+MAX_STEPS = 100_000
+
+
+def game_options(game: Game, index: int) -> dict[str, Any]:
+    """Options of check game ``index``: boolean options take every combination.
+
+    Player counts cycle fastest; after each full cycle the next combination of
+    flipped boolean options is used, so every count meets every combination.
+    """
+    counts = game.info.player_counts
+    combo = index // len(counts)
+    flags = [o for o in game.info.options if isinstance(o.default, bool)]
+    return {o.name: (not o.default) if combo >> j & 1 else o.default
+            for j, o in enumerate(flags)}
+
+
+def _first_difference(ref: Sequence[Any], twin: Sequence[Any]) -> str:
+    for j, (a, b) in enumerate(zip(ref, twin, strict=False)):
+        if a != b:
+            return f"at index {j}: {a!r} vs {b!r}"
+    return f"lengths {len(ref)} vs {len(twin)}"
+
+
+def _json_difference(ref: Any, twin: Any, path: str = "") -> str:
+    """Where two JSON values first differ, as a short path."""
+    if isinstance(ref, dict) and isinstance(twin, dict):
+        for key in list(ref) + [k for k in twin if k not in ref]:
+            if ref.get(key) != twin.get(key):
+                return _json_difference(ref.get(key), twin.get(key), f"{path}.{key}")
+    elif isinstance(ref, list) and isinstance(twin, list) and len(ref) == len(twin):
+        for j, (a, b) in enumerate(zip(ref, twin, strict=True)):
+            if a != b:
+                return _json_difference(a, b, f"{path}[{j}]")
+    text = f"{path or 'state'}: {ref!r} vs {twin!r}"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _compare(state: State, twin: State) -> str | None:
+    """What differs between the reference state and its twin now, or None."""
+    try:
+        if state.current_player() != twin.current_player():
+            return (f"player to move: {state.current_player()} vs {twin.current_player()}")
+        if state.is_terminal() != twin.is_terminal():
+            return f"terminal: {state.is_terminal()} vs {twin.is_terminal()}"
+        ref_moves, twin_moves = state.legal_moves(), twin.legal_moves()
+        if list(ref_moves) != list(twin_moves):
+            return "legal moves differ " + _first_difference(ref_moves, twin_moves)
+        if state.current_player() == CHANCE:
+            ref_chance, twin_chance = state.chance_outcomes(), twin.chance_outcomes()
+            if list(ref_chance) != list(twin_chance):
+                return "chance outcomes differ " + _first_difference(ref_chance, twin_chance)
+        ref_json, twin_json = state.to_json(), twin.to_json()
+        if ref_json != twin_json:
+            return "state differs at " + _json_difference(ref_json, twin_json)
+        if state.is_terminal():
+            if list(state.scores()) != list(twin.scores()):
+                return f"scores: {state.scores()} vs {twin.scores()}"
+            if state.ranking() != twin.ranking():
+                return f"ranking: {state.ranking()} vs {twin.ranking()}"
+    except Exception as exc:  # the twin (or the reference) crashed: that is a mismatch too
+        return f"raised {type(exc).__name__}: {exc}"
+    return None
+
+
+def _compare_rollout(state: State, twin: State, seed: int) -> str | None:
+    """Play the same seeded random playout on copies of both; None if they agree."""
+    try:
+        ref, fast = state.clone(), twin.clone()
+        ref_outcome, fast_outcome = ref.rollout(seed), fast.rollout(seed)
+        if ref_outcome != fast_outcome:
+            return f"rollout({seed}) outcome: {ref_outcome} vs {fast_outcome}"
+        ref_json, fast_json = ref.to_json(), fast.to_json()
+        if ref_json != fast_json:
+            return (f"rollout({seed}) final state differs at "
+                    + _json_difference(ref_json, fast_json))
+    except Exception as exc:
+        return f"rollout({seed}) raised {type(exc).__name__}: {exc}"
+    return None
+
+
+def _pick(state: State, rng: random.Random) -> int | None:
+    """A random next move of the reference state (chance by probability), None at the end."""
+    if state.is_terminal():
+        return None
+    if state.current_player() == CHANCE:
+        outcomes = state.chance_outcomes()
+        if not outcomes:
+            return None
+        moves = [m for m, _ in outcomes]
+        return rng.choices(moves, weights=[p for _, p in outcomes])[0]
+    moves = state.legal_moves()
+    return rng.choice(moves) if moves else None
+
+
+def check_kernel(game: Game, games: int, seed: int,
+                 progress: Progress | None = None) -> dict[str, Any]:
+    """Compare ``games`` seeded random games on the reference rules and on the kernel.
+
+    Game ``i`` uses seed ``seed + i``, player counts cycling through
+    ``game.info.player_counts`` and the boolean options in every combination
+    (:func:`game_options`); its moves come from ``random.Random(seed * 1000003 + i)``.
+    A mismatch is a step (or a playout check) where anything differs; the first of
+    each game is described in ``examples`` (at most five kept) and the twin is
+    rebuilt from the reference to go on.  Raises :class:`FurnaceError` when the
+    game has no kernel twin (not built, or ``FURNACE_PURE_PYTHON`` set).
+    """
+    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+        raise FurnaceError(f"games must be a non-negative integer, not {games!r}")
+    name = game.info.name
+    counts = game.info.player_counts
+    steps = 0
+    mismatches = 0
+    examples: list[str] = []
+    for i in range(games):
+        num_players = counts[i % len(counts)]
+        options = game_options(game, i)
+        state = game.new_game(seed + i, num_players, options)
+        twin = state.search_state()
+        if twin is state:
+            raise FurnaceError(
+                f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set)")
+        label = (f"game {i} (seed {seed + i}, {num_players} players"
+                 + "".join(f", {k}={v}" for k, v in options.items()) + ")")
+        found: list[tuple[int, str]] = []  # (step, what differs) for this game
+        rng = random.Random(seed * 1000003 + i)
+        playout_seed = rng.getrandbits(64)
+        problem = _compare_rollout(state, twin, playout_seed)
+        if problem:
+            found.append((0, problem))
+        step = 0
+        while True:
+            problem = _compare(state, twin)
+            if problem:
+                found.append((step, problem))
+                twin = state.search_state()  # resync and go on
+            if step == MID_GAME_ROLLOUT and not state.is_terminal():
+                problem = _compare_rollout(state, twin, playout_seed ^ step)
+                if problem:
+                    found.append((step, problem))
+            move = _pick(state, rng)
+            if move is None:
+                break
+            if step >= MAX_STEPS:
+                found.append((step, f"still not over after {MAX_STEPS} moves"))
+                break
+            state.apply(move)
+            try:
+                twin.apply(move)
+            except Exception as exc:
+                found.append((step, f"twin refused move {move} ({type(exc).__name__}: {exc})"))
+                twin = state.search_state()
+            step += 1
+        steps += step
+        mismatches += len(found)
+        if found and len(examples) < MAX_EXAMPLES:
+            examples.append(f"{label} step {found[0][0]}: {found[0][1]}")
+        if progress is not None:
+            progress(i + 1, games)
+    return {"game": name, "games": games, "steps": steps, "mismatches": mismatches,
+            "examples": examples}

@@ -1,0 +1,443 @@
+"""Single-observer information set MCTS (SO-ISMCTS; Cowling, Powley, Whitehouse 2012).
+
+One tree is grown for one *observer* (the seat to move at the root).  Every
+iteration starts from a fresh determinization ``d = root.determinize(observer, rng)``
+(then ``d.search_state()``, the kernel twin when one exists): a full state
+consistent with what the observer can see, the hidden parts (opponents' cards,
+deck order...) resampled.  The iteration then walks the single tree with ``d``:
+
+* at a decision node every child whose move is legal in ``d`` is *available*
+  and gets its ``avail`` count incremented (whether or not the node goes on to
+  expand); if some legal move of ``d`` has no child yet, one of them, drawn
+  from the seeded generator, is expanded and the walk stops there; otherwise
+  the available child maximising ``mean[p] + c * sqrt(ln(avail) / n)`` is
+  followed, ``p`` being the seat to move in ``d``.  Using the child's own
+  availability instead of the parent's visits means a move that is legal only
+  in some determinizations (a card the opponent may or may not hold) is not
+  over-explored for the iterations in which it could not be played;
+* at a chance node (``CHANCE``) an outcome of ``d.chance_outcomes()`` is drawn
+  by probability and followed.  Outcomes *are* tracked as tree nodes (keyed by
+  the outcome move, kept apart from decision children), so the tree below a
+  die roll is conditioned on it, as in :mod:`engine.search.mcts`; creating an
+  outcome child does not count as the iteration's expansion;
+* at a terminal node or after the expansion, ``d.rollout(seed)`` (seed drawn
+  from the search generator) gives the outcome.
+
+Every node on the path then adds the vector ``rewards + scores`` (``num_players``
+win shares followed by ``num_players`` final scores) to its sums, so each
+node's value is known for every seat and selection reads the component of the
+seat that moves there: statistics are from the point of view of the player
+who moved into the node.  Children are keyed by move only: the tree assumes
+that the same move sequence gives the move to the same seat in every
+determinization (true of turn-based card games).
+
+It is *single-observer*: opponents' moves are chosen from the same tree, so
+they are modelled as if they knew no more than the observer (the usual
+SO-ISMCTS simplification; it also means no strategy fusion worries for the
+observer's own moves, which the information set fixes).
+
+**Never peeking.**  The search touches the root state only through
+``determinize(observer, rng)``, ``current_player()``, ``legal_moves()`` (the
+observer's own moves), ``move_to_text`` of root moves and ``num_players``.  Texts
+of deeper moves in the principal variation are recorded from the determinization
+in which the node was created.  So two positions that differ only in what the
+observer cannot see give the same analysis for the same seed and budget.
+
+Determinism: all randomness comes from ``random.Random(seed)`` (through the
+game's ``determinize`` and the rollout seeds), children live in insertion-ordered
+dicts, and the clock is read only for ``time_limit`` and ``on_progress``; with
+a fixed ``iterations`` budget a seed always gives the same :class:`Analysis`
+(apart from ``elapsed``), provided the game's ``determinize`` draws only from the
+generator it is given.
+
+>>> from engine.search.ismcts import ismcts_search
+>>> analysis = ismcts_search(state, iterations=2000, seed=1)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from bisect import bisect_right
+from collections.abc import Mapping
+from math import log, sqrt
+from operator import add
+from typing import Any
+
+from engine.game import CHANCE, TERMINAL, State
+from engine.search._common import cumulative
+from engine.search.analysis import Analysis, RootStats, analysis_from_stats
+from engine.search.mcts import (
+    DEFAULT_C,
+    DEFAULT_PROGRESS_INTERVAL,
+    ProgressCallback,
+    StopCallback,
+    mcts_search,
+)
+
+#: Default exploration constant of ISMCTS (the value of Cowling et al., rewards in [0, 1]).
+DEFAULT_ISMCTS_C = 0.7
+
+
+class InfoNode:
+    """One node of the information set tree: the move that led here and its statistics.
+
+    ``n`` counts the iterations through the node, ``avail`` the visits of the
+    parent in which ``move`` was legal (so ``n <= avail <= parent.n``), ``acc``
+    sums the ``rewards + scores`` vectors.  ``mover`` is the seat that played
+    ``move`` (:data:`CHANCE` for an outcome), ``text`` its notation in the
+    determinization where the node was created.  ``children`` are decision
+    children and ``outcomes`` chance children, both keyed by move in creation order.
+    """
+
+    __slots__ = ("move", "text", "mover", "n", "avail", "acc", "children", "outcomes")
+
+    def __init__(self, move: int, text: str, mover: int, width: int) -> None:
+        self.move = move
+        self.text = text
+        self.mover = mover
+        self.n = 0
+        self.avail = 0
+        self.acc: list[float] = [0.0] * width
+        self.children: dict[int, InfoNode] = {}
+        self.outcomes: dict[int, InfoNode] = {}
+
+    def best_child(self) -> InfoNode | None:
+        """The most visited child (decision or outcome); ties: higher mean for its mover."""
+        best: InfoNode | None = None
+        best_key: tuple[int, float] = (0, 0.0)
+        for kid in (*self.children.values(), *self.outcomes.values()):
+            if kid.n == 0:
+                continue
+            key = (kid.n, kid.acc[kid.mover] / kid.n if kid.mover >= 0 else 0.0)
+            if best is None or key > best_key:
+                best = kid
+                best_key = key
+        return best
+
+
+class ISMCTS:
+    """An SO-ISMCTS tree for ``observer`` at one position; :meth:`search` may be called
+    repeatedly to keep growing it.
+
+    ``observer`` defaults to the seat to move and must be that seat.  The root
+    state is kept by reference and only read as described in the module
+    docstring, so it must not change while the tree is in use (a bot builds a
+    new tree for every move); root move texts are taken when the tree is built.
+    """
+
+    def __init__(
+        self,
+        state: State,
+        observer: int | None = None,
+        *,
+        c: float = DEFAULT_ISMCTS_C,
+        seed: int | None = None,
+    ) -> None:
+        player = state.current_player()
+        if player < 0:
+            kind = "a chance" if player == CHANCE else "a finished"
+            raise ValueError(f"cannot search {kind} position: no player to move")
+        if observer is None:
+            observer = player
+        if not isinstance(observer, int) or not 0 <= observer < state.num_players:
+            raise ValueError(f"observer must be a seat of 0-{state.num_players - 1}")
+        if observer != player:
+            raise ValueError(
+                f"ISMCTS searches for the seat to move: seat {player} is to move, "
+                f"not the observer {observer}"
+            )
+        moves = state.legal_moves()
+        if not moves:
+            raise ValueError("cannot search a position without legal moves")
+        self.c = float(c)
+        self.rng = random.Random(seed)
+        self.observer = observer
+        self.num_players = state.num_players
+        self.width = 2 * self.num_players
+        self._state = state
+        self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
+        self.root = InfoNode(-1, "", -1, self.width)
+        self.iterations = 0
+        self.elapsed = 0.0
+
+    # -- search ----------------------------------------------------------------
+    def search(
+        self,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        *,
+        should_stop: StopCallback | None = None,
+        on_progress: ProgressCallback | None = None,
+        progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
+    ) -> Analysis:
+        """Run up to ``iterations`` more iterations and/or for ``time_limit`` seconds.
+
+        Same budget semantics as :meth:`engine.search.mcts.MCTS.search`: whichever
+        budget runs out first, ``should_stop()`` checked before every iteration but
+        the first, ``on_progress`` called with the current analysis every
+        ``progress_interval`` seconds.
+        """
+        if iterations is None and time_limit is None:
+            raise ValueError("give an iteration budget, a time limit, or both")
+        if iterations is not None and (
+            isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
+        ):
+            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be positive, not {time_limit!r}")
+        if on_progress is not None and not progress_interval > 0:
+            raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
+        self._run(iterations, time_limit, should_stop, on_progress, progress_interval)
+        return self.analysis()
+
+    def _run(
+        self,
+        iterations: int | None,
+        time_limit: float | None,
+        should_stop: StopCallback | None,
+        on_progress: ProgressCallback | None,
+        progress_interval: float,
+    ) -> None:
+        clock = time.perf_counter
+        start = clock()
+        deadline = start + time_limit if time_limit is not None else None
+        next_progress = start + progress_interval if on_progress is not None else None
+        use_clock = deadline is not None or next_progress is not None
+        limit = iterations if iterations is not None else -1
+        base_iterations = self.iterations
+        base_elapsed = self.elapsed
+
+        rng = self.rng
+        rand = rng.random
+        getrandbits = rng.getrandbits
+        root = self.root
+        root_state = self._state
+        observer = self.observer
+        c = self.c
+        width = self.width
+        new_node = InfoNode
+        chance = CHANCE
+        terminal = TERMINAL
+        done = 0
+        try:
+            while True:
+                if done:
+                    if done == limit:
+                        break
+                    if should_stop is not None and should_stop():
+                        break
+                    if use_clock:
+                        now = clock()
+                        if deadline is not None and now >= deadline:
+                            break
+                        if next_progress is not None and now >= next_progress:
+                            assert on_progress is not None
+                            self.iterations = base_iterations + done
+                            self.elapsed = base_elapsed + (now - start)
+                            on_progress(self.analysis())
+                            next_progress = clock() + progress_interval
+                state = root_state.determinize(observer, rng).search_state()
+                node = root
+                path = [node]
+                while True:
+                    p = state.current_player()
+                    if p >= 0:
+                        kids = node.children
+                        legal = state.legal_moves()
+                        untried: list[int] = []
+                        for move in legal:
+                            kid = kids.get(move)
+                            if kid is None:
+                                untried.append(move)
+                            else:
+                                kid.avail += 1
+                        if untried:
+                            move = untried[int(rand() * len(untried))]
+                            child = new_node(move, state.move_to_text(move), p, width)
+                            child.avail = 1
+                            kids[move] = child
+                            state.apply(move)
+                            path.append(child)
+                            break
+                        # Availability-aware UCB for the seat to move in this determinization.
+                        best = node
+                        best_value = -1e300
+                        for move in legal:
+                            kid = kids[move]
+                            cn = kid.n
+                            value = kid.acc[p] / cn + c * sqrt(log(kid.avail) / cn)
+                            if value > best_value:
+                                best_value = value
+                                best = kid
+                        state.apply(best.move)
+                        node = best
+                        path.append(node)
+                    elif p == chance:
+                        outcomes = state.chance_outcomes()
+                        if not outcomes:
+                            raise ValueError("chance node without outcomes")
+                        cum = cumulative([q for _, q in outcomes])
+                        i = bisect_right(cum, rand() * cum[-1])
+                        if i >= len(outcomes):
+                            i = len(outcomes) - 1
+                        move = outcomes[i][0]
+                        chance_kid = node.outcomes.get(move)
+                        if chance_kid is None:
+                            chance_kid = new_node(move, state.move_to_text(move), chance, width)
+                            node.outcomes[move] = chance_kid
+                        chance_kid.avail += 1
+                        state.apply(move)
+                        node = chance_kid
+                        path.append(node)
+                    else:
+                        break
+                if state.current_player() == terminal:
+                    outcome = state.outcome()
+                else:
+                    outcome = state.rollout(getrandbits(64))
+                result = tuple(outcome.rewards) + tuple(float(s) for s in outcome.scores)
+                for nd in path:
+                    nd.n += 1
+                    nd.acc = list(map(add, nd.acc, result))
+                done += 1
+        finally:
+            self.iterations = base_iterations + done
+            self.elapsed = base_elapsed + (clock() - start)
+
+    # -- results ---------------------------------------------------------------
+    def root_stats(self) -> RootStats:
+        """The raw statistics at the root (see :class:`RootStats`)."""
+        moves: list[int] = []
+        visits: list[int] = []
+        totals: list[list[float]] = []
+        for move, child in self.root.children.items():
+            if child.n:
+                moves.append(move)
+                visits.append(child.n)
+                totals.append(list(child.acc))
+        return RootStats(
+            player=self.observer,
+            num_players=self.num_players,
+            iterations=self.iterations,
+            elapsed=self.elapsed,
+            visits=self.root.n,
+            totals=list(self.root.acc),
+            moves=moves,
+            move_visits=visits,
+            move_totals=totals,
+            pv=self.principal_variation(),
+        )
+
+    def _pv_nodes(self, max_length: int = 64) -> list[InfoNode]:
+        nodes: list[InfoNode] = []
+        node = self.root.best_child()
+        while node is not None and len(nodes) < max_length:
+            nodes.append(node)
+            node = node.best_child()
+        return nodes
+
+    def principal_variation(self, max_length: int = 64) -> list[int]:
+        """Moves following the most visited children (chance outcomes included)."""
+        return [nd.move for nd in self._pv_nodes(max_length)]
+
+    def availability(self, *moves: int) -> tuple[int, int, int]:
+        """``(n, avail, parent_n)`` of the node reached by ``moves`` from the root.
+
+        For tests and diagnostics; raises ``KeyError`` for a path not in the tree.
+        Chance outcomes are looked up when no decision child matches.
+        """
+        node = self.root
+        parent = node
+        for move in moves:
+            parent = node
+            node = node.children[move] if move in node.children else node.outcomes[move]
+        return node.n, node.avail, parent.n
+
+    def analysis(self) -> Analysis:
+        """The :class:`Analysis` of the tree so far."""
+        stats = self.root_stats()
+        pv = self._pv_nodes()
+        texts = self._texts
+        kids = self.root.children
+
+        def move_text(move: int) -> str:
+            return texts[move] if move in texts else kids[move].text
+
+        return analysis_from_stats(
+            stats,
+            move_text,
+            [nd.move for nd in pv],
+            [move_text(pv[0].move)] + [nd.text for nd in pv[1:]] if pv else [],
+        )
+
+
+def ismcts_search(
+    state: State,
+    observer: int | None = None,
+    *,
+    iterations: int | None = None,
+    time_limit: float | None = None,
+    c: float = DEFAULT_ISMCTS_C,
+    seed: int | None = None,
+    should_stop: StopCallback | None = None,
+    on_progress: ProgressCallback | None = None,
+    progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
+) -> Analysis:
+    """Search ``state`` for ``observer`` (the seat to move) with SO-ISMCTS.
+
+    Budgets, ``should_stop`` and ``on_progress`` behave as in
+    :func:`engine.search.mcts.mcts_search`.  Raises ``ValueError`` at a chance or
+    terminal position or when ``observer`` is not the seat to move.
+    """
+    tree = ISMCTS(state, observer, c=c, seed=seed)
+    return tree.search(
+        iterations,
+        time_limit,
+        should_stop=should_stop,
+        on_progress=on_progress,
+        progress_interval=progress_interval,
+    )
+
+
+def search_kind(state: State) -> str:
+    """``"mcts"`` for a perfect-information game, ``"ismcts"`` otherwise (from ``state.info``)."""
+    return "mcts" if state.info.perfect_information else "ismcts"
+
+
+def search_for(state: State, observer: int | None = None, **budget: Any) -> Analysis:
+    """Search ``state`` with the search that suits its game: MCTS when
+    ``state.info.perfect_information``, ISMCTS for ``observer`` otherwise.
+
+    ``budget`` takes the keyword arguments the two share: ``iterations``,
+    ``time_limit``, ``c``, ``seed``, ``should_stop``, ``on_progress``,
+    ``progress_interval``.  ``c`` defaults to each search's own default.  For a
+    perfect-information game ``observer``, when given, must be the seat to move.
+    """
+    options: Mapping[str, Any] = budget
+    unknown = sorted(set(options) - _BUDGET_KEYS)
+    if unknown:
+        raise TypeError(f"search_for() got unexpected keyword arguments: {', '.join(unknown)}")
+    if search_kind(state) == "mcts":
+        player = state.current_player()
+        if observer is not None and player >= 0 and observer != player:
+            raise ValueError(f"seat {player} is to move, cannot search for observer {observer}")
+        kwargs = dict(options)
+        kwargs.setdefault("c", DEFAULT_C)
+        return mcts_search(state, **kwargs)
+    kwargs = dict(options)
+    kwargs.setdefault("c", DEFAULT_ISMCTS_C)
+    return ismcts_search(state, observer, **kwargs)
+
+
+_BUDGET_KEYS = frozenset(
+    {
+        "iterations",
+        "time_limit",
+        "c",
+        "seed",
+        "should_stop",
+        "on_progress",
+        "progress_interval",
+    }
+)

@@ -1,0 +1,1179 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, infer_types=True
+"""Samara's rules on a flat C struct: the compiled twin of ``engine.samara.rules``.
+
+``KernelState`` reproduces :class:`engine.samara.rules.SamaraState` move for move:
+the same legal moves in the same order, the same successor states (checked by
+``engine.kernelcheck`` and ``tests/samara/test_kernel.py``) and the same random
+playouts (SplitMix64 from :mod:`engine.playout_rng`, ``moves[next() % n]``).
+
+Layout.  The whole position is one ``St`` struct, so a copy is a ``memcpy``:
+
+* ``month`` is absolute, like the reference.  Every worker stands in
+  ``month .. month + 11`` (the track ends at most 11 months after the current
+  one), so the track is a ring of 12 month slots indexed by ``month % 12``, each an
+  ordered array of workers (nearest the board first).
+* spots hold a tile index (-1 when taken) and 5 tool counts;
+* foremen hold tools, pawns, their buildings in order and lasting powers (as an
+  ordered list, for ``to_reference``, and as a bit set);
+* ``pending`` is the queue of decisions asked for by special powers.
+
+Catalogue numbers (spot row/column, tile prestige/tools/power) are copied from
+the Python :class:`~engine.samara.catalogue.Catalogue` into a ``Cat`` struct once
+per catalogue.  Move encoding is the reference's:
+``kind << 16 | spot << 10 | arg << 5 | workers``.
+
+``apply`` returns no event texts (search does not read them); use the reference
+state (``to_reference()``) for a commented game.
+"""
+
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset
+
+from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
+from engine.samara.catalogue import LASTING_POWERS, POWERS
+from engine.samara.rules import INFO, Decision, Foreman, SamaraState, Worker
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline uint64_t furnace_splitmix64(uint64_t *state) {
+        uint64_t z;
+        *state += 0x9E3779B97F4A7C15ULL;
+        z = *state;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    """
+    uint64_t furnace_splitmix64(uint64_t *state) noexcept nogil
+
+
+cdef enum:
+    NMONTHS = 12        # ring of month slots; the track never spans more
+    MAX_SPOTS = 48      # 4 rows x 12 columns, the largest board a catalogue allows
+    MAX_TILES = 64
+    MAX_PLAYERS = 5
+    MAX_OWN = 5         # workers per player (the move's worker mask has 5 bits)
+    MAX_W = 25          # workers in one month: 5 players x 5 pawns
+    MAX_PENDING = 8     # a power queues at most 4 decisions, only when none is pending
+    MAX_POWERS = 8
+    MAX_ROW = 4
+    MAX_MOVES = 1024    # proven bound is about 620 (see gen_moves)
+
+    # move kinds
+    K_WAIT = 0
+    K_VACATION = 1
+    K_RECRUIT = 2
+    K_TOOL = 3
+    K_BUILD = 4
+    K_GIVE = 5
+    K_WEAKEN = 6
+    K_BURY = 7
+    K_IMPRISON = 8
+
+    # tools
+    T_SAW = 0
+    T_COMPASS = 1
+    T_SQUARE = 2
+    T_GLASS_A = 3
+    T_GLASS_B = 4
+
+    # powers, in catalogue.POWERS order
+    P_NONE = -1
+    P_BOAT = 0
+    P_BARRACKS = 1
+    P_WEIGHT_ROOM = 2
+    P_RUIN = 3
+    P_HOSPITAL = 4
+    P_TOMBSTONE = 5
+    P_PRISON = 6
+    P_SCULPTURE = 7
+    P_VASE = 8
+    P_UNIVERSITY = 9
+    P_SCHOOL = 10
+    P_BRIDGE = 11
+    P_HERMIT_HOUSE = 12
+
+    # which tools a "give" decision accepts
+    ONLY_ANY = 0
+    ONLY_SAW = 1
+    ONLY_TROWEL = 2
+    ONLY_GLASS = 3
+
+    PRISON_MONTHS = 5
+
+
+ctypedef struct Worker_t:
+    signed char owner
+    signed char female
+    signed char men
+    signed char women
+
+ctypedef struct Decision_t:
+    signed char kind      # K_GIVE / K_WEAKEN / K_BURY / K_IMPRISON
+    signed char player
+    signed char target
+    signed char spot
+    signed char count
+    signed char only
+
+ctypedef struct Foreman_t:
+    signed char tools[5]
+    signed char pawn_men
+    signed char pawn_women
+    signed char nbuild
+    signed char npowers
+    signed char buildings[MAX_TILES]
+    signed char powers[MAX_POWERS]
+    int flags             # bit p set: holds lasting power p
+
+ctypedef struct Cat:
+    int nspots
+    int ntiles
+    int spot_row[MAX_SPOTS]
+    int spot_col[MAX_SPOTS]
+    int prestige[MAX_TILES]
+    int saws[MAX_TILES]
+    int trowels[MAX_TILES]
+    int glass[MAX_TILES]
+    int need[MAX_TILES]
+    int power[MAX_TILES]
+
+ctypedef struct St:
+    int month
+    int nplayers
+    int use_powers
+    int tiles_left        # spots still holding a tile
+    int npending
+    signed char spot_tile[MAX_SPOTS]
+    signed char spot_tools[MAX_SPOTS][5]
+    signed char track_n[NMONTHS]
+    Worker_t track[NMONTHS][MAX_W]
+    Foreman_t foremen[MAX_PLAYERS]
+    Decision_t pending[MAX_PENDING]
+
+
+KIND_NAMES = {K_GIVE: "give", K_WEAKEN: "weaken", K_BURY: "bury", K_IMPRISON: "imprison"}
+KIND_CODES = {name: code for code, name in KIND_NAMES.items()}
+ONLY_NAMES = ("any", "saw", "trowel", "glass")
+POWER_CODES = {name: i for i, name in enumerate(POWERS)}
+MASK64 = (1 << 64) - 1
+
+
+# -- small helpers ------------------------------------------------------------------
+
+cdef inline int track_end(int month) noexcept nogil:
+    return (month // 6 + 2) * 6 - 1
+
+
+cdef inline int slot(int month) noexcept nogil:
+    return month % NMONTHS
+
+
+cdef inline bint has_power(const St* s, int seat, int power) noexcept nogil:
+    return (s.foremen[seat].flags >> power) & 1
+
+
+cdef inline int months_for(const St* s, int seat, int months) noexcept nogil:
+    if has_power(s, seat, P_BRIDGE):
+        return months - 1 if months > 2 else 1
+    return months
+
+
+cdef inline bint other_in(const St* s, int month, int seat) noexcept nogil:
+    cdef int idx = slot(month)
+    cdef int j
+    for j in range(s.track_n[idx]):
+        if s.track[idx][j].owner != seat:
+            return True
+    return False
+
+
+cdef inline int destination(const St* s, int seat, int start, int months) noexcept nogil:
+    cdef int end = track_end(s.month)
+    cdef int dest = start + months
+    if dest > end:
+        dest = end
+    if has_power(s, seat, P_HERMIT_HOUSE):
+        while dest < end and other_in(s, dest, seat):
+            dest += 1
+    return dest
+
+
+cdef inline void append_worker(St* s, int month, Worker_t w) noexcept nogil:
+    cdef int idx = slot(month)
+    s.track[idx][s.track_n[idx]] = w
+    s.track_n[idx] += 1
+
+
+cdef inline void remove_at(St* s, int idx, int pos) noexcept nogil:
+    cdef int j
+    cdef int n = s.track_n[idx] - 1
+    for j in range(pos, n):
+        s.track[idx][j] = s.track[idx][j + 1]
+    s.track_n[idx] = n
+
+
+cdef inline void move_one(St* s, int idx, int pos, int dest) noexcept nogil:
+    """Take the worker at ``pos`` of slot ``idx`` and put it last in month ``dest``."""
+    cdef Worker_t w = s.track[idx][pos]
+    remove_at(s, idx, pos)
+    append_worker(s, dest, w)
+
+
+cdef inline int strength(Worker_t w) noexcept nogil:
+    return w.men + w.women
+
+
+cdef inline void pop_pending(St* s) noexcept nogil:
+    cdef int j
+    s.npending -= 1
+    for j in range(s.npending):
+        s.pending[j] = s.pending[j + 1]
+
+
+cdef inline void push_pending(St* s, int kind, int player, int target, int spot, int count,
+                              int only) noexcept nogil:
+    cdef Decision_t* d = &s.pending[s.npending]
+    d.kind = kind
+    d.player = player
+    d.target = target
+    d.spot = spot
+    d.count = count
+    d.only = only
+    s.npending += 1
+
+
+cdef inline bint is_terminal_c(const St* s) noexcept nogil:
+    return s.npending == 0 and s.tiles_left == 0
+
+
+cdef inline int workers_of(const St* s, int seat, int* months, int* poss) noexcept nogil:
+    """Seat's workers in track order: absolute months and positions in their slot."""
+    cdef int n = 0
+    cdef int off, j, idx
+    for off in range(NMONTHS):
+        idx = slot(s.month + off)
+        for j in range(s.track_n[idx]):
+            if s.track[idx][j].owner == seat:
+                if n < MAX_W:
+                    months[n] = s.month + off
+                    poss[n] = j
+                n += 1
+    return n
+
+
+# -- decisions ----------------------------------------------------------------------
+
+cdef inline int prison_candidates(const St* s, int seat, int* out) noexcept nogil:
+    """Indices of the weakest (else second-weakest) workers that can go 5 months on."""
+    cdef int months[MAX_W]
+    cdef int poss[MAX_W]
+    cdef int strengths[MAX_W]
+    cdef int n = workers_of(s, seat, months, poss)
+    cdef int end = track_end(s.month)
+    cdef int i, k, st, cnt
+    cdef int lowest = 1 << 20
+    cdef int second = 1 << 20
+    cdef int target
+    for i in range(n):
+        st = strength(s.track[slot(months[i])][poss[i]])
+        strengths[i] = st
+        if st < lowest:
+            second = lowest
+            lowest = st
+        elif lowest < st < second:
+            second = st
+    for k in range(2):
+        target = lowest if k == 0 else second
+        if target == 1 << 20:
+            break
+        cnt = 0
+        for i in range(n):
+            if strengths[i] == target and months[i] + PRISON_MONTHS <= end:
+                out[cnt] = i
+                cnt += 1
+        if cnt:
+            return cnt
+    return 0
+
+
+cdef inline int decision_options(const St* s, const Decision_t* d, int* out) noexcept nogil:
+    """The ``arg`` values open to the chooser, in the reference's order."""
+    cdef int n = 0
+    cdef int k, lo, hi, i, women, cnt
+    cdef const Foreman_t* owner
+    cdef int months[MAX_W]
+    cdef int poss[MAX_W]
+    cdef Worker_t w
+    if d.kind == K_GIVE:
+        owner = &s.foremen[d.target]
+        if d.only == ONLY_ANY:
+            lo = 0
+            hi = 5
+        elif d.only == ONLY_SAW:
+            lo = 0
+            hi = 1
+        elif d.only == ONLY_TROWEL:
+            lo = 1
+            hi = 3
+        else:
+            lo = 3
+            hi = 5
+        for k in range(lo, hi):
+            if owner.tools[k] and not (k == T_GLASS_A and owner.tools[T_GLASS_B]):
+                out[n] = k
+                n += 1
+        return n
+    cnt = workers_of(s, d.target, months, poss)
+    if d.kind == K_IMPRISON:
+        n = prison_candidates(s, d.target, out)
+        if n:
+            return n
+        for i in range(cnt):
+            out[i] = i
+        return cnt
+    women = 0
+    for i in range(cnt):
+        if s.track[slot(months[i])][poss[i]].female:
+            women += 1
+    for i in range(cnt):
+        w = s.track[slot(months[i])][poss[i]]
+        if d.kind == K_WEAKEN:
+            if w.female and women == 1 and strength(w) == 1:
+                continue
+        elif w.female and women == 1:  # bury
+            continue
+        out[n] = i
+        n += 1
+    return n
+
+
+cdef inline void decide(St* s, int arg) noexcept nogil:
+    cdef Decision_t d = s.pending[0]
+    cdef Foreman_t* target
+    cdef int months[MAX_W]
+    cdef int poss[MAX_W]
+    cdef int five[MAX_W]
+    cdef int month, idx, pos, dest
+    cdef Worker_t* w
+    if d.kind == K_GIVE:
+        s.foremen[d.target].tools[arg] -= 1
+        s.spot_tools[d.spot][arg] += 1
+        s.pending[0].count -= 1
+        if s.pending[0].count == 0:
+            pop_pending(s)
+        return
+    pop_pending(s)
+    workers_of(s, d.target, months, poss)
+    month = months[arg]
+    idx = slot(month)
+    pos = poss[arg]
+    w = &s.track[idx][pos]
+    target = &s.foremen[d.target]
+    if d.kind == K_BURY or (d.kind == K_WEAKEN and strength(w[0]) == 1):
+        target.pawn_men += w.men
+        target.pawn_women += w.women
+        remove_at(s, idx, pos)
+        return
+    if d.kind == K_WEAKEN:
+        if (w.female and w.men) or (not w.female and not w.women):
+            w.men -= 1
+            target.pawn_men += 1
+        else:
+            w.women -= 1
+            target.pawn_women += 1
+        return
+    # imprison
+    if prison_candidates(s, d.target, five):
+        dest = destination(s, d.target, month, PRISON_MONTHS)
+    else:
+        dest = track_end(s.month)
+    move_one(s, idx, pos, dest)
+
+
+cdef inline void settle(St* s) noexcept nogil:
+    """Carry out decisions that leave no choice; stop at the first real choice."""
+    cdef int opts[MAX_W]
+    cdef int n
+    while s.npending:
+        n = decision_options(s, &s.pending[0], opts)
+        if n > 1:
+            break
+        if n == 0:
+            pop_pending(s)
+            continue
+        decide(s, opts[0])
+
+
+cdef inline void finish_turn(St* s) noexcept nogil:
+    cdef int guard = 0
+    settle(s)
+    if s.npending or s.tiles_left == 0:
+        return
+    # A valid state always has a worker on the track; the guard only stops a
+    # corrupt one from looping forever.
+    while s.track_n[slot(s.month)] == 0 and guard < NMONTHS:
+        s.month += 1
+        guard += 1
+
+
+cdef inline void take_power(St* s, int seat, int si, int power) noexcept nogil:
+    cdef Foreman_t* f = &s.foremen[seat]
+    cdef int k, q
+    cdef int n = s.nplayers
+    if power >= P_UNIVERSITY:
+        if f.npowers < MAX_POWERS:
+            f.powers[f.npowers] = power
+            f.npowers += 1
+        f.flags |= 1 << power
+    elif power == P_BOAT:
+        push_pending(s, K_GIVE, seat, seat, si, 1, ONLY_SAW)
+    elif power == P_VASE:
+        push_pending(s, K_GIVE, seat, seat, si, 1, ONLY_GLASS)
+    elif power == P_SCULPTURE:
+        push_pending(s, K_GIVE, seat, seat, si, 1, ONLY_TROWEL)
+    elif power == P_RUIN:
+        push_pending(s, K_GIVE, seat, seat, si, 2, ONLY_ANY)
+    elif power == P_BARRACKS:
+        for k in range(1, n):
+            q = (seat + k) % n
+            push_pending(s, K_GIVE, q, q, si, 1, ONLY_ANY)
+    elif power == P_HOSPITAL:
+        for k in range(1, n):
+            q = (seat + k) % n
+            push_pending(s, K_WEAKEN, q, q, -1, 1, ONLY_ANY)
+    elif power == P_TOMBSTONE:
+        push_pending(s, K_BURY, seat, seat, -1, 1, ONLY_ANY)
+    elif power == P_PRISON:
+        for k in range(1, n):
+            q = (seat + k) % n
+            push_pending(s, K_IMPRISON, seat, q, -1, 1, ONLY_ANY)
+
+
+# -- move generation ------------------------------------------------------------------
+
+cdef inline bint meets_tools(const Foreman_t* f, const Cat* c, int tile) noexcept nogil:
+    if (f.flags >> P_UNIVERSITY) & 1:
+        return f.tools[0] + f.tools[1] + f.tools[2] + f.tools[3] + f.tools[4] >= c.need[tile]
+    return (f.tools[T_SAW] >= c.saws[tile]
+            and f.tools[T_COMPASS] + f.tools[T_SQUARE] >= c.trowels[tile]
+            and f.tools[T_GLASS_A] + f.tools[T_GLASS_B] >= c.glass[tile])
+
+
+cdef inline bint trains(const St* s, const Cat* c, const Foreman_t* f, int tile) noexcept nogil:
+    return (s.use_powers and c.power[tile] == P_WEIGHT_ROOM
+            and f.pawn_men + f.pawn_women > 0)
+
+
+cdef inline bint can_take_tool(const Foreman_t* f, int kind) noexcept nogil:
+    if f.tools[kind] >= (2 if kind == T_SAW else 1):  # rules.MAX_TOOLS
+        return False
+    return kind != T_GLASS_B or f.tools[T_GLASS_A] > 0
+
+
+cdef inline int row_masks(int row, int k, const int* mask_strength, int* out) noexcept nogil:
+    """Groups that include the acting worker, reach ``row`` and need every member."""
+    cdef int n = 0
+    cdef int mask, i
+    cdef bint needed
+    for mask in range(1, 1 << k, 2):
+        if mask_strength[mask] < row:
+            continue
+        needed = True
+        for i in range(1, k):
+            if (mask >> i) & 1 and mask_strength[mask & ~(1 << i)] >= row:
+                needed = False
+                break
+        if needed:
+            out[n] = mask
+            n += 1
+    return n
+
+
+cdef int gen_moves(const St* s, const Cat* c, int* out) noexcept nogil:
+    """Legal moves in the reference's order; returns how many.
+
+    Bound: a group is an antichain over the 4 other workers (at most 6 masks), so
+    tool moves are at most 6 x 50 tool pieces and build moves 6 x 48 spots + 6 x 4
+    trainees, plus recruit/vacation: well under MAX_MOVES.
+    """
+    cdef int n = 0
+    cdef int opts[MAX_W]
+    cdef int i, j, k, m, si, kind, row, tile, idx, base, seat, off, mask, bits
+    cdef int mask_strength[1 << MAX_OWN]
+    cdef int masks[MAX_ROW + 1][1 << MAX_OWN]
+    cdef int nmasks[MAX_ROW + 1]
+    cdef int strengths[MAX_OWN]
+    cdef bint school
+    cdef const Foreman_t* f
+    cdef const Worker_t* month_workers
+    cdef Worker_t actor
+    cdef const signed char* tools
+    if s.npending:
+        k = decision_options(s, &s.pending[0], opts)
+        for i in range(k):
+            out[i] = s.pending[0].kind << 16 | opts[i] << 5
+        return k
+    if s.tiles_left == 0:
+        return 0
+    base = slot(s.month)
+    month_workers = s.track[base]
+    actor = month_workers[0]
+    seat = actor.owner
+    f = &s.foremen[seat]
+    k = 0
+    for j in range(s.track_n[base]):
+        if month_workers[j].owner == seat and k < MAX_OWN:
+            strengths[k] = strength(month_workers[j])
+            k += 1
+    school = has_power(s, seat, P_SCHOOL)
+    for mask in range(1 << k):
+        m = 0
+        bits = 0
+        for i in range(k):
+            if (mask >> i) & 1:
+                m += strengths[i]
+                bits += 1
+        if school and bits >= 2:
+            m += 1
+        mask_strength[mask] = m
+    for row in range(MAX_ROW + 1):
+        nmasks[row] = -1
+
+    # tools
+    for si in range(c.nspots):
+        tools = s.spot_tools[si]
+        if not (tools[0] or tools[1] or tools[2] or tools[3] or tools[4]):
+            continue
+        row = c.spot_row[si]
+        for kind in range(5):
+            if not (tools[kind] and can_take_tool(f, kind)):
+                continue
+            if nmasks[row] < 0:
+                nmasks[row] = row_masks(row, k, mask_strength, masks[row])
+            for i in range(nmasks[row]):
+                if n < MAX_MOVES:
+                    out[n] = K_TOOL << 16 | si << 10 | kind << 5 | masks[row][i]
+                    n += 1
+    # buildings
+    for si in range(c.nspots):
+        tile = s.spot_tile[si]
+        if tile < 0 or not meets_tools(f, c, tile):
+            continue
+        row = c.spot_row[si]
+        if nmasks[row] < 0:
+            nmasks[row] = row_masks(row, k, mask_strength, masks[row])
+        for i in range(nmasks[row]):
+            mask = masks[row][i]
+            if trains(s, c, f, tile):
+                for j in range(5):
+                    if (mask >> j) & 1 and n < MAX_MOVES:
+                        out[n] = K_BUILD << 16 | si << 10 | (j + 1) << 5 | mask
+                        n += 1
+            elif n < MAX_MOVES:
+                out[n] = K_BUILD << 16 | si << 10 | mask
+                n += 1
+    if actor.female:
+        if f.pawn_men and n < MAX_MOVES:
+            out[n] = K_RECRUIT << 16
+            n += 1
+        if f.pawn_women and n < MAX_MOVES:
+            out[n] = K_RECRUIT << 16 | 1 << 5
+            n += 1
+    for off in range(1, NMONTHS):
+        idx = slot(s.month + off)
+        for j in range(s.track_n[idx]):
+            if s.track[idx][j].owner == seat:
+                break
+        else:
+            continue
+        if n < MAX_MOVES:
+            out[n] = K_VACATION << 16
+            n += 1
+        break
+    if n == 0:
+        out[0] = K_WAIT << 16
+        n = 1
+    return n
+
+
+# -- applying moves ---------------------------------------------------------------------
+
+cdef void apply_legal(St* s, const Cat* c, int move) noexcept nogil:
+    cdef int kind = move >> 16
+    cdef int si = (move >> 10) & 63
+    cdef int arg = (move >> 5) & 31
+    cdef int mask = move & 31
+    cdef int base, seat, dest, tdest, end, later, off, idx, j, k, n, tile, trainee
+    cdef int chosen_pos[MAX_OWN]
+    cdef Worker_t moved[MAX_OWN]
+    cdef Worker_t trained
+    cdef Worker_t recruit
+    cdef Foreman_t* f
+    cdef bint found
+    tile = -1
+    memset(&trained, 0, sizeof(Worker_t))
+    if s.npending:
+        decide(s, arg)
+        finish_turn(s)
+        return
+    base = slot(s.month)
+    seat = s.track[base][0].owner
+    f = &s.foremen[seat]
+    if kind == K_WAIT:
+        move_one(s, base, 0, destination(s, seat, s.month, 1))
+    elif kind == K_VACATION:
+        later = s.month
+        for off in range(1, NMONTHS):
+            idx = slot(s.month + off)
+            found = False
+            for j in range(s.track_n[idx]):
+                if s.track[idx][j].owner == seat:
+                    found = True
+                    break
+            if found:
+                later = s.month + off
+                break
+        move_one(s, base, 0, destination(s, seat, later, 0))
+    elif kind == K_RECRUIT:
+        end = track_end(s.month)
+        dest = destination(s, seat, s.month, months_for(s, seat, end - s.month))
+        recruit.owner = seat
+        recruit.female = arg == 1
+        recruit.men = 1 - arg
+        recruit.women = arg
+        if arg:
+            f.pawn_women -= 1
+        else:
+            f.pawn_men -= 1
+        move_one(s, base, 0, dest)
+        append_worker(s, dest, recruit)
+    else:
+        # the chosen group: the mover's workers of this month picked by ``mask``
+        k = 0
+        n = 0
+        for j in range(s.track_n[base]):
+            if s.track[base][j].owner == seat:
+                if (mask >> k) & 1:
+                    chosen_pos[n] = j
+                    n += 1
+                k += 1
+        if kind == K_TOOL:
+            s.spot_tools[si][arg] -= 1
+            f.tools[arg] += 1
+            dest = destination(s, seat, s.month, months_for(s, seat, c.spot_col[si]))
+            trainee = -1
+        else:
+            tile = s.spot_tile[si]
+            s.spot_tile[si] = -1
+            s.tiles_left -= 1
+            if f.nbuild < MAX_TILES:
+                f.buildings[f.nbuild] = tile
+                f.nbuild += 1
+            dest = destination(s, seat, s.month, months_for(s, seat, c.spot_col[si]))
+            trainee = -1
+            if arg:
+                # the trainee is the arg-th worker of the mover's in this month
+                k = 0
+                for j in range(s.track_n[base]):
+                    if s.track[base][j].owner == seat:
+                        k += 1
+                        if k == arg:
+                            trainee = j
+                            break
+        # lift the group off the month (keeping the others' order), then set it down
+        k = 0
+        for j in range(n):
+            if chosen_pos[j] == trainee:
+                trained = s.track[base][trainee]
+            else:
+                moved[k] = s.track[base][chosen_pos[j]]
+                k += 1
+        for j in range(n - 1, -1, -1):
+            remove_at(s, base, chosen_pos[j])
+        for j in range(k):
+            append_worker(s, dest, moved[j])
+        if kind == K_BUILD:
+            if trainee >= 0:
+                tdest = destination(s, seat, s.month, months_for(s, seat, c.spot_col[si] + 1))
+                if f.pawn_women and (trained.female or not f.pawn_men):
+                    f.pawn_women -= 1
+                    trained.women += 1
+                else:
+                    f.pawn_men -= 1
+                    trained.men += 1
+                append_worker(s, tdest, trained)
+            if s.use_powers and c.power[tile] != P_NONE:
+                take_power(s, seat, si, c.power[tile])
+    finish_turn(s)
+
+
+cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil:
+    """Random moves to the end, as ``SamaraState.rollout``; returns the moves played."""
+    cdef int moves[MAX_MOVES]
+    cdef int n
+    cdef long steps = 0
+    err[0] = 0
+    while not is_terminal_c(s):
+        n = gen_moves(s, c, moves)
+        if n == 0:
+            err[0] = 1
+            break
+        apply_legal(s, c, moves[furnace_splitmix64(rng) % <uint64_t>n])
+        steps += 1
+    return steps
+
+
+cdef inline void first_available(const St* s, int seat, int* month, int* place) noexcept nogil:
+    cdef int off, j, idx
+    for off in range(NMONTHS):
+        idx = slot(s.month + off)
+        for j in range(s.track_n[idx]):
+            if s.track[idx][j].owner == seat:
+                month[0] = s.month + off
+                place[0] = j
+                return
+    month[0] = 1 << 30
+    place[0] = 0
+
+
+cdef inline int score_of(const St* s, const Cat* c, int seat) noexcept nogil:
+    cdef int total = 0
+    cdef int i
+    cdef const Foreman_t* f = &s.foremen[seat]
+    for i in range(f.nbuild):
+        total += c.prestige[f.buildings[i]]
+    return total
+
+
+# -- catalogue ----------------------------------------------------------------------------
+
+cdef class KernelCatalogue:
+    """A catalogue's numbers in C arrays, shared by every state that uses it."""
+
+    cdef Cat c
+    cdef readonly object catalogue
+
+    def __cinit__(self, catalogue):
+        cdef int i
+        self.catalogue = catalogue
+        memset(&self.c, 0, sizeof(Cat))
+        spots = catalogue.spots
+        tiles = catalogue.tiles
+        if len(spots) > MAX_SPOTS:
+            raise ValueError(f"the Samara kernel supports at most {MAX_SPOTS} spots, "
+                             f"the catalogue has {len(spots)}")
+        if len(tiles) > MAX_TILES:
+            raise ValueError(f"the Samara kernel supports at most {MAX_TILES} tiles, "
+                             f"the catalogue has {len(tiles)}")
+        if catalogue.pawn_men + catalogue.pawn_women > MAX_OWN:
+            raise ValueError(f"the Samara kernel supports at most {MAX_OWN} pawns per player "
+                             f"(a move names workers with 5 bits), the catalogue has "
+                             f"{catalogue.pawn_men + catalogue.pawn_women}")
+        if sum(catalogue.tool_set) * MAX_PLAYERS > 127:
+            raise ValueError("the Samara kernel supports at most 25 tools per player set")
+        self.c.nspots = len(spots)
+        self.c.ntiles = len(tiles)
+        for i, spot in enumerate(spots):
+            if not (1 <= spot.row <= MAX_ROW and 1 <= spot.col <= NMONTHS):
+                raise ValueError(f"the Samara kernel supports rows 1..{MAX_ROW} and "
+                                 f"columns 1..{NMONTHS}, not {spot.label}")
+            self.c.spot_row[i] = spot.row
+            self.c.spot_col[i] = spot.col
+        for i, tile in enumerate(tiles):
+            self.c.prestige[i] = tile.prestige
+            self.c.saws[i] = tile.saws
+            self.c.trowels[i] = tile.trowels
+            self.c.glass[i] = tile.glass
+            self.c.need[i] = tile.saws + tile.trowels + tile.glass
+            self.c.power[i] = P_NONE if tile.power is None else POWER_CODES[tile.power]
+
+
+_CATALOGUES: dict = {}
+
+
+cdef KernelCatalogue kernel_catalogue(object catalogue):
+    entry = _CATALOGUES.get(id(catalogue))
+    if entry is not None and entry[0] is catalogue:
+        return entry[1]
+    kc = KernelCatalogue(catalogue)
+    if len(_CATALOGUES) > 64:
+        _CATALOGUES.clear()
+    _CATALOGUES[id(catalogue)] = (catalogue, kc)  # keeps the id valid
+    return kc
+
+
+def _rebuild(reference):
+    return KernelState.from_reference(reference)
+
+
+# -- the state ------------------------------------------------------------------------------
+
+cdef class KernelState:
+    """A Samara position on the C struct; behaves like ``SamaraState`` move for move."""
+
+    info = INFO
+
+    cdef St s
+    cdef const Cat* cat
+    cdef KernelCatalogue kc
+    cdef object unused          # tuple of unused tile indices (never changes)
+    cdef readonly int num_players
+    cdef public long last_rollout_steps
+
+    def __cinit__(self):
+        memset(&self.s, 0, sizeof(St))
+        self.cat = NULL
+        self.last_rollout_steps = 0
+
+    # -- construction -------------------------------------------------------------
+    @staticmethod
+    def from_reference(state) -> KernelState:
+        """The kernel twin of a reference :class:`SamaraState` (ValueError if it does not fit)."""
+        cdef KernelState k = KernelState.__new__(KernelState)
+        cdef St* s = &k.s
+        cdef Foreman_t* f
+        cdef int i, j, p, month, idx
+        catalogue = state.catalogue
+        k.kc = kernel_catalogue(catalogue)
+        k.cat = &k.kc.c
+        n = state.num_players
+        if not 1 <= n <= MAX_PLAYERS:
+            raise ValueError(f"the Samara kernel supports at most {MAX_PLAYERS} players")
+        k.num_players = n
+        k.unused = tuple(state.unused_tiles)
+        s.nplayers = n
+        s.use_powers = bool(state.powers)
+        s.month = state.month
+        if not 0 <= s.month < (1 << 28):
+            raise ValueError(f"month {state.month} out of range")
+        if len(state.spot_tile) != k.cat.nspots or len(state.foremen) != n:
+            raise ValueError("the state does not match its catalogue or player count")
+        s.tiles_left = 0
+        for i in range(k.cat.nspots):
+            tile = state.spot_tile[i]
+            if tile is not None and not 0 <= tile < k.cat.ntiles:
+                raise ValueError(f"spot {i}: no tile {tile!r} in the catalogue")
+            s.spot_tile[i] = -1 if tile is None else tile
+            if tile is not None:
+                s.tiles_left += 1
+            for j in range(5):
+                s.spot_tools[i][j] = state.spot_tools[i][j]
+        for p in range(n):
+            foreman = state.foremen[p]
+            f = &s.foremen[p]
+            for j in range(5):
+                f.tools[j] = foreman.tools[j]
+            f.pawn_men = foreman.pawn_men
+            f.pawn_women = foreman.pawn_women
+            if len(foreman.buildings) > MAX_TILES or len(foreman.powers) > MAX_POWERS:
+                raise ValueError(f"foreman {p} holds more than the kernel supports")
+            f.nbuild = len(foreman.buildings)
+            for j, tile in enumerate(foreman.buildings):
+                if not 0 <= tile < k.cat.ntiles:
+                    raise ValueError(f"foreman {p}: no tile {tile!r} in the catalogue")
+                f.buildings[j] = tile
+            f.npowers = len(foreman.powers)
+            f.flags = 0
+            for j, power in enumerate(foreman.powers):
+                code = POWER_CODES.get(power, -1)
+                if power not in LASTING_POWERS:
+                    raise ValueError(f"foreman {p}: {power!r} is not a lasting power")
+                f.powers[j] = code
+                f.flags |= 1 << code
+        per_seat = [0] * n
+        for month, workers in state.track.items():
+            if not workers:
+                continue
+            if not s.month <= month < s.month + NMONTHS:
+                raise ValueError(f"a worker stands in month {month}, outside the 12 months "
+                                 f"from {s.month}")
+            if len(workers) > MAX_W:
+                raise ValueError(f"more than {MAX_W} workers in month {month}")
+            idx = slot(month)
+            s.track_n[idx] = len(workers)
+            for j, w in enumerate(workers):
+                if not 0 <= w.owner < n:
+                    raise ValueError(f"a worker in month {month} has no seat {w.owner!r}")
+                s.track[idx][j].owner = w.owner
+                s.track[idx][j].female = bool(w.female)
+                s.track[idx][j].men = w.men
+                s.track[idx][j].women = w.women
+                per_seat[w.owner] += 1
+        if max(per_seat) > MAX_OWN:
+            raise ValueError(f"the Samara kernel supports at most {MAX_OWN} workers per player")
+        if len(state.pending) > MAX_PENDING:
+            raise ValueError(f"more than {MAX_PENDING} pending decisions")
+        s.npending = len(state.pending)
+        for i, d in enumerate(state.pending):
+            if not (0 <= d.player < n and 0 <= d.target < n
+                    and -1 <= d.spot < k.cat.nspots and d.kind in KIND_CODES
+                    and (d.kind != "give" or d.spot >= 0)):
+                raise ValueError(f"pending decision {i} does not fit this game: {d!r}")
+            s.pending[i].kind = KIND_CODES[d.kind]
+            s.pending[i].player = d.player
+            s.pending[i].target = d.target
+            s.pending[i].spot = d.spot
+            s.pending[i].count = d.count
+            s.pending[i].only = ONLY_NAMES.index(d.only)
+        return k
+
+    def to_reference(self) -> SamaraState:
+        """The equivalent reference state (``to_json()`` equal to the oracle's)."""
+        cdef St* s = &self.s
+        cdef int i, j, p, off, idx
+        cdef Worker_t w
+        cdef Foreman_t* f
+        ref = SamaraState(self.kc.catalogue, self.num_players, bool(s.use_powers))
+        ref.month = s.month
+        ref.spot_tile = [None if s.spot_tile[i] < 0 else s.spot_tile[i]
+                         for i in range(self.cat.nspots)]
+        ref.spot_tools = [[s.spot_tools[i][j] for j in range(5)] for i in range(self.cat.nspots)]
+        ref.unused_tiles = list(self.unused)
+        track = {}
+        for off in range(NMONTHS):
+            idx = slot(s.month + off)
+            if s.track_n[idx]:
+                workers = []
+                for j in range(s.track_n[idx]):
+                    w = s.track[idx][j]
+                    workers.append(Worker(w.owner, bool(w.female), w.men, w.women))
+                track[s.month + off] = workers
+        ref.track = track
+        foremen = []
+        for p in range(self.num_players):
+            f = &s.foremen[p]
+            foremen.append(Foreman([f.tools[j] for j in range(5)], f.pawn_men, f.pawn_women,
+                                   [f.buildings[j] for j in range(f.nbuild)],
+                                   [POWERS[f.powers[j]] for j in range(f.npowers)]))
+        ref.foremen = foremen
+        ref.pending = [Decision(KIND_NAMES[s.pending[i].kind], s.pending[i].player,
+                                s.pending[i].target, s.pending[i].spot, s.pending[i].count,
+                                ONLY_NAMES[s.pending[i].only])
+                       for i in range(s.npending)]
+        return ref
+
+    def __reduce__(self):
+        return (_rebuild, (self.to_reference(),))
+
+    # -- protocol ------------------------------------------------------------------
+    def current_player(self) -> int:
+        cdef St* s = &self.s
+        if s.npending:
+            return s.pending[0].player
+        if s.tiles_left == 0:
+            return TERMINAL
+        return s.track[slot(s.month)][0].owner
+
+    def is_terminal(self) -> bool:
+        return is_terminal_c(&self.s)
+
+    def legal_moves(self) -> list:
+        cdef int moves[MAX_MOVES]
+        cdef int n = gen_moves(&self.s, self.cat, moves)
+        return [moves[i] for i in range(n)]
+
+    cdef bint _is_legal(self, int move):
+        cdef int moves[MAX_MOVES]
+        cdef int n = gen_moves(&self.s, self.cat, moves)
+        cdef int i
+        for i in range(n):
+            if moves[i] == move:
+                return True
+        return False
+
+    def apply(self, move) -> list:
+        """Play ``move`` (IllegalMoveError if it is not legal).  Returns no event texts."""
+        if (isinstance(move, int) and not isinstance(move, bool)
+                and 0 <= move < (1 << 30) and self._is_legal(move)):
+            apply_legal(&self.s, self.cat, move)
+            return []
+        reference = self.to_reference()
+        reason = reference.why_illegal(move)
+        if reason is None:  # pragma: no cover - the kernel and the oracle disagree
+            reason = "the kernel does not generate it"
+        if isinstance(move, int) and not isinstance(move, bool) and move >= 0:
+            text = reference._safe_text(move)
+        else:  # the reference's notation only reads move numbers
+            text = repr(move)
+        raise IllegalMoveError(f"illegal move {text}: {reason}")
+
+    def clone(self) -> KernelState:
+        cdef KernelState twin = KernelState.__new__(KernelState)
+        memcpy(&twin.s, &self.s, sizeof(St))
+        twin.cat = self.cat
+        twin.kc = self.kc
+        twin.unused = self.unused
+        twin.num_players = self.num_players
+        return twin
+
+    def chance_outcomes(self) -> list:
+        return []
+
+    def scores(self) -> list:
+        return [float(score_of(&self.s, self.cat, p)) for p in range(self.num_players)]
+
+    def ranking(self) -> list:
+        cdef int month, place
+        keys = []
+        for p in range(self.num_players):
+            first_available(&self.s, p, &month, &place)
+            keys.append((float(score_of(&self.s, self.cat, p)), -month, -place))
+        return rank_groups(keys)
+
+    def outcome(self) -> Outcome:
+        cdef int p, month, place, best_month = 0, best_place = 0, winners = 0
+        cdef int best_score = 0
+        cdef int scores[MAX_PLAYERS]
+        cdef int months[MAX_PLAYERS]
+        cdef int places[MAX_PLAYERS]
+        cdef bint better
+        n = self.num_players
+        for p in range(n):
+            scores[p] = score_of(&self.s, self.cat, p)
+            first_available(&self.s, p, &months[p], &places[p])
+            # key (score, -month, -place), larger is better
+            better = (winners == 0 or scores[p] > best_score
+                      or (scores[p] == best_score and (months[p] < best_month
+                          or (months[p] == best_month and places[p] < best_place))))
+            if better:
+                best_score = scores[p]
+                best_month = months[p]
+                best_place = places[p]
+                winners = 1
+            elif (scores[p] == best_score and months[p] == best_month
+                  and places[p] == best_place):
+                winners += 1
+        share = 1.0 / winners
+        shares = tuple([share if (scores[p] == best_score and months[p] == best_month
+                                  and places[p] == best_place) else 0.0 for p in range(n)])
+        return Outcome(tuple([float(scores[p]) for p in range(n)]), shares)
+
+    def heuristic(self) -> list:
+        """As the reference: prestige + (tools + strength - strength-months waiting) / 2."""
+        cdef St* s = &self.s
+        cdef int p, off, idx, j, strength_sum, waiting, st
+        cdef const Foreman_t* f
+        values = []
+        for p in range(self.num_players):
+            strength_sum = 0
+            waiting = 0
+            for off in range(NMONTHS):
+                idx = slot(s.month + off)
+                for j in range(s.track_n[idx]):
+                    if s.track[idx][j].owner == p:
+                        st = strength(s.track[idx][j])
+                        strength_sum += st
+                        waiting += st * off
+            f = &s.foremen[p]
+            tools = f.tools[0] + f.tools[1] + f.tools[2] + f.tools[3] + f.tools[4]
+            values.append(float(score_of(s, self.cat, p)) + 0.5 * tools + 0.5 * strength_sum
+                          - 0.5 * waiting)
+        return values
+
+    def rollout(self, seed) -> Outcome:
+        """Random moves to the end in C (in place), exactly as ``SamaraState.rollout``."""
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long steps
+        with nogil:
+            steps = c_rollout(&self.s, self.cat, &rng, &err)
+        self.last_rollout_steps = steps
+        if err:
+            raise ValueError("rollout reached a position without legal moves")
+        return self.outcome()
+
+    def playout_steps(self, seed) -> int:
+        """Moves a random playout from here plays (this state is left unchanged)."""
+        cdef St copy
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long steps
+        memcpy(&copy, &self.s, sizeof(St))
+        with nogil:
+            steps = c_rollout(&copy, self.cat, &rng, &err)
+        return steps
+
+    def benchmark(self, int playouts, seed=0) -> int:
+        """Run ``playouts`` playouts from copies of this state, seeds ``seed + i``,
+        entirely in C without the GIL; returns the total number of moves played."""
+        cdef St copy
+        cdef uint64_t rng
+        cdef uint64_t first = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long total = 0
+        cdef int i
+        with nogil:
+            for i in range(playouts):
+                memcpy(&copy, &self.s, sizeof(St))
+                rng = first + <uint64_t>i
+                total += c_rollout(&copy, self.cat, &rng, &err)
+                if err:
+                    break
+        if err:
+            raise ValueError("rollout reached a position without legal moves")
+        return total
+
+    # -- delegated to the reference rules ------------------------------------------
+    def _notation(self):
+        return SamaraState(self.kc.catalogue, self.num_players, bool(self.s.use_powers))
+
+    def to_json(self) -> dict:
+        return self.to_reference().to_json()
+
+    def move_to_text(self, move) -> str:
+        return self._notation().move_to_text(move)
+
+    def parse_move(self, text) -> int:
+        return self._notation().parse_move(text)
+
+    def why_illegal(self, move):
+        if (isinstance(move, int) and not isinstance(move, bool)
+                and 0 <= move < (1 << 30) and self._is_legal(move)):
+            return None
+        return self.to_reference().why_illegal(move)
+
+    def observation(self, seat) -> dict:
+        return self.to_reference().observation(seat)
+
+    def determinize(self, observer, rng) -> KernelState:
+        # Perfect information: nothing to resample.
+        return self.clone()
+
+    def render(self) -> str:
+        return self.to_reference().render()
+
+    def search_state(self) -> KernelState:
+        return self
+
+    def legal_moves_text(self) -> list:
+        return [self.move_to_text(m) for m in self.legal_moves()]
+
+    def apply_text(self, text) -> list:
+        return self.apply(self.parse_move(text))
+
+    # -- extras ------------------------------------------------------------------------
+    @property
+    def catalogue(self):
+        return self.kc.catalogue
+
+    @property
+    def powers(self) -> bool:
+        return bool(self.s.use_powers)
+
+    @property
+    def month(self) -> int:
+        return self.s.month
+
+    @property
+    def pending_count(self) -> int:
+        return self.s.npending
+
+    def __repr__(self) -> str:
+        return (f"<KernelState samara {self.num_players}p month={self.s.month} "
+                f"tiles_left={self.s.tiles_left} pending={self.s.npending}>")
+
+
+State.register(KernelState)

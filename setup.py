@@ -1,0 +1,41 @@
+"""Build the optional Cython kernels in ``ext/`` (metadata lives in pyproject.toml).
+
+``pip install -e .`` builds them; for quick iteration use
+``python setup.py build_ext --inplace``.
+"""
+
+from __future__ import annotations
+
+import sys
+from glob import glob
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+ROOT = Path(__file__).parent
+DIRECTIVES = {
+    "language_level": "3",
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+    "nonecheck": False,
+}
+
+
+def extensions() -> list[Extension]:
+    from Cython.Build import cythonize
+
+    args = ["/O2"] if sys.platform == "win32" else ["-O3"]
+    modules = [
+        Extension(
+            "ext." + Path(source).stem,
+            [source],
+            extra_compile_args=args,
+        )
+        for source in sorted(glob("ext/*.pyx", root_dir=ROOT))
+    ]
+    return cythonize(modules, compiler_directives=DIRECTIVES)
+
+
+setup(ext_modules=extensions())

@@ -1,0 +1,234 @@
+"""engine.kernelcheck: the kernel-versus-rules checker, on Samara and on a toy game."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import pytest
+
+from engine import registry
+from engine.game import (
+    TERMINAL,
+    FurnaceError,
+    Game,
+    GameInfo,
+    GameOption,
+    IllegalMoveError,
+    State,
+    rank_groups,
+)
+from engine.kernelcheck import check_kernel, game_options
+from engine.samara import GAME, fast
+
+SAMARA = registry.get_game("samara")
+needs_kernel = pytest.mark.skipif(
+    fast.kernel_module() is None, reason="Samara kernel not built (or FURNACE_PURE_PYTHON set)"
+)
+
+
+# -- a toy game with a pretend kernel twin ------------------------------------------------
+
+COUNT_INFO = GameInfo(
+    name="toy-count",
+    title="Count to 12",
+    min_players=2,
+    max_players=3,
+    perfect_information=True,
+    has_chance=False,
+    options=(
+        GameOption("big", False, "moves add 2 or 4 instead of 1 or 2"),
+        GameOption("fair", True, "a boolean that changes nothing"),
+        GameOption("goal", 12, "not a boolean: never varied by the checker"),
+    ),
+)
+
+
+class CountState(State):
+    """Seats in turn add 1 or 2 (2 or 4 when big) to a total; the game ends at ``goal``."""
+
+    info: ClassVar[GameInfo] = COUNT_INFO
+
+    def __init__(self, num_players: int, big: bool, goal: int, twin: str = "none") -> None:
+        self.num_players = num_players
+        self.big = big
+        self.goal = goal
+        self.twin = twin  # none | good | bad: what search_state() returns
+        self.total = 0
+        self.turn = 0
+        self.added = [0] * num_players
+
+    def current_player(self) -> int:
+        return TERMINAL if self.total >= self.goal else self.turn
+
+    def legal_moves(self) -> list[int]:
+        if self.total >= self.goal:
+            return []
+        return [2, 4] if self.big else [1, 2]
+
+    def apply(self, move: int) -> list[str]:
+        if move not in self.legal_moves():
+            raise IllegalMoveError(f"illegal move {move}")
+        self.total += move
+        self.added[self.turn] += move
+        self.turn = (self.turn + 1) % self.num_players
+        return []
+
+    def clone(self) -> CountState:
+        twin = type(self).__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.added = list(self.added)
+        return twin
+
+    def scores(self) -> list[float]:
+        return [float(a) for a in self.added]
+
+    def ranking(self) -> list[list[int]]:
+        return rank_groups([(a, -s) for s, a in enumerate(self.added)])
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        return self.to_json()
+
+    def determinize(self, observer: int, rng: random.Random) -> State:
+        return self.clone()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"total": self.total, "turn": self.turn, "added": list(self.added),
+                "big": self.big, "goal": self.goal}
+
+    def move_to_text(self, move: int) -> str:
+        return str(move)
+
+    def parse_move(self, text: str) -> int:
+        return int(text)
+
+    def why_illegal(self, move: int) -> str | None:
+        return None if move in self.legal_moves() else "no"
+
+    def search_state(self) -> State:
+        if self.twin == "none":
+            return self
+        twin = (BuggyTwin if self.twin == "bad" else CountState).__new__(
+            BuggyTwin if self.twin == "bad" else CountState)
+        twin.__dict__.update(self.__dict__)
+        twin.added = list(self.added)
+        twin.twin = "none"  # a twin is its own search state
+        return twin
+
+
+class BuggyTwin(CountState):
+    """Agrees with the rules until the total reaches 6, then lists its moves backwards."""
+
+    def legal_moves(self) -> list[int]:
+        moves = super().legal_moves()
+        return moves[::-1] if self.total >= 6 else moves
+
+
+class CountGame(Game):
+    info: ClassVar[GameInfo] = COUNT_INFO
+
+    def __init__(self, twin: str) -> None:
+        self.twin = twin
+        self.made: list[tuple[int, int, dict[str, Any]]] = []
+
+    def new_game(self, seed: int, num_players: int,
+                 options: Mapping[str, Any] | None = None) -> State:
+        self.info.check_players(num_players)
+        resolved = self.info.resolve_options(options)
+        self.made.append((seed, num_players, dict(options or {})))
+        return CountState(num_players, resolved["big"], resolved["goal"], self.twin)
+
+    def state_from_json(self, data: Mapping[str, Any]) -> State:
+        raise NotImplementedError
+
+
+def test_toy_twin_that_agrees_has_no_mismatch() -> None:
+    game = CountGame("good")
+    report = check_kernel(game, 8, seed=5)
+    assert report["game"] == "toy-count"
+    assert report["games"] == 8 and report["mismatches"] == 0 and report["examples"] == []
+    assert report["steps"] > 8 * 3
+    # seeds seed+i, player counts cycling fastest, boolean options in every combination
+    assert [m[0] for m in game.made] == list(range(5, 13))
+    assert [m[1] for m in game.made] == [2, 3] * 4
+    assert [m[2] for m in game.made] == [
+        {"big": False, "fair": True}, {"big": False, "fair": True},
+        {"big": True, "fair": True}, {"big": True, "fair": True},
+        {"big": False, "fair": False}, {"big": False, "fair": False},
+        {"big": True, "fair": False}, {"big": True, "fair": False},
+    ]
+
+
+def test_toy_buggy_twin_is_caught_with_a_description() -> None:
+    report = check_kernel(CountGame("bad"), 4, seed=0)
+    assert report["mismatches"] >= 4
+    assert len(report["examples"]) == 4
+    assert report["examples"][0].startswith("game 0 (seed 0, 2 players, big=False, fair=True)")
+    # its playouts already differ at the start; its move lists from total 6 on
+    assert "step 0: rollout(" in report["examples"][0]
+    assert all("legal moves differ" in e or "rollout(" in e for e in report["examples"])
+
+
+def test_toy_without_twin_raises_clean_error() -> None:
+    with pytest.raises(FurnaceError, match="kernel for toy-count is not built"):
+        check_kernel(CountGame("none"), 3, seed=0)
+
+
+def test_progress_and_bad_arguments() -> None:
+    calls: list[tuple[int, int]] = []
+    check_kernel(CountGame("good"), 3, seed=1, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    with pytest.raises(FurnaceError):
+        check_kernel(CountGame("good"), -1, seed=1)
+    assert check_kernel(CountGame("none"), 0, seed=1)["games"] == 0
+
+
+def test_game_options_for_samara() -> None:
+    assert [game_options(SAMARA, i)["powers"] for i in range(12)] == (
+        [True] * 4 + [False] * 4 + [True] * 4)
+
+
+# -- Samara -------------------------------------------------------------------------------------
+
+@needs_kernel
+def test_samara_kernel_agrees_over_20_games() -> None:
+    report = check_kernel(SAMARA, 20, seed=1)
+    assert report["mismatches"] == 0, report["examples"]
+    assert report["games"] == 20 and report["steps"] > 20 * 40
+    assert report["game"] == "samara" and report["examples"] == []
+
+
+@needs_kernel
+def test_samara_wrong_twin_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = fast.kernel_twin
+
+    def wrong(state: Any) -> Any:  # a twin of another deal
+        return real(GAME.new_game(12345, state.num_players, {"powers": state.powers}))
+
+    monkeypatch.setattr(fast, "kernel_twin", wrong)
+    report = check_kernel(SAMARA, 2, seed=1)
+    assert report["mismatches"] > 0 and len(report["examples"]) == 2
+
+
+def test_samara_forced_pure_python_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FURNACE_PURE_PYTHON", "1")
+    assert not SAMARA.kernel_available()
+    with pytest.raises(FurnaceError, match="kernel for samara is not built"):
+        check_kernel(SAMARA, 20, seed=1)
+
+
+def test_samara_imports_and_plays_without_the_extension() -> None:
+    code = (
+        "import sys; sys.modules['ext.samara_kernel'] = None\n"
+        "from engine.samara import GAME, fast\n"
+        "s = GAME.new_game(3, 2)\n"
+        "assert fast.kernel_module() is None and not GAME.kernel_available()\n"
+        "assert s.search_state() is s\n"
+        "print(s.rollout(1).scores)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
