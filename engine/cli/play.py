@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine import registry
 from engine.game import TERMINAL, FurnaceError, InvalidStateError, State
-from engine.search import Bot, make_bot, mcts_search
+from engine.search import Bot, make_bot, search_for
 
 HELP = """commands:
   N             play move number N of the list ('moves' shows it)
@@ -36,7 +36,7 @@ def load_state(path: str) -> State:
 
 
 def hint_text(state: State, iterations: int, seed: int) -> str:
-    analysis = mcts_search(state, iterations=iterations, seed=seed)
+    analysis = search_for(state, iterations=iterations, seed=seed)
     seat = state.current_player()
     lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
              f"best {analysis.best_move_text}"]
