@@ -1,0 +1,24 @@
+"""Oh My Goods! (Pfister, 2015) for 2-4 players: rules and card catalogue."""
+
+from engine.oh_my_goods.catalogue import Catalogue, CatalogueError, load_catalogue
+from engine.oh_my_goods.rules import (
+    INFO,
+    OhMyGoodsGame,
+    OhMyGoodsState,
+    decode_move,
+    encode_move,
+)
+
+GAME = OhMyGoodsGame()
+
+__all__ = [
+    "GAME",
+    "INFO",
+    "Catalogue",
+    "CatalogueError",
+    "OhMyGoodsGame",
+    "OhMyGoodsState",
+    "decode_move",
+    "encode_move",
+    "load_catalogue",
+]

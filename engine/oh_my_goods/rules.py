@@ -1,0 +1,1309 @@
+"""Oh My Goods!'s rules in plain Python.
+
+A round has four phases: I new hand cards, II Sunrise (market draw, then each
+player's simultaneous choices), III Sunset (second market draw), IV produce and
+build in turn order.  The simultaneous phase II choices are sequential moves in
+seat order from the active player whose content other seats cannot see until
+Sunset (``observation`` hides them, ``determinize`` resamples them).  Shuffles and
+draws happen inside ``apply`` with a SplitMix64 generator stored in the state, so
+the state is never at CHANCE.  Interpretations: ``docs/rules/oh-my-goods.md``.
+
+>>> state = OhMyGoodsGame().new_game(seed=1, num_players=2)
+>>> state.phase, state.current_player()
+('choose', 0)
+>>> state.parse_move(state.move_to_text(state.legal_moves()[0])) == state.legal_moves()[0]
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.game import (
+    TERMINAL,
+    Game,
+    GameInfo,
+    GameOption,
+    IllegalMoveError,
+    InvalidStateError,
+    MoveParseError,
+    State,
+    rank_groups,
+)
+from engine.oh_my_goods.catalogue import (
+    ANY,
+    EXTRA_CARD,
+    RESOURCES,
+    Building,
+    Catalogue,
+    default_catalogue,
+)
+from engine.playout_rng import MASK64, PlayoutRng
+
+INFO = GameInfo(
+    name="oh-my-goods",
+    title="Oh My Goods!",
+    min_players=2,
+    max_players=4,
+    perfect_information=False,
+    has_chance=True,
+    options=(
+        GameOption("second_edition", False,
+                   "second-edition rules: optional whole-hand redraw in phase I, and every "
+                   "building's chain may fire in the last round"),
+    ),
+    description="Produce goods in chains from a shared market of cards; build for points.",
+)
+
+START_HAND = 5
+START_COAL = 7
+DEAL = 2
+BUILDINGS_TO_END = 8
+COINS_PER_VP = 5
+SHIFT_COST = 2
+ORDERLY, SLOPPY = 0, 1
+MODE_WORDS = ("orderly", "sloppy")
+
+# A move is ``kind << 10 | arg``.
+(KEEP, REDRAW, SHIFT, WORK_ORDERLY, WORK_SLOPPY, IDLE, PLAN, PLAN_NONE, PRODUCE, SUPPLY,
+ CHAIN, STOP, CHAIN_ONLY, DONE, BUILD, SCRAP, PAY, HIRE, PLACE, PASS) = range(20)
+NO_CARD = 1023  # CHAIN's argument when the chain takes no hand card
+KIND_WORDS = ("keep", "redraw", "shift", "work", "work", "idle", "plan", "plan", "produce",
+              "supply", "chain", "stop", "chain-only", "done", "build", "scrap", "pay", "hire",
+              "place", "pass")
+PHASES = ("redraw", "shift", "choose", "act", "over")
+STEPS = ("run", "supply", "chain", "build", "hire", "place")
+
+
+def encode_move(kind: int, arg: int = 0) -> int:
+    return kind << 10 | arg
+
+
+def decode_move(move: int) -> tuple[int, int]:
+    return move >> 10, move & 1023
+
+
+def _rng_below(rng_state: list[int], n: int) -> int:
+    gen = PlayoutRng(rng_state[0])
+    value = gen.below(n)
+    rng_state[0] = gen.state
+    return value
+
+
+@dataclass
+class Player:
+    charburner: int
+    worker: int
+    hand: list[int] = field(default_factory=list)
+    buildings: list[int] = field(default_factory=list)  # deck cards; slot k + 1
+    goods: list[list[int]] = field(default_factory=lambda: [[]])  # per slot, slot 0 charburner
+    assistants: list[list[int]] = field(default_factory=list)  # [assistant, face, slot]
+    work: tuple[int, int] | None = None  # (slot, mode); slot -1 = idle
+    plan: int | None = None
+    chosen: int = 0  # phase II progress: 0 nothing, 1 worker placed, 2 plan made
+
+    def copy(self) -> Player:
+        return Player(self.charburner, self.worker, list(self.hand), list(self.buildings),
+                      [list(g) for g in self.goods], [list(a) for a in self.assistants],
+                      self.work, self.plan, self.chosen)
+
+
+class OhMyGoodsState(State):
+    """An Oh My Goods! position.  See the module docstring for the model."""
+
+    info: ClassVar[GameInfo] = INFO
+
+    def __init__(self, catalogue: Catalogue, num_players: int, second_edition: bool) -> None:
+        self.catalogue = catalogue
+        self.num_players = num_players
+        self.second_edition = second_edition
+        self.rng = [0]  # SplitMix64 state, boxed so helpers can advance it
+        self.round = 1
+        self.active = 0
+        self.final_round: int | None = None
+        self.phase = "choose"
+        self.turn = 0
+        self.deck: list[int] = []  # top card is the last
+        self.discard: list[int] = []
+        self.display: list[int] = []
+        self.sunset_at = -1  # index in display where the Sunset row starts
+        self.pool: list[list[int]] = []  # [assistant, face] still for hire
+        self.players: list[Player] = []
+        # phase IV of the seat to move
+        self.step = "run"
+        self.handled: list[int] = []
+        self.running = -1
+        self.need = [0] * 6  # per resource, then "any"
+        self.slack = 0
+        self.produce_count = 0
+        self.chain_slot = -1
+        self.hired = -1
+        self.shifted: list[int] = []
+        self.pay: dict[str, Any] | None = None  # due, paid, last, purpose, arg
+        self._starting_sizes: list[int] = []  # hand sizes when phase I began
+
+    # -- cards and buildings ---------------------------------------------------
+    def card_name(self, card: int) -> str:
+        return self.catalogue.cards[card].id
+
+    def slot_building(self, seat: int, slot: int) -> Building:
+        cat = self.catalogue
+        if slot == 0:
+            return cat.buildings[cat.charburner_building]
+        return cat.buildings[cat.cards[self.players[seat].buildings[slot - 1]].building]
+
+    def slot_inputs(self, seat: int, slot: int) -> tuple[tuple[str, int], ...]:
+        player = self.players[seat]
+        if slot == 0:
+            return self.catalogue.charburners[player.charburner].inputs
+        return self.catalogue.cards[player.buildings[slot - 1]].inputs
+
+    def slot_label(self, seat: int, slot: int) -> str:
+        return f"{self.slot_building(seat, slot).name} #{slot}"
+
+    def num_slots(self, seat: int) -> int:
+        return 1 + len(self.players[seat].buildings)
+
+    def is_production(self, seat: int, slot: int) -> bool:
+        return 0 <= slot < self.num_slots(seat) and self.slot_building(seat, slot).production
+
+    def coins(self, seat: int) -> int:
+        return sum(len(self.players[seat].goods[s]) * self.slot_building(seat, s).value
+                   for s in range(self.num_slots(seat)))
+
+    def market_counts(self, seat: int) -> list[int]:
+        """Resources available to ``seat`` for starting production: display plus offices."""
+        counts = [0] * 5
+        for card in self.display:
+            counts[RESOURCES.index(self.catalogue.cards[card].resource)] += 1
+        for card in self.players[seat].buildings:
+            market = self.catalogue.cards[card].market
+            if market in RESOURCES:
+                counts[RESOURCES.index(market)] += 1
+        return counts
+
+    def assistant_at(self, seat: int, slot: int) -> int:
+        for a, _, s in self.players[seat].assistants:
+            if s == slot:
+                return a
+        return -1
+
+    def colour_count(self, seat: int, colour: str) -> int:
+        return sum(self.slot_building(seat, s).colour == colour
+                   for s in range(self.num_slots(seat)))
+
+    def vp(self, seat: int) -> int:
+        player = self.players[seat]
+        total = sum(self.catalogue.cards[c].vp for c in player.buildings)
+        total += sum(self.catalogue.assistants[a].faces[f].vp for a, f, _ in player.assistants)
+        return total
+
+    def _hand_counts(self, seat: int) -> list[int]:
+        counts = [0] * 5
+        for card in self.players[seat].hand:
+            counts[RESOURCES.index(self.catalogue.cards[card].resource)] += 1
+        return counts
+
+    # -- randomness ---------------------------------------------------------
+    def _shuffle(self, cards: list[int]) -> None:
+        for i in range(len(cards) - 1, 0, -1):
+            j = _rng_below(self.rng, i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+
+    def _draw(self, events: list[str]) -> int | None:
+        if not self.deck:
+            if not self.discard:
+                events.append("draw and discard piles are empty: everyone discards half "
+                              "their hand")
+                for player in self.players:
+                    for _ in range(len(player.hand) // 2):
+                        card = player.hand.pop(_rng_below(self.rng, len(player.hand)))
+                        self.discard.append(card)
+            if not self.discard:
+                return None
+            self.deck = sorted(self.discard)
+            self.discard = []
+            self._shuffle(self.deck)
+            events.append(f"the discard pile is shuffled into a new draw pile "
+                          f"({len(self.deck)} cards)")
+        return self.deck.pop()
+
+    # -- turn structure -----------------------------------------------------
+    def seat(self) -> int:
+        return (self.active + self.turn) % self.num_players
+
+    def current_player(self) -> int:
+        if self.phase == "over":
+            return TERMINAL
+        return self.seat()
+
+    def _start_round(self, events: list[str]) -> None:
+        events.append(f"round {self.round} begins; player {self.active + 1} is active")
+        self.turn = 0
+        self._starting_sizes = [len(p.hand) for p in self.players]
+        if self.second_edition:
+            self.phase = "redraw"
+        else:
+            self._deal(events)
+
+    def _deal(self, events: list[str]) -> None:
+        for k in range(self.num_players):
+            seat = (self.active + k) % self.num_players
+            player = self.players[seat]
+            count = DEAL
+            if self._starting_sizes[seat] <= 3:
+                count += sum(self.catalogue.cards[c].market == EXTRA_CARD
+                             for c in player.buildings)
+            for _ in range(count):
+                card = self._draw(events)
+                if card is not None:
+                    player.hand.append(card)
+        self._market_row(events, "Sunrise")
+        self.phase = "shift"
+        self.turn = 0
+        self.shifted = []
+
+    def _market_row(self, events: list[str], name: str) -> None:
+        suns = 0
+        drawn = []
+        while suns < 2:
+            card = self._draw(events)
+            if card is None:
+                break
+            self.display.append(card)
+            info = self.catalogue.cards[card]
+            drawn.append(info.resource + ("*" if info.half_sun else ""))
+            suns += info.half_sun
+        events.append(f"{name}: " + ", ".join(drawn))
+
+    def _next_seat(self, events: list[str]) -> None:
+        self.turn += 1
+        self.shifted = []
+        if self.turn < self.num_players:
+            return
+        self.turn = 0
+        if self.phase == "redraw":
+            self._deal(events)
+        elif self.phase == "shift":
+            self.phase = "choose"
+        elif self.phase == "choose":
+            self.sunset_at = len(self.display)
+            self._market_row(events, "Sunset")
+            for seat, player in enumerate(self.players):
+                if player.work is not None and player.work[0] >= 0:
+                    events.append(f"player {seat + 1} works {MODE_WORDS[player.work[1]]} in "
+                                  f"{self.slot_label(seat, player.work[0])}")
+                player.chosen = 0
+            self.phase = "act"
+            self._reset_act()
+        elif self.phase == "act":
+            self._end_round(events)
+
+    def _reset_act(self) -> None:
+        self.step = "run"
+        self.handled = []
+        self.running = -1
+        self.need = [0] * 6
+        self.slack = 0
+        self.produce_count = 0
+        self.chain_slot = -1
+        self.hired = -1
+        self.pay = None
+
+    def _end_round(self, events: list[str]) -> None:
+        self.discard.extend(self.display)
+        self.display = []
+        self.sunset_at = -1
+        for seat, player in enumerate(self.players):
+            player.work = None
+            if self.final_round is None and 1 + len(player.buildings) >= BUILDINGS_TO_END:
+                self.final_round = self.round + 1
+                events.append(f"player {seat + 1} has {BUILDINGS_TO_END} buildings: one more "
+                              f"round after this one")
+        if self.final_round is not None and self.round >= self.final_round:
+            self.phase = "over"
+            events.append("game over: " + ", ".join(
+                f"player {s + 1} {self.scores()[s]:g} VP" for s in range(self.num_players)))
+            return
+        self.round += 1
+        self.active = (self.active + 1) % self.num_players
+        self._start_round(events)
+
+    def last_round(self) -> bool:
+        return self.final_round is not None and self.round >= self.final_round
+
+    # -- production helpers -------------------------------------------------
+    def occupant_mode(self, seat: int, slot: int) -> int | None:
+        """ORDERLY/SLOPPY for the worker, 2 for an assistant, None when nobody works there."""
+        player = self.players[seat]
+        if player.work is not None and player.work[0] == slot:
+            return player.work[1]
+        if self.assistant_at(seat, slot) >= 0:
+            return 2
+        return None
+
+    def requirement(self, seat: int, slot: int) -> list[int]:
+        """Units still missing after the market (and Market Offices): 5 resources, then any."""
+        avail = self.market_counts(seat)
+        need = [0] * 6
+        for key, n in self.slot_inputs(seat, slot):
+            if key == ANY:
+                need[5] = max(0, n - sum(avail))
+            else:
+                r = RESOURCES.index(key)
+                need[r] = max(0, n - avail[r])
+        return need
+
+    def _shortfall(self, seat: int, need: list[int]) -> int:
+        hand = self._hand_counts(seat)
+        short = sum(max(0, need[r] - hand[r]) for r in range(5))
+        return short + max(0, need[5] - sum(hand))
+
+    def _chain_sources(self, seat: int, slot: int) -> tuple[str | None, list[int]]:
+        """The chain's hand resource (if any) and, per goods item, a slot holding it (or -1)."""
+        resource = None
+        sources = []
+        for item in self.slot_building(seat, slot).chain:
+            if item in RESOURCES:
+                resource = item
+                continue
+            found = -1
+            for s in range(self.num_slots(seat)):
+                if s != slot and self.slot_building(seat, s).good == item and \
+                        self.players[seat].goods[s]:
+                    found = s
+                    break
+            sources.append(found)
+        return resource, sources
+
+    def _chain_reason(self, seat: int, slot: int, card: int) -> str | None:
+        building = self.slot_building(seat, slot)
+        if not building.chain:
+            return f"{building.name} has no production chain"
+        resource, sources = self._chain_sources(seat, slot)
+        goods = [g for g in building.chain if g not in RESOURCES]
+        for good, src in zip(goods, sources, strict=True):
+            if src < 0:
+                return f"{building.name}'s chain needs 1 {good}; you have 0"
+        if resource is None:
+            if card != NO_CARD:
+                return f"{building.name}'s chain takes no card from hand"
+            return None
+        if card == NO_CARD:
+            return f"{building.name}'s chain needs 1 {resource} from your hand; name the card"
+        if card not in self.players[seat].hand:
+            return f"{self._card_text(card)} is not in your hand"
+        if self.catalogue.cards[card].resource != resource:
+            return (f"{building.name}'s chain needs 1 {resource}; "
+                    f"{self.card_name(card)} is {self.catalogue.cards[card].resource}")
+        return None
+
+    def _can_chain(self, seat: int, slot: int) -> bool:
+        building = self.slot_building(seat, slot)
+        if not building.chain:
+            return False
+        resource, _ = self._chain_sources(seat, slot)
+        if resource is None:
+            return self._chain_reason(seat, slot, NO_CARD) is None
+        return any(self._chain_reason(seat, slot, c) is None for c in self.players[seat].hand)
+
+    # -- legality -------------------------------------------------------------
+    def _candidates(self) -> list[int]:
+        if self.phase == "over":
+            return []
+        seat = self.seat()
+        player = self.players[seat]
+        slots = range(self.num_slots(seat))
+        if self.pay is not None:
+            return [encode_move(PAY, s) for s in slots]
+        if self.phase == "redraw":
+            return [encode_move(KEEP), encode_move(REDRAW)]
+        if self.phase == "shift":
+            return [encode_move(SHIFT, a * 64 + s) for a, _, _ in player.assistants
+                    for s in slots] + [encode_move(PASS)]
+        if self.phase == "choose":
+            if player.chosen == 0:
+                return ([encode_move(k, s) for s in slots for k in (WORK_ORDERLY, WORK_SLOPPY)]
+                        + [encode_move(IDLE)])
+            return [encode_move(PLAN, c) for c in sorted(player.hand)] + [encode_move(PLAN_NONE)]
+        if self.pay is not None:
+            return [encode_move(PAY, s) for s in slots]
+        if self.step == "run":
+            return ([encode_move(PRODUCE, s) for s in slots]
+                    + [encode_move(CHAIN_ONLY, s) for s in slots] + [encode_move(DONE)])
+        if self.step == "supply":
+            return [encode_move(SUPPLY, c) for c in sorted(set(player.hand))]
+        if self.step == "chain":
+            return ([encode_move(CHAIN, c) for c in sorted(set(player.hand))]
+                    + [encode_move(CHAIN, NO_CARD), encode_move(STOP)])
+        if self.step == "build":
+            return [encode_move(BUILD), encode_move(SCRAP)]
+        if self.step == "hire":
+            return [encode_move(HIRE, a) for a, _ in self.pool] + [encode_move(PASS)]
+        return [encode_move(PLACE, s) for s in slots]
+
+    def legal_moves(self) -> list[int]:
+        return [m for m in self._candidates() if self.why_illegal(m) is None]
+
+    def _card_text(self, card: int) -> str:
+        if 0 <= card < len(self.catalogue.cards):
+            return self.catalogue.cards[card].id
+        return f"card {card}"
+
+    def _stage_text(self) -> str:
+        if self.pay is not None:
+            return f"paying {self.pay['due']} coins for {self.pay['purpose']}"
+        if self.phase != "act":
+            return {"redraw": "phase I (keep or redraw your hand)",
+                    "shift": "phase II (move assistants or pass)",
+                    "choose": "phase II (place your worker, then plan a building)",
+                    "over": "the game is over"}[self.phase]
+        if self.pay is not None:
+            return f"paying {self.pay['due']} coins for {self.pay['purpose']}"
+        return {"run": "phase IV (produce, or done)", "supply": "supplying missing resources",
+                "chain": "the production chain", "build": "building your planned card",
+                "hire": "hiring an assistant", "place": "placing your new assistant"}[self.step]
+
+    def why_illegal(self, move: int) -> str | None:
+        if not isinstance(move, int) or move < 0:
+            return f"{move!r} is not a move"
+        kind, arg = decode_move(move)
+        if kind >= len(KIND_WORDS):
+            return f"{move} is not a move of this game"
+        if self.phase == "over":
+            return "the game is over"
+        expected = self._expected_kinds()
+        if kind not in expected:
+            return f"'{KIND_WORDS[kind]}' is not possible now: this is {self._stage_text()}"
+        seat = self.seat()
+        player = self.players[seat]
+        n_slots = self.num_slots(seat)
+        if kind == REDRAW and not player.hand:
+            return "your hand is empty: nothing to redraw"
+        if kind in (KEEP, REDRAW, IDLE, PLAN_NONE, STOP, DONE, BUILD, SCRAP, PASS) and arg:
+            return f"'{KIND_WORDS[kind]}' takes no argument"
+        if kind in (KEEP, REDRAW, IDLE, PLAN_NONE, STOP, DONE, SCRAP, PASS):
+            if kind == IDLE and self._free_work_slots(seat):
+                return "your worker must work in one of your production buildings"
+            return None
+        if kind == SHIFT:
+            a, slot = divmod(arg, 64)
+            mine = [x for x in player.assistants if x[0] == a]
+            if not mine:
+                return f"{self._asst_text(a)} does not work for you"
+            if a in self.shifted:
+                return f"{self._asst_text(a)} has already moved this round"
+            if not self.is_production(seat, slot):
+                return f"#{slot} is not one of your production buildings"
+            if mine[0][2] == slot:
+                return f"{self._asst_text(a)} is already at {self.slot_label(seat, slot)}"
+            if self.assistant_at(seat, slot) >= 0:
+                return f"{self.slot_label(seat, slot)} already has an assistant"
+            if self.coins(seat) < SHIFT_COST:
+                return f"moving an assistant costs {SHIFT_COST} coins; you have {self.coins(seat)}"
+            return None
+        if kind in (WORK_ORDERLY, WORK_SLOPPY):
+            if not self.is_production(seat, arg):
+                return f"#{arg} is not one of your production buildings"
+            if self.assistant_at(seat, arg) >= 0:
+                return f"{self.slot_label(seat, arg)} already has an assistant"
+            return None
+        if kind == PLAN:
+            if arg not in player.hand:
+                return f"{self._card_text(arg)} is not in your hand"
+            return None
+        if kind == PAY:
+            return self._pay_reason(seat, arg)
+        if kind == PRODUCE:
+            if not 0 <= arg < n_slots:
+                return f"you have no building #{arg}"
+            label = self.slot_label(seat, arg)
+            if arg in self.handled:
+                return f"{label} has already worked this round"
+            mode = self.occupant_mode(seat, arg)
+            if mode is None:
+                return f"nobody works in {label}"
+            need = self.requirement(seat, arg)
+            slack = 1 if mode == SLOPPY else 0
+            short = self._shortfall(seat, need)
+            if short > slack:
+                return (f"{label} needs {self._inputs_text(seat, arg)}"
+                        f"{' (sloppy: all but one)' if slack else ''}; the market and your "
+                        f"hand are {short - slack} short")
+            return None
+        if kind == CHAIN_ONLY:
+            if not (self.second_edition and self.last_round()):
+                return "a chain without production is only allowed in the last round " \
+                       "of the second edition"
+            if not self.is_production(seat, arg):
+                return f"#{arg} is not one of your production buildings"
+            if arg in self.handled:
+                return f"{self.slot_label(seat, arg)} has already worked this round"
+            if not self._can_chain(seat, arg):
+                return f"{self.slot_label(seat, arg)}'s chain cannot run: nothing to feed it"
+            return None
+        if kind == SUPPLY:
+            if arg not in player.hand:
+                return f"{self._card_text(arg)} is not in your hand"
+            resource = self.catalogue.cards[arg].resource
+            if self.need[5] == 0 and self.need[RESOURCES.index(resource)] == 0:
+                missing = ", ".join(f"{self.need[r]} {RESOURCES[r]}" for r in range(5)
+                                    if self.need[r])
+                return f"{self.card_name(arg)} is {resource}; still missing: {missing}"
+            return None
+        if kind == CHAIN:
+            return self._chain_reason(seat, self.chain_slot, arg)
+        if kind == BUILD:
+            assert player.plan is not None
+            card = self.catalogue.cards[player.plan]
+            coins = self.coins(seat)
+            if coins < card.cost:
+                return f"{card.id} costs {card.cost} coins; your goods are worth {coins}"
+            return None
+        if kind == HIRE:
+            return self._hire_reason(seat, arg)
+        if kind == PLACE:
+            if not self.is_production(seat, arg):
+                return f"#{arg} is not one of your production buildings"
+            if self.assistant_at(seat, arg) >= 0:
+                return f"{self.slot_label(seat, arg)} already has an assistant"
+            return None
+        return f"{move} is not a move of this game"
+
+    def _expected_kinds(self) -> tuple[int, ...]:
+        if self.pay is not None:
+            return (PAY,)
+        if self.phase == "redraw":
+            return (KEEP, REDRAW)
+        if self.phase == "shift":
+            return (SHIFT, PASS)
+        if self.phase == "choose":
+            player = self.players[self.seat()]
+            return (WORK_ORDERLY, WORK_SLOPPY, IDLE) if player.chosen == 0 else (PLAN, PLAN_NONE)
+        if self.pay is not None:
+            return (PAY,)
+        return {"run": (PRODUCE, CHAIN_ONLY, DONE), "supply": (SUPPLY,), "chain": (CHAIN, STOP),
+                "build": (BUILD, SCRAP), "hire": (HIRE, PASS), "place": (PLACE,)}[self.step]
+
+    def _free_work_slots(self, seat: int) -> list[int]:
+        return [s for s in range(self.num_slots(seat))
+                if self.is_production(seat, s) and self.assistant_at(seat, s) < 0]
+
+    def _inputs_text(self, seat: int, slot: int) -> str:
+        return " + ".join(f"{n} {'resources' if k == ANY else k}"
+                          for k, n in self.slot_inputs(seat, slot))
+
+    def _asst_text(self, a: int) -> str:
+        if 0 <= a < len(self.catalogue.assistants):
+            return self.catalogue.assistants[a].id
+        return f"assistant {a}"
+
+    def _pay_reason(self, seat: int, slot: int) -> str | None:
+        pay = self.pay
+        assert pay is not None
+        if not 0 <= slot < self.num_slots(seat):
+            return f"you have no building #{slot}"
+        goods = self.players[seat].goods
+        if not goods[slot]:
+            return f"{self.slot_label(seat, slot)} holds no goods"
+        if slot < pay["last"]:
+            return f"pay in building order: you already paid from #{pay['last']}"
+        reach = pay["paid"] + sum(len(goods[s]) * self.slot_building(seat, s).value
+                                  for s in range(slot, self.num_slots(seat)))
+        if reach < pay["due"]:
+            return (f"the goods from #{slot} on are worth {reach - pay['paid']}; "
+                    f"{pay['due'] - pay['paid']} still due")
+        return None
+
+    def _hire_reason(self, seat: int, a: int) -> str | None:
+        entry = [x for x in self.pool if x[0] == a]
+        if not entry:
+            return f"{self._asst_text(a)} is not for hire"
+        player = self.players[seat]
+        if len(player.assistants) >= 2:
+            return "you already have 2 assistants"
+        face = self.catalogue.assistants[a].faces[entry[0][1]]
+        for colour, n in face.needs:
+            have = self.colour_count(seat, colour)
+            if have < n:
+                return f"{self._asst_text(a)} needs {n} {colour} building(s); you have {have}"
+        coins = self.coins(seat)
+        if coins < face.cost:
+            return f"{self._asst_text(a)} costs {face.cost} coins; your goods are worth {coins}"
+        if not self._free_work_slots(seat):
+            return "none of your production buildings is free for an assistant"
+        return None
+
+    # -- applying moves -------------------------------------------------------
+    def apply(self, move: int) -> list[str]:
+        reason = self.why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(reason)
+        events = self._apply_legal(move)
+        self._autoplay(events)
+        return events
+
+    def _autoplay(self, events: list[str]) -> None:
+        """Play forced moves (a single legal option) at once: no plies without a choice."""
+        while self.phase != "over":
+            moves = self.legal_moves()
+            if len(moves) != 1:
+                return
+            events.extend(self._apply_legal(moves[0]))
+
+    def _apply_legal(self, move: int) -> list[str]:
+        kind, arg = decode_move(move)
+        seat = self.seat()
+        player = self.players[seat]
+        who = f"player {seat + 1}"
+        events: list[str] = []
+        if kind == KEEP:
+            events.append(f"{who} keeps their hand")
+            self._next_seat(events)
+        elif kind == REDRAW:
+            count = len(player.hand)
+            self.discard.extend(player.hand)
+            player.hand = []
+            for _ in range(count):
+                card = self._draw(events)
+                if card is not None:
+                    player.hand.append(card)
+            events.append(f"{who} discards their hand and draws {count} new cards")
+            self._next_seat(events)
+        elif kind == SHIFT:
+            a, slot = divmod(arg, 64)
+            self.pay = {"due": SHIFT_COST, "paid": 0, "last": 0, "purpose": "shift",
+                        "arg": arg}
+            events.append(f"{who} moves {self._asst_text(a)} to {self.slot_label(seat, slot)}")
+        elif kind == PASS:
+            if self.phase == "act":
+                self._finish_act(events)
+            else:
+                self._next_seat(events)
+        elif kind in (WORK_ORDERLY, WORK_SLOPPY, IDLE):
+            player.work = (-1, ORDERLY) if kind == IDLE else (arg, kind - WORK_ORDERLY)
+            player.chosen = 1
+        elif kind in (PLAN, PLAN_NONE):
+            if kind == PLAN:
+                player.hand.remove(arg)
+                player.plan = arg
+            player.chosen = 2
+            self._next_seat(events)
+        elif kind == PAY:
+            events.extend(self._pay(seat, arg))
+        elif kind == PRODUCE:
+            mode = self.occupant_mode(seat, arg)
+            assert mode is not None
+            self.running = arg
+            self.need = self.requirement(seat, arg)
+            self.slack = 1 if mode == SLOPPY else 0
+            self.produce_count = 2 if mode == ORDERLY else 1
+            self.handled.append(arg)
+            if sum(self.need) <= self.slack:
+                events.extend(self._produce(seat))
+            else:
+                self.step = "supply"
+        elif kind == SUPPLY:
+            player.hand.remove(arg)
+            self.discard.append(arg)
+            r = RESOURCES.index(self.catalogue.cards[arg].resource)
+            if self.need[r] > 0:
+                self.need[r] -= 1
+            else:
+                self.need[5] -= 1
+            events.append(f"{who} discards {self.card_name(arg)} as "
+                          f"{RESOURCES[r]}")
+            if sum(self.need) <= self.slack:
+                events.extend(self._produce(seat))
+        elif kind == CHAIN_ONLY:
+            self.handled.append(arg)
+            self.chain_slot = arg
+            self.step = "chain"
+        elif kind == CHAIN:
+            events.extend(self._chain(seat, arg))
+        elif kind == STOP:
+            self.step = "run"
+            self.chain_slot = -1
+        elif kind == DONE:
+            player.work = None
+            self.step = "build" if player.plan is not None else "hire"
+        elif kind == BUILD:
+            assert player.plan is not None
+            cost = self.catalogue.cards[player.plan].cost
+            self.pay = {"due": cost, "paid": 0, "last": 0, "purpose": "build",
+                        "arg": player.plan}
+            if cost == 0:
+                events.extend(self._paid(seat))
+        elif kind == SCRAP:
+            assert player.plan is not None
+            events.append(f"{who} discards the planned {self.card_name(player.plan)}")
+            self.discard.append(player.plan)
+            player.plan = None
+            self.step = "hire"
+        elif kind == HIRE:
+            entry = next(x for x in self.pool if x[0] == arg)
+            cost = self.catalogue.assistants[arg].faces[entry[1]].cost
+            self.pay = {"due": cost, "paid": 0, "last": 0, "purpose": "hire", "arg": arg}
+            if cost == 0:
+                events.extend(self._paid(seat))
+        elif kind == PLACE:
+            face = next(x[1] for x in self.pool if x[0] == self.hired)
+            self.pool = [x for x in self.pool if x[0] != self.hired]
+            player.assistants.append([self.hired, face, arg])
+            events.append(f"{who} hires {self._asst_text(self.hired)} into "
+                          f"{self.slot_label(seat, arg)}")
+            self.hired = -1
+            self._finish_act(events)
+        return events
+
+    def _finish_act(self, events: list[str]) -> None:
+        self._reset_act()
+        self._next_seat(events)
+        if self.phase == "act":
+            self._reset_act()
+
+    def _pay(self, seat: int, slot: int) -> list[str]:
+        pay = self.pay
+        assert pay is not None
+        card = self.players[seat].goods[slot].pop()
+        self.discard.append(card)
+        pay["paid"] += self.slot_building(seat, slot).value
+        pay["last"] = slot
+        if pay["paid"] >= pay["due"]:
+            return self._paid(seat)
+        return []
+
+    def _paid(self, seat: int) -> list[str]:
+        pay = self.pay
+        assert pay is not None
+        self.pay = None
+        player = self.players[seat]
+        who = f"player {seat + 1}"
+        events = [f"{who} pays {pay['paid']} coins"]
+        if pay["purpose"] == "shift":
+            a, slot = divmod(pay["arg"], 64)
+            for entry in player.assistants:
+                if entry[0] == a:
+                    entry[2] = slot
+            self.shifted.append(a)
+        elif pay["purpose"] == "build":
+            card = pay["arg"]
+            player.buildings.append(card)
+            player.goods.append([])
+            player.plan = None
+            events.append(f"{who} builds {self.card_name(card)}")
+            self.step = "hire"
+        else:
+            self.hired = pay["arg"]
+            self.step = "place"
+        return events
+
+    def _produce(self, seat: int) -> list[str]:
+        slot = self.running
+        made = 0
+        for _ in range(self.produce_count):
+            events: list[str] = []
+            card = self._draw(events)
+            if card is None:
+                break
+            self.players[seat].goods[slot].append(card)
+            made += 1
+        building = self.slot_building(seat, slot)
+        out = [f"player {seat + 1}'s {building.name} #{slot} produces {made} {building.good}"]
+        self.running = -1
+        self.need = [0] * 6
+        if made and self._can_chain(seat, slot):
+            self.step = "chain"
+            self.chain_slot = slot
+        else:
+            self.step = "run"
+        return out
+
+    def _chain(self, seat: int, card: int) -> list[str]:
+        slot = self.chain_slot
+        player = self.players[seat]
+        _, sources = self._chain_sources(seat, slot)
+        # One chain use makes one good from all its inputs: one input card becomes the
+        # good on this building (the hand card if there is one), the others are discarded.
+        consumed = [player.goods[src].pop() for src in sources]
+        if card != NO_CARD:
+            player.hand.remove(card)
+            consumed.insert(0, card)
+        player.goods[slot].append(consumed[0])
+        self.discard.extend(consumed[1:])
+        building = self.slot_building(seat, slot)
+        events = [f"player {seat + 1}'s {building.name} #{slot} chains: +1 {building.good}"
+                  + (f" (shows {self.card_name(card)})" if card != NO_CARD else "")]
+        if not self._can_chain(seat, slot):
+            self.step = "run"
+            self.chain_slot = -1
+        return events
+
+    # -- scoring ---------------------------------------------------------------
+    def scores(self) -> list[float]:
+        return [float(self.vp(s) + self.coins(s) // COINS_PER_VP)
+                for s in range(self.num_players)]
+
+    def ranking(self) -> list[list[int]]:
+        keys = [(self.vp(s) + self.coins(s) // COINS_PER_VP, self.coins(s) % COINS_PER_VP)
+                for s in range(self.num_players)]
+        return rank_groups(keys)
+
+    def heuristic(self) -> list[float]:
+        out = []
+        for s in range(self.num_players):
+            player = self.players[s]
+            production = sum(self.slot_building(s, k).value for k in range(self.num_slots(s)))
+            out.append(self.vp(s) + self.coins(s) / COINS_PER_VP + 0.3 * len(player.hand)
+                       + 0.1 * production + 0.5 * len(player.assistants))
+        return out
+
+    # -- copies ----------------------------------------------------------------
+    def clone(self) -> OhMyGoodsState:
+        twin = OhMyGoodsState.__new__(OhMyGoodsState)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = list(self.rng)
+        twin.deck = list(self.deck)
+        twin.discard = list(self.discard)
+        twin.display = list(self.display)
+        twin.pool = [list(x) for x in self.pool]
+        twin.players = [p.copy() for p in self.players]
+        twin.handled = list(self.handled)
+        twin.need = list(self.need)
+        twin.shifted = list(self.shifted)
+        twin.pay = dict(self.pay) if self.pay is not None else None
+        twin._starting_sizes = list(self._starting_sizes)
+        return twin
+
+    # -- information -------------------------------------------------------------
+    def _hidden_choice(self, seat: int, observer: int) -> bool:
+        """Whether ``seat``'s phase II worker and plan are hidden from ``observer``."""
+        return self.phase == "choose" and seat != observer
+
+    def _plan_public(self, seat: int) -> bool:
+        """A planned card is shown once its owner starts paying for it."""
+        return (self.phase == "act" and self.pay is not None and
+                self.pay["purpose"] == "build" and seat == self.seat())
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        data = self.to_json()
+        data["observer"] = seat
+        del data["rng"]
+        data["deck"] = len(self.deck)
+        data["discard"] = sorted(data["discard"])
+        for p, entry in enumerate(data["players"]):
+            player = self.players[p]
+            entry["goods"] = [len(g) for g in player.goods]
+            if p == seat:
+                continue
+            hidden = self._hidden_choice(p, seat)
+            entry["hand"] = len(player.hand) + (1 if hidden and player.plan is not None else 0)
+            if hidden:
+                entry["work"] = None
+                entry["plan"] = None
+            elif player.plan is not None and not self._plan_public(p):
+                entry["plan"] = "hidden"
+        return data
+
+    def determinize(self, observer: int, rng: random.Random) -> OhMyGoodsState:
+        twin = self.clone()
+        n = self.num_players
+        unseen = list(self.deck)
+        for p, player in enumerate(self.players):
+            for goods in player.goods:
+                unseen.extend(goods)
+            if p != observer:
+                unseen.extend(player.hand)
+                if player.plan is not None and not self._plan_public(p):
+                    unseen.append(player.plan)
+        unseen.sort()
+        rng.shuffle(unseen)
+        redo: list[tuple[int, int]] = []
+        for p, twin_player in enumerate(twin.players):
+            if p == observer:
+                continue
+            size = len(twin_player.hand)
+            has_plan = twin_player.plan is not None and not self._plan_public(p)
+            if self._hidden_choice(p, observer) and twin_player.chosen > 0:
+                redo.append((p, twin_player.chosen))
+                twin_player.chosen = 0
+                twin_player.work = None
+                size += has_plan
+                has_plan = False
+                twin_player.plan = None
+            twin_player.hand = [unseen.pop() for _ in range(size)]
+            if has_plan:
+                twin_player.plan = unseen.pop()
+        for twin_player in twin.players:
+            twin_player.goods = [[unseen.pop() for _ in g] for g in twin_player.goods]
+        twin.deck = unseen
+        twin.rng = [rng.getrandbits(64)]
+        for p, level in redo:
+            twin_player = twin.players[p]
+            options = [(s, m) for s in twin._free_work_slots(p) for m in (ORDERLY, SLOPPY)]
+            twin_player.work = options[rng.randrange(len(options))] if options else (-1, 0)
+            twin_player.chosen = 1
+            if level >= 2:
+                choices = [None, *sorted(twin_player.hand)]
+                pick = choices[rng.randrange(len(choices))]
+                if pick is not None:
+                    twin_player.hand.remove(pick)
+                    twin_player.plan = pick
+                twin_player.chosen = 2
+        assert len(twin.players) == n
+        return twin
+
+    # -- notation ------------------------------------------------------------------
+    def move_to_text(self, move: int) -> str:
+        kind, arg = decode_move(move)
+        if kind >= len(KIND_WORDS):
+            raise MoveParseError(f"{move} is not a move of this game")
+        word = KIND_WORDS[kind]
+        if kind in (KEEP, REDRAW, IDLE, STOP, DONE, BUILD, SCRAP, PASS):
+            return word
+        if kind == PLAN_NONE:
+            return "plan none"
+        if kind == SHIFT:
+            a, slot = divmod(arg, 64)
+            return f"shift {self._asst_text(a)} #{slot}"
+        if kind in (WORK_ORDERLY, WORK_SLOPPY):
+            return f"work #{arg} {MODE_WORDS[kind - WORK_ORDERLY]}"
+        if kind in (PLAN, SUPPLY):
+            return f"{word} {self._card_text(arg)}"
+        if kind == CHAIN:
+            return "chain" if arg == NO_CARD else f"chain {self._card_text(arg)}"
+        if kind == HIRE:
+            return f"hire {self._asst_text(arg)}"
+        return f"{word} #{arg}"
+
+    def parse_move(self, text: str) -> int:
+        tokens = str(text).strip().lower().split()
+        if not tokens:
+            raise MoveParseError("empty move; see docs/rules/oh-my-goods.md for the notation")
+        word, rest = tokens[0], tokens[1:]
+
+        def fail(expected: str) -> MoveParseError:
+            return MoveParseError(f"cannot read {text!r}: expected {expected}")
+
+        def slot(token: str) -> int:
+            if not token.startswith("#") or not token[1:].isdigit() or int(token[1:]) > 63:
+                raise fail("a building slot like #0")
+            return int(token[1:])
+
+        def card(token: str) -> int:
+            if token not in self.catalogue.card_ids:
+                raise fail("a card id like mill-1")
+            return self.catalogue.card_ids[token]
+
+        def assistant(token: str) -> int:
+            if token not in self.catalogue.assistant_ids:
+                raise fail("an assistant id like assistant-1")
+            return self.catalogue.assistant_ids[token]
+
+        simple = {"keep": KEEP, "redraw": REDRAW, "idle": IDLE, "stop": STOP, "done": DONE,
+                  "build": BUILD, "scrap": SCRAP, "pass": PASS}
+        if word in simple:
+            if rest:
+                raise fail(f"'{word}' alone")
+            return encode_move(simple[word])
+        if word == "shift" and len(rest) == 2:
+            return encode_move(SHIFT, assistant(rest[0]) * 64 + slot(rest[1]))
+        if word == "work" and len(rest) == 2 and rest[1] in MODE_WORDS:
+            return encode_move(WORK_ORDERLY + MODE_WORDS.index(rest[1]), slot(rest[0]))
+        if word == "plan" and len(rest) == 1:
+            return encode_move(PLAN_NONE) if rest[0] == "none" else encode_move(PLAN,
+                                                                               card(rest[0]))
+        if word == "supply" and len(rest) == 1:
+            return encode_move(SUPPLY, card(rest[0]))
+        if word == "chain" and len(rest) <= 1:
+            return encode_move(CHAIN, card(rest[0]) if rest else NO_CARD)
+        if word == "hire" and len(rest) == 1:
+            return encode_move(HIRE, assistant(rest[0]))
+        if word in ("produce", "chain-only", "pay", "place") and len(rest) == 1:
+            return encode_move(KIND_WORDS.index(word), slot(rest[0]))
+        raise fail("one of: keep, redraw, shift A #S, work #S orderly|sloppy, idle, "
+                   "plan CARD|none, produce #S, supply CARD, chain [CARD], stop, "
+                   "chain-only #S, done, build, scrap, pay #S, hire A, place #S, pass")
+
+    # -- serialization ---------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        cards = self.catalogue.cards
+        ids = [c.id for c in cards]
+        assistants = self.catalogue.assistants
+        return {
+            "game": "oh-my-goods",
+            "version": 1,
+            "num_players": self.num_players,
+            "options": {"second_edition": self.second_edition},
+            "rng": format(self.rng[0], "016x"),
+            "round": self.round,
+            "active": self.active,
+            "final_round": self.final_round,
+            "phase": self.phase,
+            "turn": self.turn,
+            "deck": [ids[c] for c in self.deck],
+            "discard": [ids[c] for c in self.discard],
+            "display": [ids[c] for c in self.display],
+            "sunset_at": self.sunset_at,
+            "pool": [{"assistant": assistants[a].id, "face": f} for a, f in self.pool],
+            "starting_hands": list(self._starting_sizes),
+            "players": [
+                {"charburner": self.catalogue.charburners[p.charburner].id,
+                 "worker": self.catalogue.workers[p.worker],
+                 "hand": [ids[c] for c in p.hand],
+                 "buildings": [ids[c] for c in p.buildings],
+                 "goods": [[ids[c] for c in g] for g in p.goods],
+                 "assistants": [{"assistant": assistants[a].id, "face": f, "slot": s}
+                                for a, f, s in p.assistants],
+                 "work": None if p.work is None else {"slot": p.work[0],
+                                                      "mode": MODE_WORDS[p.work[1]]},
+                 "plan": None if p.plan is None else ids[p.plan],
+                 "chosen": p.chosen}
+                for p in self.players
+            ],
+            "act": {"step": self.step, "handled": list(self.handled), "running": self.running,
+                    "need": list(self.need), "slack": self.slack,
+                    "produce_count": self.produce_count, "chain_slot": self.chain_slot,
+                    "hired": None if self.hired < 0 else assistants[self.hired].id,
+                    "shifted": [assistants[a].id for a in self.shifted],
+                    "pay": None if self.pay is None else dict(self.pay)},
+        }
+
+    def render(self) -> str:
+        from engine.oh_my_goods.render import render_state
+
+        return render_state(self)
+
+
+# -- setup ------------------------------------------------------------------------
+def new_state(catalogue: Catalogue, seed: int, num_players: int,
+              second_edition: bool) -> OhMyGoodsState:
+    """Deal a game: Charburners, Workers, 2 Assistants per player, 5 cards and 7 coal each."""
+    state = OhMyGoodsState(catalogue, num_players, second_edition)
+    state.rng = [(seed * 0x9E3779B97F4A7C15 + 0x1234567) & MASK64]
+    rng = state.rng
+    burners = list(range(len(catalogue.charburners)))
+    workers = list(range(len(catalogue.workers)))
+    assistants = list(range(len(catalogue.assistants)))
+    for items in (burners, workers, assistants):
+        state._shuffle(items)
+    state.pool = sorted([a, _rng_below(rng, 2)] for a in assistants[:2 * num_players])
+    state.deck = list(range(len(catalogue.cards)))
+    state._shuffle(state.deck)
+    for p in range(num_players):
+        state.players.append(Player(burners[p], workers[p]))
+    for player in state.players:
+        player.hand = [state.deck.pop() for _ in range(START_HAND)]
+        player.goods[0] = [state.deck.pop() for _ in range(START_COAL)]
+    events: list[str] = []
+    state._start_round(events)
+    state._autoplay(events)
+    return state
+
+
+def _expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise InvalidStateError(message)
+
+
+def _int(value: Any, where: str, lo: int = 0, hi: int = 1 << 20) -> int:
+    _expect(isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi,
+            f"{where} must be an integer in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def state_from_json(data: Mapping[str, Any],
+                    catalogue: Catalogue | None = None) -> OhMyGoodsState:
+    """Rebuild and validate a state; errors name the offending field."""
+    catalogue = catalogue or default_catalogue()
+    try:
+        return _state_from_json(data, catalogue)
+    except InvalidStateError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InvalidStateError(f"corrupt Oh My Goods! state: {type(exc).__name__}: {exc}") \
+            from exc
+
+
+def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> OhMyGoodsState:
+    _expect(isinstance(data, Mapping), "state must be a JSON object")
+    _expect(data.get("game") == "oh-my-goods",
+            f"field 'game' must be 'oh-my-goods', got {data.get('game')!r}")
+    _expect(data.get("version") == 1, f"unsupported state version {data.get('version')!r}")
+    n = _int(data.get("num_players"), "num_players", INFO.min_players, INFO.max_players)
+    options = INFO.resolve_options(data.get("options") or {})
+    state = OhMyGoodsState(catalogue, n, bool(options["second_edition"]))
+    rng_text = data.get("rng")
+    _expect(isinstance(rng_text, str), "rng must be a hex string")
+    try:
+        state.rng = [int(str(rng_text), 16) & MASK64]
+    except ValueError as exc:
+        raise InvalidStateError(f"rng must be a hex string, got {rng_text!r}") from exc
+    state.round = _int(data.get("round"), "round", 1, 10_000)
+    state.active = _int(data.get("active"), "active", 0, n - 1)
+    final = data.get("final_round")
+    state.final_round = None if final is None else _int(final, "final_round", 1, 10_001)
+    _expect(data.get("phase") in PHASES, f"phase must be one of {', '.join(PHASES)}")
+    state.phase = str(data["phase"])
+    state.turn = _int(data.get("turn"), "turn", 0, n - 1)
+    card_ids = catalogue.card_ids
+    seen: dict[int, str] = {}
+
+    def card_ref(value: Any, where: str) -> int:
+        _expect(value in card_ids, f"{where}: unknown card {value!r}")
+        index = card_ids[value]
+        _expect(index not in seen, f"{where}: card {value!r} is also at {seen.get(index)}")
+        seen[index] = where
+        return index
+
+    def card_list(value: Any, where: str) -> list[int]:
+        _expect(isinstance(value, list), f"{where} must be a list")
+        return [card_ref(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+    state.deck = card_list(data.get("deck"), "deck")
+    state.discard = card_list(data.get("discard"), "discard")
+    state.display = card_list(data.get("display"), "display")
+    state.sunset_at = _int(data.get("sunset_at"), "sunset_at", -1, len(state.display))
+    asst_ids = catalogue.assistant_ids
+    used_assistants: dict[int, str] = {}
+
+    def asst_ref(value: Any, where: str) -> int:
+        _expect(value in asst_ids, f"{where}: unknown assistant {value!r}")
+        index = asst_ids[value]
+        _expect(index not in used_assistants,
+                f"{where}: assistant {value!r} is also at {used_assistants.get(index)}")
+        used_assistants[index] = where
+        return index
+
+    pool = data.get("pool")
+    _expect(isinstance(pool, list), "pool must be a list")
+    assert isinstance(pool, list)
+    for i, entry in enumerate(pool):
+        where = f"pool[{i}]"
+        _expect(isinstance(entry, dict), f"{where} must be an object")
+        state.pool.append([asst_ref(entry.get("assistant"), f"{where}.assistant"),
+                           _int(entry.get("face"), f"{where}.face", 0, 1)])
+    sizes = data.get("starting_hands") or []
+    _expect(isinstance(sizes, list), "starting_hands must be a list")
+    state._starting_sizes = [_int(v, f"starting_hands[{i}]", 0, 200)
+                             for i, v in enumerate(sizes)]
+    players = data.get("players")
+    _expect(isinstance(players, list) and len(players) == n,
+            f"players must be a list of {n} entries")
+    assert isinstance(players, list)
+    burner_ids = [c.id for c in catalogue.charburners]
+    burners_seen: set[str] = set()
+    workers_seen: set[str] = set()
+    for p, entry in enumerate(players):
+        where = f"players[{p}]"
+        _expect(isinstance(entry, dict), f"{where} must be an object")
+        burner = entry.get("charburner")
+        _expect(burner in burner_ids and burner not in burners_seen,
+                f"{where}.charburner: unknown or repeated charburner {burner!r}")
+        burners_seen.add(str(burner))
+        worker = entry.get("worker")
+        _expect(worker in catalogue.workers and worker not in workers_seen,
+                f"{where}.worker: unknown or repeated worker {worker!r}")
+        workers_seen.add(str(worker))
+        player = Player(burner_ids.index(str(burner)), catalogue.workers.index(str(worker)))
+        player.hand = card_list(entry.get("hand"), f"{where}.hand")
+        player.buildings = card_list(entry.get("buildings"), f"{where}.buildings")
+        goods = entry.get("goods")
+        _expect(isinstance(goods, list) and len(goods) == 1 + len(player.buildings),
+                f"{where}.goods must hold one list per building (charburner first)")
+        assert isinstance(goods, list)
+        player.goods = [card_list(g, f"{where}.goods[{k}]") for k, g in enumerate(goods)]
+        for k, card in enumerate(player.buildings):
+            if not catalogue.buildings[catalogue.cards[card].building].production:
+                _expect(not player.goods[k + 1],
+                        f"{where}.goods[{k + 1}]: {catalogue.cards[card].id} makes no goods")
+        plan = entry.get("plan")
+        player.plan = None if plan is None else card_ref(plan, f"{where}.plan")
+        assistants = entry.get("assistants") or []
+        _expect(isinstance(assistants, list) and len(assistants) <= 2,
+                f"{where}.assistants must be a list of at most 2")
+        slots_taken: set[int] = set()
+        for k, a in enumerate(assistants):
+            aw = f"{where}.assistants[{k}]"
+            _expect(isinstance(a, dict), f"{aw} must be an object")
+            slot = _int(a.get("slot"), f"{aw}.slot", 0, len(player.buildings))
+            _expect(slot not in slots_taken, f"{aw}.slot: two assistants in one building")
+            slots_taken.add(slot)
+            player.assistants.append([asst_ref(a.get("assistant"), f"{aw}.assistant"),
+                                      _int(a.get("face"), f"{aw}.face", 0, 1), slot])
+        work = entry.get("work")
+        if work is not None:
+            _expect(isinstance(work, dict) and work.get("mode") in MODE_WORDS,
+                    f"{where}.work must be null or {{slot, mode: orderly|sloppy}}")
+            player.work = (_int(work.get("slot"), f"{where}.work.slot", -1,
+                                len(player.buildings)), MODE_WORDS.index(work["mode"]))
+        player.chosen = _int(entry.get("chosen", 0), f"{where}.chosen", 0, 2)
+        state.players.append(player)
+    _expect(len(seen) == len(catalogue.cards),
+            f"cards: {len(catalogue.cards) - len(seen)} of the {len(catalogue.cards)} deck "
+            f"cards are nowhere (each must be in the deck, discard, display, a hand, a plan, a "
+            f"building or goods)")
+    _expect(len(used_assistants) <= 2 * n, f"assistants: {len(used_assistants)} in play, "
+                                           f"a {n}-player game uses {2 * n}")
+    act = data.get("act")
+    _expect(isinstance(act, dict), "act must be an object")
+    assert isinstance(act, dict)
+    _expect(act.get("step") in STEPS, f"act.step must be one of {', '.join(STEPS)}")
+    state.step = str(act["step"])
+    handled = act.get("handled") or []
+    _expect(isinstance(handled, list), "act.handled must be a list")
+    state.handled = [_int(v, f"act.handled[{i}]", 0, 63) for i, v in enumerate(handled)]
+    state.running = _int(act.get("running", -1), "act.running", -1, 63)
+    need = act.get("need")
+    _expect(isinstance(need, list) and len(need) == 6, "act.need must be a list of 6 counts")
+    assert isinstance(need, list)
+    state.need = [_int(v, f"act.need[{i}]", 0, 50) for i, v in enumerate(need)]
+    state.slack = _int(act.get("slack", 0), "act.slack", 0, 1)
+    state.produce_count = _int(act.get("produce_count", 0), "act.produce_count", 0, 2)
+    state.chain_slot = _int(act.get("chain_slot", -1), "act.chain_slot", -1, 63)
+    hired = act.get("hired")
+    state.hired = -1 if hired is None else asst_ids.get(hired, -2)
+    _expect(state.hired != -2, f"act.hired: unknown assistant {hired!r}")
+    shifted = act.get("shifted") or []
+    _expect(isinstance(shifted, list) and all(s in asst_ids for s in shifted),
+            "act.shifted must list assistant ids")
+    state.shifted = [asst_ids[s] for s in shifted]
+    pay = act.get("pay")
+    if pay is not None:
+        _expect(isinstance(pay, dict) and pay.get("purpose") in ("shift", "build", "hire"),
+                "act.pay must be null or {due, paid, last, purpose, arg}")
+        state.pay = {"due": _int(pay.get("due"), "act.pay.due", 0, 100),
+                     "paid": _int(pay.get("paid"), "act.pay.paid", 0, 100),
+                     "last": _int(pay.get("last"), "act.pay.last", 0, 63),
+                     "purpose": pay["purpose"],
+                     "arg": _int(pay.get("arg"), "act.pay.arg", 0, 1023)}
+    if state.phase != "over":
+        seat = state.seat()
+        _expect(state.chain_slot < state.num_slots(seat), "act.chain_slot: no such building")
+        if state.phase == "act" and state.step == "chain":
+            _expect(state.chain_slot >= 0, "act.chain_slot must name the chaining building")
+        if state.phase == "act" and state.step == "build":
+            _expect(state.players[seat].plan is not None, "act.step is build but no plan")
+    return state
+
+
+class OhMyGoodsGame(Game):
+    """Factory of Oh My Goods! states (to be registered as ``oh-my-goods``)."""
+
+    info: ClassVar[GameInfo] = INFO
+
+    def __init__(self, catalogue: Catalogue | None = None) -> None:
+        self.catalogue = catalogue or default_catalogue()
+
+    def new_game(self, seed: int, num_players: int,
+                 options: Mapping[str, Any] | None = None) -> OhMyGoodsState:
+        INFO.check_players(num_players)
+        resolved = INFO.resolve_options(options)
+        return new_state(self.catalogue, int(seed), num_players,
+                         bool(resolved["second_edition"]))
+
+    def state_from_json(self, data: Mapping[str, Any]) -> OhMyGoodsState:
+        return state_from_json(data, self.catalogue)
