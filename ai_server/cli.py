@@ -1,0 +1,110 @@
+"""``furnace serve``: the command-line hook of the gRPC server.
+
+The ``furnace`` main (``engine.cli``) calls :func:`add_commands` with its
+subparsers; ``python -m ai_server serve ...`` works without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from typing import Any
+
+from ai_server.config import ServerConfig, default_workers
+
+_DEFAULTS = ServerConfig()
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add ``serve`` to an ``argparse`` subparsers object (sets ``func``)."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the gRPC AI server",
+        description="Run the Furnace gRPC server (furnace.v1.FurnaceService, health checking "
+        "and reflection) until SIGTERM or Ctrl-C.",
+    )
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 or [::] for all)")
+    parser.add_argument("--port", type=int, default=50051, help="port (default 50051; 0: any)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help=f"search worker processes (default: CPU count, {default_workers()})")
+    parser.add_argument("--max-queue", type=int, default=_DEFAULTS.max_queue,
+                        help="searches that may wait for a worker before RESOURCE_EXHAUSTED "
+                        f"(default {_DEFAULTS.max_queue})")
+    parser.add_argument("--max-iterations", type=int, default=_DEFAULTS.max_iterations,
+                        help=f"cap of a search's iteration budget "
+                        f"(default {_DEFAULTS.max_iterations})")
+    parser.add_argument("--max-time", type=float, default=_DEFAULTS.max_time,
+                        help=f"cap of a search's time budget in seconds "
+                        f"(default {_DEFAULTS.max_time:g})")
+    parser.add_argument("--default-iterations", type=int, default=_DEFAULTS.default_iterations,
+                        help="iterations of a BestMove request without a budget "
+                        f"(default {_DEFAULTS.default_iterations})")
+    parser.add_argument("--max-playouts", type=int, default=_DEFAULTS.max_playouts,
+                        help=f"cap of EstimateScores playouts (default {_DEFAULTS.max_playouts})")
+    parser.add_argument("--max-message-mb", type=float,
+                        default=_DEFAULTS.max_message_bytes / (1 << 20),
+                        help="largest message in MiB (default %(default)g)")
+    parser.add_argument("--grace", type=float, default=_DEFAULTS.grace,
+                        help="seconds in-flight calls get on shutdown (default %(default)g)")
+    parser.add_argument("--log-level", default="INFO",
+                        choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
+    parser.set_defaults(func=run_serve)
+
+
+def config_from_args(args: argparse.Namespace) -> ServerConfig:
+    """The :class:`ServerConfig` of parsed ``serve`` arguments (ValueError when invalid)."""
+    config = ServerConfig(
+        workers=args.workers if args.workers is not None else 0,
+        max_queue=args.max_queue,
+        max_iterations=args.max_iterations,
+        max_time=args.max_time,
+        default_iterations=min(args.default_iterations, max(args.max_iterations, 1)),
+        max_playouts=args.max_playouts,
+        default_playouts=min(_DEFAULTS.default_playouts, max(args.max_playouts, 1)),
+        max_message_bytes=int(args.max_message_mb * (1 << 20)),
+        grace=args.grace,
+    )
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be in 0..65535, not {args.port}")
+    return config.resolved()
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """``func`` of ``serve``: exit code 0 after a clean shutdown, 2 on bad settings."""
+    from ai_server.server import serve
+
+    try:
+        config = config_from_args(args)
+    except ValueError as exc:
+        print(f"furnace serve: error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=getattr(logging, args.log_level, logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def ready(port: int) -> None:
+        print(f"furnace server listening on {args.host}:{port} "
+              f"({config.workers} workers); Ctrl-C to stop", file=sys.stderr, flush=True)
+
+    try:
+        asyncio.run(serve(args.host, args.port, config=config, ready=ready))
+    except OSError as exc:
+        print(f"furnace serve: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover - SIGINT is handled inside serve()
+        return 130
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ai_server serve ...``"""
+    parser = argparse.ArgumentParser(prog="python -m ai_server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_commands(sub)
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result

@@ -1,0 +1,153 @@
+"""Game-agnostic state codecs: ``furnace.v1.GameState`` <-> a game's JSON state.
+
+A ``GameState`` holds one of
+
+* a typed per-game message (``samara``): a codec module per game turns it into the
+  game's JSON dict and back (adding a game's typed form = adding a codec here);
+* ``opaque``: the game's JSON, UTF-8, compressed with zlib;
+* ``json``: the same JSON as text.
+
+Decoding only unpacks: it yields ``(game name, JSON dict, form)``.  The game
+itself validates the dict (``registry.get_game(name).state_from_json``).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from ai_server import errors
+from ai_server.codecs import samara
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+
+#: Decompressed/decoded JSON larger than this is rejected (zip bombs).
+MAX_STATE_JSON_BYTES = 1 << 20
+
+#: Typed codecs by game name.  Each module has GAME, FIELD, to_json, from_json.
+TYPED: dict[str, ModuleType] = {samara.GAME: samara}
+_BY_FIELD: dict[str, ModuleType] = {m.FIELD: m for m in TYPED.values()}
+
+OPAQUE = "opaque"
+JSON = "json"
+
+
+@dataclass(frozen=True)
+class DecodedState:
+    """A request's position, unpacked but not yet validated by the game."""
+
+    game: str
+    data: dict[str, Any]
+    #: The ``GameState`` oneof field the request used: "samara", "opaque" or "json".
+    form: str
+    observer_seat: int | None
+
+
+def has_typed(game: str) -> bool:
+    return game in TYPED
+
+
+def encode_opaque(data: dict[str, Any]) -> bytes:
+    """The opaque form: canonical compact JSON, zlib-compressed (deterministic)."""
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return zlib.compress(text.encode("utf-8"), 9)
+
+
+def decode_opaque(blob: bytes, field: str = "state.opaque") -> dict[str, Any]:
+    try:
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(blob, MAX_STATE_JSON_BYTES)
+        if inflater.unconsumed_tail:
+            raise errors.invalid(
+                f"opaque state expands beyond {MAX_STATE_JSON_BYTES} bytes", field,
+                errors.INVALID_STATE)
+        if not inflater.eof:
+            raise errors.invalid("opaque state is truncated (incomplete zlib stream)", field,
+                                 errors.INVALID_STATE)
+    except zlib.error as exc:
+        raise errors.invalid(f"opaque state is not zlib data: {exc}", field,
+                             errors.INVALID_STATE) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise errors.invalid("opaque state is not UTF-8 JSON", field,
+                             errors.INVALID_STATE) from None
+    return _parse_json(text, field)
+
+
+def _parse_json(text: str, field: str) -> dict[str, Any]:
+    if len(text) > MAX_STATE_JSON_BYTES:
+        raise errors.invalid(f"state JSON is longer than {MAX_STATE_JSON_BYTES} characters",
+                             field, errors.INVALID_STATE)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise errors.invalid(f"state is not valid JSON: {exc}", field,
+                             errors.INVALID_STATE) from None
+    if not isinstance(data, dict):
+        raise errors.invalid("state JSON must be an object", field, errors.INVALID_STATE)
+    if not isinstance(data.get("game"), str) or not data["game"]:
+        raise errors.invalid("state JSON needs a string field 'game' naming the game",
+                             f"{field}.game", errors.INVALID_STATE)
+    return data
+
+
+def decode_state(message: pb.GameState, field: str = "state",
+                 present: bool = True) -> DecodedState:
+    """Unpack a request's ``GameState``; errors name ``field`` and the form used."""
+    form = message.WhichOneof("state") if present else None
+    if form is None:
+        raise errors.invalid(
+            f"{field} is required: set one of {', '.join([*_BY_FIELD, OPAQUE, JSON])}",
+            field, errors.MISSING_FIELD)
+    observer = message.observer_seat if message.HasField("observer_seat") else None
+    if form == OPAQUE:
+        data = decode_opaque(message.opaque, f"{field}.opaque")
+    elif form == JSON:
+        data = _parse_json(message.json, f"{field}.json")
+    else:
+        codec = _BY_FIELD[form]
+        try:
+            data = codec.to_json(getattr(message, form))
+        except (KeyError, ValueError, TypeError) as exc:  # pragma: no cover - defensive
+            raise errors.invalid(f"cannot read {form} state: {exc}", f"{field}.{form}",
+                                 errors.INVALID_STATE) from None
+    return DecodedState(game=data["game"], data=data, form=form, observer_seat=observer)
+
+
+def encode_state(data: dict[str, Any], form: str, observer_seat: int | None = None
+                 ) -> pb.GameState:
+    """A ``GameState`` of the game's JSON ``data`` in ``form`` ("typed" picks the game's field)."""
+    message = pb.GameState()
+    game = str(data.get("game", ""))
+    if form in ("typed", *_BY_FIELD):
+        codec = TYPED.get(game)
+        if codec is None:
+            form = OPAQUE
+        else:
+            getattr(message, codec.FIELD).CopyFrom(codec.from_json(data))
+    if form == OPAQUE:
+        message.opaque = encode_opaque(data)
+    elif form == JSON:
+        message.json = json.dumps(data, separators=(",", ":"), sort_keys=True)
+    if observer_seat is not None:
+        message.observer_seat = observer_seat
+    return message
+
+
+def response_form(request_form: str | None, requested: int, game: str) -> str:
+    """The form of an answered state: the requested StateFormat, else the request's form."""
+    if requested == pb.STATE_FORMAT_TYPED:
+        return "typed" if has_typed(game) else OPAQUE
+    if requested == pb.STATE_FORMAT_OPAQUE:
+        return OPAQUE
+    if requested == pb.STATE_FORMAT_JSON:
+        return JSON
+    if requested != pb.STATE_FORMAT_UNSPECIFIED:
+        raise errors.invalid(f"unknown state_format {requested}", "state_format")
+    if request_form is None:
+        return "typed" if has_typed(game) else OPAQUE
+    return request_form
+

@@ -1,0 +1,74 @@
+"""Server settings: worker count, queue bound, budget caps, message size, timing margins."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything the server can be told (``furnace serve --help`` lists the flags)."""
+
+    #: Search worker processes.
+    workers: int = 0  # 0: one per CPU core
+    #: Searches that may wait for a worker beyond those running (then RESOURCE_EXHAUSTED).
+    max_queue: int = 16
+    #: Caps of a search budget; larger requests are INVALID_ARGUMENT.
+    max_iterations: int = 1_000_000
+    max_time: float = 60.0
+    #: Budget when a BestMove request gives none.
+    default_iterations: int = 1000
+    #: Seconds an Analyze request without a budget runs (capped by max_time).
+    default_analyze_time: float = 10.0
+    #: Playouts cap and default of EstimateScores.
+    max_playouts: int = 20_000
+    default_playouts: int = 200
+    #: Analyze update interval: default and minimum, in seconds.
+    default_update_interval: float = 0.5
+    min_update_interval: float = 0.05
+    #: Largest request/response message in bytes.
+    max_message_bytes: int = 4 * 1024 * 1024
+    #: Searches stop this long (plus ``deadline_fraction`` of the time left) before
+    #: the call's deadline, so the answer arrives in time.
+    deadline_margin: float = 0.08
+    deadline_fraction: float = 0.05
+    #: Seconds in-flight calls get to finish on shutdown.
+    grace: float = 5.0
+
+    def resolved(self) -> ServerConfig:
+        """A copy with defaults filled in (``workers=0`` -> CPU count) and checked."""
+        config = self if self.workers else replace(self, workers=default_workers())
+        config.check()
+        return config
+
+    def check(self) -> None:
+        positive = ("workers", "max_iterations", "max_time", "default_iterations",
+                    "default_analyze_time",
+                    "max_playouts", "default_playouts", "default_update_interval",
+                    "min_update_interval", "max_message_bytes")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, not {getattr(self, name)!r}")
+        for name in ("max_queue", "deadline_margin", "deadline_fraction", "grace"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, not {getattr(self, name)!r}")
+        if self.default_iterations > self.max_iterations:
+            raise ValueError("default_iterations is more than max_iterations")
+        if self.default_playouts > self.max_playouts:
+            raise ValueError("default_playouts is more than max_playouts")
+        if self.max_time * 1000 >= 2**31:
+            raise ValueError("max_time is too large")
+
+    def with_overrides(self, **overrides: Any) -> ServerConfig:
+        """A copy with the non-None ``overrides`` applied (unknown names raise TypeError)."""
+        known = {f.name for f in fields(self)}
+        unknown = set(overrides) - known
+        if unknown:
+            raise TypeError(f"unknown server setting(s): {', '.join(sorted(unknown))}")
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})

@@ -1,0 +1,105 @@
+"""The error model: every bad request becomes a gRPC status with rich details.
+
+A :class:`RequestError` carries the status code, a one-line message, the request
+field at fault and a machine-readable reason.  :func:`to_grpc_status` turns it into
+a ``grpc.Status`` whose trailing metadata holds a ``google.rpc.Status`` with a
+``google.rpc.BadRequest`` (the field) and a ``google.rpc.ErrorInfo`` (domain
+``furnace.v1``, the reason, extra metadata): what ``grpc_status.rpc_status.from_call``
+reads on the client side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+#: ``google.rpc.ErrorInfo.domain`` of every Furnace error.
+DOMAIN = "furnace.v1"
+
+# Machine-readable reasons (ErrorInfo.reason).
+MISSING_FIELD = "MISSING_FIELD"
+UNKNOWN_GAME = "UNKNOWN_GAME"
+INVALID_PLAYER_COUNT = "INVALID_PLAYER_COUNT"
+INVALID_OPTION = "INVALID_OPTION"
+INVALID_STATE = "INVALID_STATE"
+INVALID_MOVE = "INVALID_MOVE"
+ILLEGAL_MOVE = "ILLEGAL_MOVE"
+NOT_YOUR_TURN = "NOT_YOUR_TURN"
+GAME_OVER = "GAME_OVER"
+CHANCE_TO_MOVE = "CHANCE_TO_MOVE"
+SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"
+OUT_OF_RANGE = "OUT_OF_RANGE"
+QUEUE_FULL = "QUEUE_FULL"
+WORKER_FAILED = "WORKER_FAILED"
+SHUTTING_DOWN = "SHUTTING_DOWN"
+INTERNAL = "INTERNAL"
+
+
+class RequestError(Exception):
+    """A request the server answers with an error status (never UNKNOWN)."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        *,
+        field: str | None = None,
+        reason: str = "INVALID_ARGUMENT",
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.reason = reason
+        self.metadata = dict(metadata or {})
+
+    def __repr__(self) -> str:
+        return (
+            f"RequestError({self.code.name}, {self.message!r}, field={self.field!r}, "
+            f"reason={self.reason!r})"
+        )
+
+
+def invalid(message: str, field: str | None, reason: str = "INVALID_ARGUMENT",
+            **metadata: str) -> RequestError:
+    """An INVALID_ARGUMENT error naming ``field``."""
+    return RequestError(grpc.StatusCode.INVALID_ARGUMENT, message, field=field, reason=reason,
+                        metadata=metadata)
+
+
+def precondition(message: str, field: str | None, reason: str, **metadata: str) -> RequestError:
+    """A FAILED_PRECONDITION error: the request is well formed but the position forbids it."""
+    return RequestError(grpc.StatusCode.FAILED_PRECONDITION, message, field=field, reason=reason,
+                        metadata=metadata)
+
+
+def to_status_proto(error: RequestError) -> status_pb2.Status:
+    """The ``google.rpc.Status`` of ``error`` with BadRequest and ErrorInfo details."""
+    details = []
+    if error.field:
+        bad = error_details_pb2.BadRequest(
+            field_violations=[
+                error_details_pb2.BadRequest.FieldViolation(
+                    field=error.field, description=error.message
+                )
+            ]
+        )
+        packed = any_pb2.Any()
+        packed.Pack(bad)
+        details.append(packed)
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN,
+                                       metadata=error.metadata)
+    packed = any_pb2.Any()
+    packed.Pack(info)
+    details.append(packed)
+    return status_pb2.Status(code=error.code.value[0], message=error.message, details=details)
+
+
+def to_grpc_status(error: RequestError) -> grpc.Status:
+    """A ``grpc.Status`` ready for ``context.abort(status.code, status.details, ...)``."""
+    return rpc_status.to_status(to_status_proto(error))

@@ -1,0 +1,574 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class InformationType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INFORMATION_TYPE_UNSPECIFIED: _ClassVar[InformationType]
+    INFORMATION_TYPE_PERFECT: _ClassVar[InformationType]
+    INFORMATION_TYPE_IMPERFECT: _ClassVar[InformationType]
+
+class StateFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STATE_FORMAT_UNSPECIFIED: _ClassVar[StateFormat]
+    STATE_FORMAT_TYPED: _ClassVar[StateFormat]
+    STATE_FORMAT_OPAQUE: _ClassVar[StateFormat]
+    STATE_FORMAT_JSON: _ClassVar[StateFormat]
+
+class IllegalReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ILLEGAL_REASON_UNSPECIFIED: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_UNPARSEABLE: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_NOT_A_MOVE: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_ID_TEXT_MISMATCH: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_GAME_OVER: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_NOT_YOUR_TURN: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_RULES: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_EMPTY: _ClassVar[IllegalReason]
+
+class SearchStopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEARCH_STOP_REASON_UNSPECIFIED: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_ITERATIONS: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_TIME_LIMIT: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_DEADLINE: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_CANCELLED: _ClassVar[SearchStopReason]
+
+class SamaraGender(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SAMARA_GENDER_UNSPECIFIED: _ClassVar[SamaraGender]
+    SAMARA_GENDER_MAN: _ClassVar[SamaraGender]
+    SAMARA_GENDER_WOMAN: _ClassVar[SamaraGender]
+
+class SamaraDecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SAMARA_DECISION_KIND_UNSPECIFIED: _ClassVar[SamaraDecisionKind]
+    SAMARA_DECISION_KIND_GIVE: _ClassVar[SamaraDecisionKind]
+    SAMARA_DECISION_KIND_WEAKEN: _ClassVar[SamaraDecisionKind]
+    SAMARA_DECISION_KIND_BURY: _ClassVar[SamaraDecisionKind]
+    SAMARA_DECISION_KIND_IMPRISON: _ClassVar[SamaraDecisionKind]
+
+class SamaraToolFilter(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SAMARA_TOOL_FILTER_UNSPECIFIED: _ClassVar[SamaraToolFilter]
+    SAMARA_TOOL_FILTER_SAW: _ClassVar[SamaraToolFilter]
+    SAMARA_TOOL_FILTER_TROWEL: _ClassVar[SamaraToolFilter]
+    SAMARA_TOOL_FILTER_GLASS: _ClassVar[SamaraToolFilter]
+INFORMATION_TYPE_UNSPECIFIED: InformationType
+INFORMATION_TYPE_PERFECT: InformationType
+INFORMATION_TYPE_IMPERFECT: InformationType
+STATE_FORMAT_UNSPECIFIED: StateFormat
+STATE_FORMAT_TYPED: StateFormat
+STATE_FORMAT_OPAQUE: StateFormat
+STATE_FORMAT_JSON: StateFormat
+ILLEGAL_REASON_UNSPECIFIED: IllegalReason
+ILLEGAL_REASON_UNPARSEABLE: IllegalReason
+ILLEGAL_REASON_NOT_A_MOVE: IllegalReason
+ILLEGAL_REASON_ID_TEXT_MISMATCH: IllegalReason
+ILLEGAL_REASON_GAME_OVER: IllegalReason
+ILLEGAL_REASON_NOT_YOUR_TURN: IllegalReason
+ILLEGAL_REASON_RULES: IllegalReason
+ILLEGAL_REASON_EMPTY: IllegalReason
+SEARCH_STOP_REASON_UNSPECIFIED: SearchStopReason
+SEARCH_STOP_REASON_ITERATIONS: SearchStopReason
+SEARCH_STOP_REASON_TIME_LIMIT: SearchStopReason
+SEARCH_STOP_REASON_DEADLINE: SearchStopReason
+SEARCH_STOP_REASON_CANCELLED: SearchStopReason
+SAMARA_GENDER_UNSPECIFIED: SamaraGender
+SAMARA_GENDER_MAN: SamaraGender
+SAMARA_GENDER_WOMAN: SamaraGender
+SAMARA_DECISION_KIND_UNSPECIFIED: SamaraDecisionKind
+SAMARA_DECISION_KIND_GIVE: SamaraDecisionKind
+SAMARA_DECISION_KIND_WEAKEN: SamaraDecisionKind
+SAMARA_DECISION_KIND_BURY: SamaraDecisionKind
+SAMARA_DECISION_KIND_IMPRISON: SamaraDecisionKind
+SAMARA_TOOL_FILTER_UNSPECIFIED: SamaraToolFilter
+SAMARA_TOOL_FILTER_SAW: SamaraToolFilter
+SAMARA_TOOL_FILTER_TROWEL: SamaraToolFilter
+SAMARA_TOOL_FILTER_GLASS: SamaraToolFilter
+
+class OptionValue(_message.Message):
+    __slots__ = ("bool_value", "int_value", "string_value")
+    BOOL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    INT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    bool_value: bool
+    int_value: int
+    string_value: str
+    def __init__(self, bool_value: _Optional[bool] = ..., int_value: _Optional[int] = ..., string_value: _Optional[str] = ...) -> None: ...
+
+class GameOption(_message.Message):
+    __slots__ = ("name", "default_value", "description")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    default_value: OptionValue
+    description: str
+    def __init__(self, name: _Optional[str] = ..., default_value: _Optional[_Union[OptionValue, _Mapping]] = ..., description: _Optional[str] = ...) -> None: ...
+
+class GameInfo(_message.Message):
+    __slots__ = ("name", "title", "min_players", "max_players", "player_counts", "information_type", "has_chance", "options", "description", "typed_state", "kernel_available")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    INFORMATION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    HAS_CHANCE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    TYPED_STATE_FIELD_NUMBER: _ClassVar[int]
+    KERNEL_AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    player_counts: _containers.RepeatedScalarFieldContainer[int]
+    information_type: InformationType
+    has_chance: bool
+    options: _containers.RepeatedCompositeFieldContainer[GameOption]
+    description: str
+    typed_state: bool
+    kernel_available: bool
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ...) -> None: ...
+
+class ServerLimits(_message.Message):
+    __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes")
+    MAX_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLAYOUTS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_PLAYOUTS_FIELD_NUMBER: _ClassVar[int]
+    MIN_UPDATE_INTERVAL_MS_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_FIELD_NUMBER: _ClassVar[int]
+    MAX_QUEUE_FIELD_NUMBER: _ClassVar[int]
+    MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    max_iterations: int
+    max_time_ms: int
+    default_iterations: int
+    max_playouts: int
+    default_playouts: int
+    min_update_interval_ms: int
+    workers: int
+    max_queue: int
+    max_message_bytes: int
+    def __init__(self, max_iterations: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., default_iterations: _Optional[int] = ..., max_playouts: _Optional[int] = ..., default_playouts: _Optional[int] = ..., min_update_interval_ms: _Optional[int] = ..., workers: _Optional[int] = ..., max_queue: _Optional[int] = ..., max_message_bytes: _Optional[int] = ...) -> None: ...
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games", "limits")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[GameInfo]
+    limits: ServerLimits
+    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ...) -> None: ...
+
+class GameState(_message.Message):
+    __slots__ = ("samara", "opaque", "json", "observer_seat")
+    SAMARA_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_FIELD_NUMBER: _ClassVar[int]
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    OBSERVER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    samara: SamaraState
+    opaque: bytes
+    json: str
+    observer_seat: int
+    def __init__(self, samara: _Optional[_Union[SamaraState, _Mapping]] = ..., opaque: _Optional[bytes] = ..., json: _Optional[str] = ..., observer_seat: _Optional[int] = ...) -> None: ...
+
+class Move(_message.Message):
+    __slots__ = ("id", "text")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    text: str
+    def __init__(self, id: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
+
+class GameStatus(_message.Message):
+    __slots__ = ("game", "num_players", "current_player", "terminal", "chance", "scores", "ranking")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TERMINAL_FIELD_NUMBER: _ClassVar[int]
+    CHANCE_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    RANKING_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    num_players: int
+    current_player: int
+    terminal: bool
+    chance: bool
+    scores: _containers.RepeatedScalarFieldContainer[float]
+    ranking: _containers.RepeatedCompositeFieldContainer[Place]
+    def __init__(self, game: _Optional[str] = ..., num_players: _Optional[int] = ..., current_player: _Optional[int] = ..., terminal: _Optional[bool] = ..., chance: _Optional[bool] = ..., scores: _Optional[_Iterable[float]] = ..., ranking: _Optional[_Iterable[_Union[Place, _Mapping]]] = ...) -> None: ...
+
+class Place(_message.Message):
+    __slots__ = ("seats",)
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seats: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ChanceOutcome(_message.Message):
+    __slots__ = ("move", "probability")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    move: Move
+    probability: float
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., probability: _Optional[float] = ...) -> None: ...
+
+class NewGameRequest(_message.Message):
+    __slots__ = ("game", "num_players", "seed", "options", "state_format")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: OptionValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[OptionValue, _Mapping]] = ...) -> None: ...
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    num_players: int
+    seed: int
+    options: _containers.MessageMap[str, OptionValue]
+    state_format: StateFormat
+    def __init__(self, game: _Optional[str] = ..., num_players: _Optional[int] = ..., seed: _Optional[int] = ..., options: _Optional[_Mapping[str, OptionValue]] = ..., state_format: _Optional[_Union[StateFormat, str]] = ...) -> None: ...
+
+class NewGameResponse(_message.Message):
+    __slots__ = ("state", "status", "render")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RENDER_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    status: GameStatus
+    render: str
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., render: _Optional[str] = ...) -> None: ...
+
+class LegalMovesRequest(_message.Message):
+    __slots__ = ("state", "seat", "include_render")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_RENDER_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    seat: int
+    include_render: bool
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., include_render: _Optional[bool] = ...) -> None: ...
+
+class LegalMovesResponse(_message.Message):
+    __slots__ = ("status", "moves", "chance_outcomes", "render")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    CHANCE_OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    RENDER_FIELD_NUMBER: _ClassVar[int]
+    status: GameStatus
+    moves: _containers.RepeatedCompositeFieldContainer[Move]
+    chance_outcomes: _containers.RepeatedCompositeFieldContainer[ChanceOutcome]
+    render: str
+    def __init__(self, status: _Optional[_Union[GameStatus, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., chance_outcomes: _Optional[_Iterable[_Union[ChanceOutcome, _Mapping]]] = ..., render: _Optional[str] = ...) -> None: ...
+
+class CheckMoveRequest(_message.Message):
+    __slots__ = ("state", "move", "seat")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    move: Move
+    seat: int
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class CheckMoveResponse(_message.Message):
+    __slots__ = ("legal", "move", "reason", "reason_code")
+    LEGAL_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
+    legal: bool
+    move: Move
+    reason: str
+    reason_code: IllegalReason
+    def __init__(self, legal: _Optional[bool] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., reason: _Optional[str] = ..., reason_code: _Optional[_Union[IllegalReason, str]] = ...) -> None: ...
+
+class ApplyMoveRequest(_message.Message):
+    __slots__ = ("state", "move", "seat", "state_format")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    move: Move
+    seat: int
+    state_format: StateFormat
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., seat: _Optional[int] = ..., state_format: _Optional[_Union[StateFormat, str]] = ...) -> None: ...
+
+class MoveRecord(_message.Message):
+    __slots__ = ("player", "move", "events")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    player: int
+    move: Move
+    events: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, player: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., events: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ApplyMoveResponse(_message.Message):
+    __slots__ = ("state", "record", "status", "render")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RENDER_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    record: MoveRecord
+    status: GameStatus
+    render: str
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., record: _Optional[_Union[MoveRecord, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., render: _Optional[str] = ...) -> None: ...
+
+class SearchBudget(_message.Message):
+    __slots__ = ("iterations", "time_limit_ms")
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
+    iterations: int
+    time_limit_ms: int
+    def __init__(self, iterations: _Optional[int] = ..., time_limit_ms: _Optional[int] = ...) -> None: ...
+
+class MoveAnalysis(_message.Message):
+    __slots__ = ("move", "visits", "win_probabilities", "expected_scores", "win_probability")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    VISITS_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SCORES_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    move: Move
+    visits: int
+    win_probabilities: _containers.RepeatedScalarFieldContainer[float]
+    expected_scores: _containers.RepeatedScalarFieldContainer[float]
+    win_probability: float
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., win_probability: _Optional[float] = ...) -> None: ...
+
+class Analysis(_message.Message):
+    __slots__ = ("player", "best_move", "iterations", "elapsed_seconds", "win_probabilities", "expected_scores", "moves", "principal_variation", "stop_reason")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SCORES_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_VARIATION_FIELD_NUMBER: _ClassVar[int]
+    STOP_REASON_FIELD_NUMBER: _ClassVar[int]
+    player: int
+    best_move: Move
+    iterations: int
+    elapsed_seconds: float
+    win_probabilities: _containers.RepeatedScalarFieldContainer[float]
+    expected_scores: _containers.RepeatedScalarFieldContainer[float]
+    moves: _containers.RepeatedCompositeFieldContainer[MoveAnalysis]
+    principal_variation: _containers.RepeatedCompositeFieldContainer[Move]
+    stop_reason: SearchStopReason
+    def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ...) -> None: ...
+
+class BestMoveRequest(_message.Message):
+    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    EXPLORATION_FIELD_NUMBER: _ClassVar[int]
+    MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    seat: int
+    budget: SearchBudget
+    seed: int
+    exploration: float
+    max_candidates: int
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ...) -> None: ...
+
+class BestMoveResponse(_message.Message):
+    __slots__ = ("move", "analysis")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    ANALYSIS_FIELD_NUMBER: _ClassVar[int]
+    move: Move
+    analysis: Analysis
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., analysis: _Optional[_Union[Analysis, _Mapping]] = ...) -> None: ...
+
+class AnalyzeRequest(_message.Message):
+    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "update_interval_ms")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    EXPLORATION_FIELD_NUMBER: _ClassVar[int]
+    MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_INTERVAL_MS_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    seat: int
+    budget: SearchBudget
+    seed: int
+    exploration: float
+    max_candidates: int
+    update_interval_ms: int
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ..., update_interval_ms: _Optional[int] = ...) -> None: ...
+
+class AnalyzeResponse(_message.Message):
+    __slots__ = ("analysis", "final", "sequence")
+    ANALYSIS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    analysis: Analysis
+    final: bool
+    sequence: int
+    def __init__(self, analysis: _Optional[_Union[Analysis, _Mapping]] = ..., final: _Optional[bool] = ..., sequence: _Optional[int] = ...) -> None: ...
+
+class EstimateScoresRequest(_message.Message):
+    __slots__ = ("state", "playouts", "seed")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    PLAYOUTS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    playouts: int
+    seed: int
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., playouts: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class SeatEstimate(_message.Message):
+    __slots__ = ("seat", "win_probability", "score_mean", "score_stddev", "score_min", "score_max")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_MEAN_FIELD_NUMBER: _ClassVar[int]
+    SCORE_STDDEV_FIELD_NUMBER: _ClassVar[int]
+    SCORE_MIN_FIELD_NUMBER: _ClassVar[int]
+    SCORE_MAX_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    win_probability: float
+    score_mean: float
+    score_stddev: float
+    score_min: float
+    score_max: float
+    def __init__(self, seat: _Optional[int] = ..., win_probability: _Optional[float] = ..., score_mean: _Optional[float] = ..., score_stddev: _Optional[float] = ..., score_min: _Optional[float] = ..., score_max: _Optional[float] = ...) -> None: ...
+
+class EstimateScoresResponse(_message.Message):
+    __slots__ = ("seats", "playouts", "elapsed_seconds")
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    PLAYOUTS_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatEstimate]
+    playouts: int
+    elapsed_seconds: float
+    def __init__(self, seats: _Optional[_Iterable[_Union[SeatEstimate, _Mapping]]] = ..., playouts: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ...) -> None: ...
+
+class SamaraState(_message.Message):
+    __slots__ = ("version", "num_players", "options", "month", "spots", "unused_tiles", "track", "foremen", "pending")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    MONTH_FIELD_NUMBER: _ClassVar[int]
+    SPOTS_FIELD_NUMBER: _ClassVar[int]
+    UNUSED_TILES_FIELD_NUMBER: _ClassVar[int]
+    TRACK_FIELD_NUMBER: _ClassVar[int]
+    FOREMEN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    num_players: int
+    options: SamaraOptions
+    month: int
+    spots: _containers.RepeatedCompositeFieldContainer[SamaraSpot]
+    unused_tiles: _containers.RepeatedScalarFieldContainer[str]
+    track: _containers.RepeatedCompositeFieldContainer[SamaraTrackMonth]
+    foremen: _containers.RepeatedCompositeFieldContainer[SamaraForeman]
+    pending: _containers.RepeatedCompositeFieldContainer[SamaraDecision]
+    def __init__(self, version: _Optional[int] = ..., num_players: _Optional[int] = ..., options: _Optional[_Union[SamaraOptions, _Mapping]] = ..., month: _Optional[int] = ..., spots: _Optional[_Iterable[_Union[SamaraSpot, _Mapping]]] = ..., unused_tiles: _Optional[_Iterable[str]] = ..., track: _Optional[_Iterable[_Union[SamaraTrackMonth, _Mapping]]] = ..., foremen: _Optional[_Iterable[_Union[SamaraForeman, _Mapping]]] = ..., pending: _Optional[_Iterable[_Union[SamaraDecision, _Mapping]]] = ...) -> None: ...
+
+class SamaraOptions(_message.Message):
+    __slots__ = ("powers",)
+    POWERS_FIELD_NUMBER: _ClassVar[int]
+    powers: bool
+    def __init__(self, powers: _Optional[bool] = ...) -> None: ...
+
+class SamaraTools(_message.Message):
+    __slots__ = ("saw", "compass", "square", "glass_a", "glass_b")
+    SAW_FIELD_NUMBER: _ClassVar[int]
+    COMPASS_FIELD_NUMBER: _ClassVar[int]
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
+    GLASS_A_FIELD_NUMBER: _ClassVar[int]
+    GLASS_B_FIELD_NUMBER: _ClassVar[int]
+    saw: int
+    compass: int
+    square: int
+    glass_a: int
+    glass_b: int
+    def __init__(self, saw: _Optional[int] = ..., compass: _Optional[int] = ..., square: _Optional[int] = ..., glass_a: _Optional[int] = ..., glass_b: _Optional[int] = ...) -> None: ...
+
+class SamaraSpot(_message.Message):
+    __slots__ = ("spot", "tile", "tools")
+    SPOT_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    spot: str
+    tile: str
+    tools: SamaraTools
+    def __init__(self, spot: _Optional[str] = ..., tile: _Optional[str] = ..., tools: _Optional[_Union[SamaraTools, _Mapping]] = ...) -> None: ...
+
+class SamaraWorker(_message.Message):
+    __slots__ = ("owner", "gender", "men", "women")
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    GENDER_FIELD_NUMBER: _ClassVar[int]
+    MEN_FIELD_NUMBER: _ClassVar[int]
+    WOMEN_FIELD_NUMBER: _ClassVar[int]
+    owner: int
+    gender: SamaraGender
+    men: int
+    women: int
+    def __init__(self, owner: _Optional[int] = ..., gender: _Optional[_Union[SamaraGender, str]] = ..., men: _Optional[int] = ..., women: _Optional[int] = ...) -> None: ...
+
+class SamaraTrackMonth(_message.Message):
+    __slots__ = ("month", "workers")
+    MONTH_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_FIELD_NUMBER: _ClassVar[int]
+    month: int
+    workers: _containers.RepeatedCompositeFieldContainer[SamaraWorker]
+    def __init__(self, month: _Optional[int] = ..., workers: _Optional[_Iterable[_Union[SamaraWorker, _Mapping]]] = ...) -> None: ...
+
+class SamaraPawns(_message.Message):
+    __slots__ = ("men", "women")
+    MEN_FIELD_NUMBER: _ClassVar[int]
+    WOMEN_FIELD_NUMBER: _ClassVar[int]
+    men: int
+    women: int
+    def __init__(self, men: _Optional[int] = ..., women: _Optional[int] = ...) -> None: ...
+
+class SamaraForeman(_message.Message):
+    __slots__ = ("tools", "pawns", "buildings", "powers")
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    PAWNS_FIELD_NUMBER: _ClassVar[int]
+    BUILDINGS_FIELD_NUMBER: _ClassVar[int]
+    POWERS_FIELD_NUMBER: _ClassVar[int]
+    tools: SamaraTools
+    pawns: SamaraPawns
+    buildings: _containers.RepeatedScalarFieldContainer[str]
+    powers: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tools: _Optional[_Union[SamaraTools, _Mapping]] = ..., pawns: _Optional[_Union[SamaraPawns, _Mapping]] = ..., buildings: _Optional[_Iterable[str]] = ..., powers: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SamaraDecision(_message.Message):
+    __slots__ = ("kind", "player", "target", "spot", "count", "only")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    SPOT_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    ONLY_FIELD_NUMBER: _ClassVar[int]
+    kind: SamaraDecisionKind
+    player: int
+    target: int
+    spot: str
+    count: int
+    only: SamaraToolFilter
+    def __init__(self, kind: _Optional[_Union[SamaraDecisionKind, str]] = ..., player: _Optional[int] = ..., target: _Optional[int] = ..., spot: _Optional[str] = ..., count: _Optional[int] = ..., only: _Optional[_Union[SamaraToolFilter, str]] = ...) -> None: ...

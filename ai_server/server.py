@@ -1,0 +1,240 @@
+"""The Furnace gRPC server: grpc.aio front end, search worker processes behind it.
+
+>>> server, port = await create_server(port=0, workers=2)   # doctest: +SKIP
+>>> await server.start()                                     # doctest: +SKIP
+
+* :func:`create_server` builds a server (bound, worker processes started) for tests
+  and embedding; :func:`serve` runs one until SIGTERM/SIGINT for the CLI.
+* :class:`BackgroundServer` runs a server on its own event loop in a thread, for
+  synchronous code (tests, a local opponent for ``furnace play``).
+* Health checking (``grpc.health.v1.Health``, overall and per service) and server
+  reflection are on.  On shutdown health goes NOT_SERVING first, new calls are
+  refused and in-flight calls get ``grace`` seconds to finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from ai_server.config import ServerConfig
+from ai_server.pool import SearchPool
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from ai_server.service import FurnaceServicer
+
+log = logging.getLogger("ai_server")
+
+SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["FurnaceService"].full_name
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+class FurnaceServer:
+    """A created server: the grpc.aio server, the worker pool and the health servicer."""
+
+    def __init__(self, grpc_server: grpc.aio.Server, servicer: FurnaceServicer,
+                 health_servicer: Any, pool: SearchPool, config: ServerConfig,
+                 port: int) -> None:
+        self.grpc_server = grpc_server
+        self.servicer = servicer
+        self.health = health_servicer
+        self.pool = pool
+        self.config = config
+        self.port = port
+        self._stopped = False
+
+    async def start(self) -> None:
+        await self.grpc_server.start()
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, SERVING)
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Graceful stop: NOT_SERVING, refuse new calls, let in-flight ones finish."""
+        if self._stopped:
+            return
+        self._stopped = True
+        grace = self.config.grace if grace is None else grace
+        await self.health.enter_graceful_shutdown()
+        await self.grpc_server.stop(grace)
+        self.servicer.close()
+        await asyncio.to_thread(self.pool.close)
+
+    async def wait_for_termination(self) -> None:
+        await self.grpc_server.wait_for_termination()
+
+
+async def create_server(
+    port: int = 0,
+    workers: int | None = None,
+    max_queue: int | None = None,
+    *,
+    host: str = "127.0.0.1",
+    config: ServerConfig | None = None,
+    warm: bool = True,
+    **settings: Any,
+) -> tuple[FurnaceServer, int]:
+    """Build a server bound to ``host:port`` (0: any free port); returns it and the port.
+
+    Must be awaited on the event loop that will run the server.  ``workers``,
+    ``max_queue`` and ``settings`` (any :class:`ServerConfig` field, e.g.
+    ``max_iterations=``, ``max_time=``) override ``config``.  ``warm`` starts every
+    worker process before returning.  Call ``await server.start()`` to serve.
+    """
+    config = (config or ServerConfig()).with_overrides(
+        workers=workers, max_queue=max_queue, **settings).resolved()
+    pool = SearchPool(config.workers, config.max_queue)
+    try:
+        options = [
+            ("grpc.max_receive_message_length", config.max_message_bytes),
+            ("grpc.max_send_message_length", config.max_message_bytes),
+            ("grpc.so_reuseport", 0),
+        ]
+        grpc_server = grpc.aio.server(options=options)
+        servicer = FurnaceServicer(config, pool)
+        pb_grpc.add_FurnaceServiceServicer_to_server(servicer, grpc_server)
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
+        for name in ("", SERVICE_NAME):
+            await health_servicer.set(name, NOT_SERVING)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), grpc_server)
+        address = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else \
+            f"{host}:{port}"
+        try:
+            bound = grpc_server.add_insecure_port(address)
+        except RuntimeError as exc:
+            raise OSError(f"cannot listen on {address}: {exc}") from None
+        if not bound:
+            raise OSError(f"cannot listen on {address}")
+        if warm:
+            await asyncio.gather(asyncio.to_thread(pool.warm_up),
+                                 asyncio.to_thread(pool.start_manager))
+    except BaseException:
+        await asyncio.to_thread(pool.close)
+        raise
+    return FurnaceServer(grpc_server, servicer, health_servicer, pool, config, bound), bound
+
+
+async def serve(
+    host: str = "127.0.0.1",
+    port: int = 50051,
+    workers: int | None = None,
+    max_queue: int | None = None,
+    *,
+    config: ServerConfig | None = None,
+    ready: Any = None,
+    **settings: Any,
+) -> None:
+    """Run a server until SIGTERM or SIGINT, then shut down gracefully.
+
+    ``ready``, if given, is called with the bound port once serving.
+    """
+    server, bound = await create_server(port, workers, max_queue, host=host, config=config,
+                                        **settings)
+    await server.start()
+    log.info("furnace server listening on %s:%d (%d workers, queue %d)", host, bound,
+             server.config.workers, server.config.max_queue)
+    if ready is not None:
+        ready(bound)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
+    waiter = asyncio.ensure_future(server.wait_for_termination())
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set():
+            log.info("shutting down: finishing in-flight calls (grace %.1fs)",
+                     server.config.grace)
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        await server.stop()
+        for task in (waiter, stopper):
+            task.cancel()
+    log.info("furnace server stopped")
+
+
+class BackgroundServer:
+    """A server on its own event loop in a daemon thread, for synchronous callers.
+
+    >>> with BackgroundServer(workers=1) as srv:        # doctest: +SKIP
+    ...     address = srv.address
+    """
+
+    def __init__(self, port: int = 0, workers: int | None = None,
+                 max_queue: int | None = None, *, host: str = "127.0.0.1",
+                 **settings: Any) -> None:
+        self._args = (port, workers, max_queue)
+        self._host = host
+        self._settings = settings
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="furnace-server",
+                                        daemon=True)
+        self.server: FurnaceServer | None = None
+        self.port = 0
+
+    @property
+    def address(self) -> str:
+        return f"{self._host}:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> int:
+        self._thread.start()
+
+        async def boot() -> int:
+            port, workers, max_queue = self._args
+            self.server, bound = await create_server(port, workers, max_queue,
+                                                     host=self._host, **self._settings)
+            await self.server.start()
+            return bound
+
+        try:
+            self.port = asyncio.run_coroutine_threadsafe(boot(), self._loop).result(timeout)
+        except BaseException:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            raise
+        return self.port
+
+    def stop(self, grace: float | None = 1.0, timeout: float = 60.0) -> None:
+        if self.server is not None:
+            asyncio.run_coroutine_threadsafe(self.server.stop(grace), self._loop).result(timeout)
+            self.server = None
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout)
+
+    def run(self, coro: Any, timeout: float | None = None) -> Any:
+        """Run ``coro`` on the server's loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    def __enter__(self) -> BackgroundServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def running_server(**kwargs: Any) -> Iterator[BackgroundServer]:
+    """``with running_server(workers=2) as srv: ... srv.address ...``"""
+    srv = BackgroundServer(**kwargs)
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()

@@ -1,0 +1,606 @@
+"""``furnace.v1.FurnaceService``: decode, validate through the game, search in a worker, encode.
+
+The servicer holds no game state between requests and has no rules or search
+of its own: positions are rebuilt and validated by the game
+(``registry.get_game(name).state_from_json``), legality comes from the game
+(``parse_move``, ``why_illegal``), and searches run in :mod:`ai_server.worker`
+inside the process pool.  Every failure is answered with a status from
+:mod:`ai_server.errors`, never UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import math
+import queue as queue_module
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+
+from ai_server import codecs, errors, worker
+from ai_server.codecs import DecodedState
+from ai_server.config import ServerConfig
+from ai_server.errors import RequestError, invalid, precondition
+from ai_server.pool import Job, SearchPool
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from engine import registry
+from engine.game import (
+    CHANCE,
+    TERMINAL,
+    FurnaceError,
+    GameInfo,
+    InvalidOptionError,
+    MoveParseError,
+    State,
+    UnknownGameError,
+)
+
+log = logging.getLogger(__name__)
+
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+
+#: Largest exploration constant accepted.
+MAX_EXPLORATION = 10.0
+#: Longest Analyze update interval accepted, in milliseconds.
+MAX_UPDATE_INTERVAL_MS = 60_000
+
+_STOP_REASONS = {
+    worker.ITERATIONS: pb.SEARCH_STOP_REASON_ITERATIONS,
+    worker.TIME_LIMIT: pb.SEARCH_STOP_REASON_TIME_LIMIT,
+    worker.DEADLINE: pb.SEARCH_STOP_REASON_DEADLINE,
+    worker.CANCELLED: pb.SEARCH_STOP_REASON_CANCELLED,
+}
+
+
+async def abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
+    """End the call with ``error`` (raises; never returns)."""
+    status = errors.to_grpc_status(error)
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+def _internal(exc: BaseException) -> RequestError:
+    return RequestError(grpc.StatusCode.INTERNAL,
+                        f"internal server error ({type(exc).__name__}); see the server log",
+                        reason=errors.INTERNAL)
+
+
+def _translate(exc: Exception, method: str) -> RequestError:
+    if isinstance(exc, RequestError):
+        return exc
+    if isinstance(exc, FurnaceError):
+        return invalid(str(exc), None)
+    log.exception("unexpected error in %s", method)
+    return _internal(exc)
+
+
+def unary(
+    fn: Callable[[Any, Request, grpc.aio.ServicerContext], Awaitable[Response]],
+) -> Callable[[Any, Request, grpc.aio.ServicerContext], Awaitable[Response]]:
+    """Map exceptions of a unary handler to statuses (RequestError as is, others INTERNAL)."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: Any, request: Request, context: grpc.aio.ServicerContext) -> Response:
+        try:
+            return await fn(self, request, context)
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure gets a proper status
+            await abort(context, _translate(exc, fn.__name__))
+            raise  # pragma: no cover - abort raises
+
+    return wrapper
+
+
+def streaming(
+    fn: Callable[[Any, Request, grpc.aio.ServicerContext], AsyncIterator[Response]],
+) -> Callable[[Any, Request, grpc.aio.ServicerContext], AsyncIterator[Response]]:
+    """:func:`unary` for server-streaming handlers."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: Any, request: Request,
+                      context: grpc.aio.ServicerContext) -> AsyncIterator[Response]:
+        items = fn(self, request, context)
+        try:
+            async for item in items:
+                yield item
+        except (asyncio.CancelledError, grpc.aio.AbortError, GeneratorExit):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            await abort(context, _translate(exc, fn.__name__))
+        finally:
+            await items.aclose()  # type: ignore[attr-defined]
+
+    return wrapper
+
+
+@dataclass
+class Loaded:
+    """A request's position: how it came and the game's validated state."""
+
+    decoded: DecodedState
+    state: State
+
+
+@dataclass
+class SearchPlan:
+    data: dict[str, Any]
+    iterations: int | None
+    time_limit: float | None
+    deadline: float | None
+    seed: int
+    c: float | None
+    max_candidates: int
+
+
+def _option_default(value: bool | int | str) -> pb.OptionValue:
+    if isinstance(value, bool):
+        return pb.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.OptionValue(int_value=value)
+    return pb.OptionValue(string_value=str(value))
+
+
+def _option_value(value: pb.OptionValue, field: str) -> bool | int | str:
+    kind = value.WhichOneof("kind")
+    if kind is None:
+        raise invalid(f"{field} has no value: set bool_value, int_value or string_value",
+                      field, errors.INVALID_OPTION)
+    result: bool | int | str = getattr(value, kind)
+    return result
+
+
+def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
+    return pb.GameInfo(
+        name=info.name,
+        title=info.title,
+        min_players=info.min_players,
+        max_players=info.max_players,
+        player_counts=list(info.player_counts),
+        information_type=(pb.INFORMATION_TYPE_PERFECT if info.perfect_information
+                          else pb.INFORMATION_TYPE_IMPERFECT),
+        has_chance=info.has_chance,
+        options=[pb.GameOption(name=o.name, default_value=_option_default(o.default),
+                               description=o.description) for o in info.options],
+        description=info.description,
+        typed_state=codecs.has_typed(info.name),
+        kernel_available=kernel,
+    )
+
+
+def status_message(state: State) -> pb.GameStatus:
+    player = state.current_player()
+    status = pb.GameStatus(
+        game=state.info.name,
+        num_players=state.num_players,
+        current_player=player,
+        terminal=player == TERMINAL,
+        chance=player == CHANCE,
+        scores=[float(s) for s in state.scores()],
+    )
+    if player == TERMINAL:
+        for group in state.ranking():
+            status.ranking.add(seats=list(group))
+    return status
+
+
+def move_message(state: State, move: int) -> pb.Move:
+    return pb.Move(id=move, text=state.move_to_text(move))
+
+
+def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analysis:
+    """The ``Analysis`` message of a worker's result dict."""
+    best_id, best_text = data["best"]
+    moves = data["moves"][:max_candidates] if max_candidates else data["moves"]
+    return pb.Analysis(
+        player=data["player"],
+        best_move=pb.Move(id=best_id, text=best_text),
+        iterations=data["iterations"],
+        elapsed_seconds=data["elapsed"],
+        win_probabilities=data["win_probabilities"],
+        expected_scores=data["expected_scores"],
+        moves=[
+            pb.MoveAnalysis(
+                move=pb.Move(id=m["id"], text=m["text"]),
+                visits=m["visits"],
+                win_probabilities=m["win_probabilities"],
+                expected_scores=m["expected_scores"],
+                win_probability=m["win_probability"],
+            )
+            for m in moves
+        ],
+        principal_variation=[pb.Move(id=i, text=t) for i, t in data["pv"]],
+        stop_reason=_STOP_REASONS.get(data.get("stop_reason", ""),
+                                      pb.SEARCH_STOP_REASON_UNSPECIFIED),
+    )
+
+
+@dataclass
+class MoveCheck:
+    legal: bool
+    move: pb.Move
+    reason: str = ""
+    code: pb.IllegalReason = pb.ILLEGAL_REASON_UNSPECIFIED
+    field: str = "move"
+
+
+def check_move(state: State, move: pb.Move, seat: int | None, present: bool = True) -> MoveCheck:
+    """Resolve ``move`` (id and/or text) and judge it in ``state`` through the game."""
+    has_id = present and move.HasField("id")
+    text = move.text.strip() if present else ""
+    resolved = pb.Move()
+    if not has_id and not text:
+        return MoveCheck(False, resolved, "give the move's id or its text", pb.ILLEGAL_REASON_EMPTY)
+    from_text: int | None = None
+    if text:
+        resolved.text = text
+        try:
+            from_text = state.parse_move(text)
+        except MoveParseError as exc:
+            return MoveCheck(False, resolved, str(exc), pb.ILLEGAL_REASON_UNPARSEABLE,
+                             "move.text")
+        resolved.id = from_text
+    if has_id:
+        resolved.id = move.id
+        try:
+            id_text = state.move_to_text(move.id)
+        except (FurnaceError, ValueError, IndexError, KeyError, OverflowError) as exc:
+            return MoveCheck(False, resolved, f"{move.id} is not a move of this game: {exc}",
+                             pb.ILLEGAL_REASON_NOT_A_MOVE, "move.id")
+        if from_text is not None and from_text != move.id:
+            return MoveCheck(False, resolved,
+                             f"move.id {move.id} is {id_text!r} but move.text {text!r} is "
+                             f"move {from_text}", pb.ILLEGAL_REASON_ID_TEXT_MISMATCH)
+        resolved.text = id_text
+    else:
+        resolved.text = state.move_to_text(resolved.id)
+    player = state.current_player()
+    if player == TERMINAL:
+        return MoveCheck(False, resolved, "the game is over", pb.ILLEGAL_REASON_GAME_OVER,
+                         "state")
+    if seat is not None and seat != player:
+        whose = "chance moves next" if player == CHANCE else f"it is seat {player}'s turn"
+        return MoveCheck(False, resolved, f"{whose}, not seat {seat}'s",
+                         pb.ILLEGAL_REASON_NOT_YOUR_TURN, "seat")
+    if player == CHANCE:
+        if any(m == resolved.id for m, _ in state.chance_outcomes()):
+            return MoveCheck(True, resolved)
+        return MoveCheck(False, resolved, "not a chance outcome of this position",
+                         pb.ILLEGAL_REASON_RULES)
+    why = state.why_illegal(resolved.id)
+    if why is None:
+        return MoveCheck(True, resolved)
+    return MoveCheck(False, resolved, why, pb.ILLEGAL_REASON_RULES)
+
+
+class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
+    """The service; ``pool`` runs searches and playouts."""
+
+    def __init__(self, config: ServerConfig, pool: SearchPool) -> None:
+        self.config = config
+        self.pool = pool
+        # Threads that wait on Analyze progress queues (one per outstanding search).
+        self._io = ThreadPoolExecutor(max_workers=pool.capacity + 2,
+                                      thread_name_prefix="furnace-progress")
+
+    def close(self) -> None:
+        self._io.shutdown(wait=False, cancel_futures=True)
+
+    # -- request pieces --------------------------------------------------------------
+    def _load(self, message: pb.GameState, present: bool, field: str = "state") -> Loaded:
+        decoded = codecs.decode_state(message, field, present)
+        where = f"{field}.{decoded.form}"
+        try:
+            game = registry.get_game(decoded.game)
+        except UnknownGameError as exc:
+            raise invalid(str(exc), f"{where}.game" if decoded.form != "samara" else where,
+                          errors.UNKNOWN_GAME) from None
+        try:
+            state = game.state_from_json(decoded.data)
+        except FurnaceError as exc:
+            raise invalid(str(exc), where, errors.INVALID_STATE) from None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError,
+                RecursionError) as exc:
+            raise invalid(f"corrupt state: {type(exc).__name__}: {exc}", where,
+                          errors.INVALID_STATE) from None
+        observer = decoded.observer_seat
+        if observer is not None and not 0 <= observer < state.num_players:
+            raise invalid(f"observer_seat must be in 0..{state.num_players - 1}, got {observer}",
+                          f"{field}.observer_seat", errors.SEAT_OUT_OF_RANGE)
+        return Loaded(decoded, state)
+
+    @staticmethod
+    def _seat(request: Any, state: State, field: str = "seat") -> int | None:
+        if not request.HasField(field):
+            return None
+        seat = int(getattr(request, field))
+        if not 0 <= seat < state.num_players:
+            raise invalid(f"{field} must be in 0..{state.num_players - 1}, got {seat}", field,
+                          errors.SEAT_OUT_OF_RANGE)
+        return seat
+
+    def _encode(self, loaded: Loaded, state: State, requested_format: int) -> pb.GameState:
+        form = codecs.response_form(loaded.decoded.form, requested_format, state.info.name)
+        return codecs.encode_state(state.to_json(), form, loaded.decoded.observer_seat)
+
+    def _deadline(self, context: grpc.aio.ServicerContext) -> float | None:
+        """Wall-clock time the work must stop by, or None without a deadline."""
+        remaining = context.time_remaining()
+        if remaining is None or remaining > 1e7:
+            return None
+        margin = self.config.deadline_margin + self.config.deadline_fraction * remaining
+        return time.time() + max(remaining - margin, 0.0)
+
+    def _budget(self, budget: pb.SearchBudget, analyze: bool) -> tuple[int | None, float | None]:
+        cfg = self.config
+        if not 0 <= budget.iterations <= cfg.max_iterations:
+            raise invalid(f"budget.iterations must be in 0..{cfg.max_iterations} "
+                          f"(0: no iteration budget), got {budget.iterations}",
+                          "budget.iterations", errors.OUT_OF_RANGE)
+        max_ms = int(cfg.max_time * 1000)
+        if not 0 <= budget.time_limit_ms <= max_ms:
+            raise invalid(f"budget.time_limit_ms must be in 0..{max_ms} "
+                          f"(0: no time budget), got {budget.time_limit_ms}",
+                          "budget.time_limit_ms", errors.OUT_OF_RANGE)
+        iterations = int(budget.iterations) or None
+        time_limit = budget.time_limit_ms / 1000 if budget.time_limit_ms else None
+        if iterations is None and time_limit is None:
+            if analyze:
+                time_limit = min(cfg.default_analyze_time, cfg.max_time)
+            else:
+                iterations = cfg.default_iterations
+        return iterations, time_limit
+
+    def _plan(self, request: Any, context: grpc.aio.ServicerContext, analyze: bool
+              ) -> tuple[Loaded, SearchPlan]:
+        loaded = self._load(request.state, request.HasField("state"))
+        state = loaded.state
+        seat = self._seat(request, state)
+        player = state.current_player()
+        if player == TERMINAL:
+            raise precondition("the game is over: there is no move to search", "state",
+                               errors.GAME_OVER)
+        if player == CHANCE:
+            raise precondition("chance moves next, not a seat: apply a chance outcome first",
+                               "state", errors.CHANCE_TO_MOVE)
+        if seat is not None and seat != player:
+            raise precondition(f"it is seat {player}'s turn, not seat {seat}'s", "seat",
+                               errors.NOT_YOUR_TURN)
+        iterations, time_limit = self._budget(request.budget, analyze)
+        exploration = float(request.exploration)
+        if exploration != 0 and not (math.isfinite(exploration)
+                                     and 0 < exploration <= MAX_EXPLORATION):
+            raise invalid(f"exploration must be in (0, {MAX_EXPLORATION}] (0: default), "
+                          f"got {exploration}", "exploration", errors.OUT_OF_RANGE)
+        c = exploration or None  # None: the search's own default
+        if request.max_candidates < 0:
+            raise invalid("max_candidates must not be negative", "max_candidates",
+                          errors.OUT_OF_RANGE)
+        return loaded, SearchPlan(
+            data=state.to_json(),
+            iterations=iterations,
+            time_limit=time_limit,
+            deadline=self._deadline(context),
+            seed=int(request.seed),
+            c=c,
+            max_candidates=int(request.max_candidates),
+        )
+
+    @staticmethod
+    async def _finish(job: Job) -> Any:
+        result = await job.result()
+        if result is None:
+            raise RequestError(grpc.StatusCode.UNAVAILABLE,
+                               "the search was stopped: the server is shutting down",
+                               reason=errors.SHUTTING_DOWN)
+        return result
+
+    # -- RPCs ----------------------------------------------------------------------
+    @unary
+    async def ListGames(self, request: pb.ListGamesRequest,
+                        context: grpc.aio.ServicerContext) -> pb.ListGamesResponse:
+        cfg = self.config
+        games = []
+        for name in registry.game_names():
+            try:
+                game = registry.get_game(name)
+                games.append(game_info_message(game.info, game.kernel_available()))
+            except Exception:  # noqa: BLE001 - one broken game must not hide the others
+                log.exception("game %r failed to load; left out of ListGames", name)
+        limits = pb.ServerLimits(
+            max_iterations=cfg.max_iterations,
+            max_time_ms=int(cfg.max_time * 1000),
+            default_iterations=cfg.default_iterations,
+            max_playouts=cfg.max_playouts,
+            default_playouts=cfg.default_playouts,
+            min_update_interval_ms=int(round(cfg.min_update_interval * 1000)),
+            workers=cfg.workers,
+            max_queue=cfg.max_queue,
+            max_message_bytes=cfg.max_message_bytes,
+        )
+        return pb.ListGamesResponse(games=games, limits=limits)
+
+    @unary
+    async def NewGame(self, request: pb.NewGameRequest,
+                      context: grpc.aio.ServicerContext) -> pb.NewGameResponse:
+        if not request.game:
+            raise invalid("game is required (see ListGames)", "game", errors.MISSING_FIELD)
+        try:
+            game = registry.get_game(request.game)
+        except UnknownGameError as exc:
+            raise invalid(str(exc), "game", errors.UNKNOWN_GAME) from None
+        info = game.info
+        try:
+            info.check_players(int(request.num_players))
+        except InvalidOptionError as exc:
+            raise invalid(str(exc), "num_players", errors.INVALID_PLAYER_COUNT) from None
+        options: dict[str, Any] = {}
+        for name in sorted(request.options):
+            field = f"options[{name}]"
+            value = _option_value(request.options[name], field)
+            try:
+                info.resolve_options({name: value})
+            except InvalidOptionError as exc:
+                raise invalid(str(exc), field, errors.INVALID_OPTION) from None
+            options[name] = value
+        state = game.new_game(seed=int(request.seed), num_players=int(request.num_players),
+                              options=options)
+        form = codecs.response_form(None, request.state_format, info.name)
+        return pb.NewGameResponse(state=codecs.encode_state(state.to_json(), form),
+                                  status=status_message(state), render=state.render())
+
+    @unary
+    async def LegalMoves(self, request: pb.LegalMovesRequest,
+                         context: grpc.aio.ServicerContext) -> pb.LegalMovesResponse:
+        loaded = self._load(request.state, request.HasField("state"))
+        state = loaded.state
+        seat = self._seat(request, state)
+        player = state.current_player()
+        response = pb.LegalMovesResponse(status=status_message(state))
+        if player >= 0 and (seat is None or seat == player):
+            response.moves.extend(move_message(state, m) for m in state.legal_moves())
+        elif player == CHANCE and seat is None:
+            for move, probability in state.chance_outcomes():
+                response.chance_outcomes.add(move=move_message(state, move),
+                                             probability=probability)
+        if request.include_render:
+            response.render = state.render()
+        return response
+
+    @unary
+    async def CheckMove(self, request: pb.CheckMoveRequest,
+                        context: grpc.aio.ServicerContext) -> pb.CheckMoveResponse:
+        loaded = self._load(request.state, request.HasField("state"))
+        seat = self._seat(request, loaded.state)
+        check = check_move(loaded.state, request.move, seat, request.HasField("move"))
+        return pb.CheckMoveResponse(legal=check.legal, move=check.move, reason=check.reason,
+                                    reason_code=check.code)
+
+    @unary
+    async def ApplyMove(self, request: pb.ApplyMoveRequest,
+                        context: grpc.aio.ServicerContext) -> pb.ApplyMoveResponse:
+        loaded = self._load(request.state, request.HasField("state"))
+        state = loaded.state
+        seat = self._seat(request, state)
+        check = check_move(state, request.move, seat, request.HasField("move"))
+        if not check.legal:
+            code_name = pb.IllegalReason.Name(check.code)
+            if check.code == pb.ILLEGAL_REASON_GAME_OVER:
+                raise precondition(f"cannot play: {check.reason}", check.field, errors.GAME_OVER,
+                                   illegal_reason=code_name)
+            if check.code == pb.ILLEGAL_REASON_NOT_YOUR_TURN:
+                raise precondition(f"cannot play: {check.reason}", check.field,
+                                   errors.NOT_YOUR_TURN, illegal_reason=code_name)
+            reason = errors.ILLEGAL_MOVE if check.code == pb.ILLEGAL_REASON_RULES else \
+                errors.INVALID_MOVE
+            text = check.move.text or (str(check.move.id) if check.move.HasField("id") else "")
+            raise invalid(f"illegal move {text!r}: {check.reason}" if text else check.reason,
+                          check.field, reason, illegal_reason=code_name)
+        player = state.current_player()
+        events = state.apply(check.move.id)
+        return pb.ApplyMoveResponse(
+            state=self._encode(loaded, state, request.state_format),
+            record=pb.MoveRecord(player=player, move=check.move, events=list(events)),
+            status=status_message(state),
+            render=state.render(),
+        )
+
+    @unary
+    async def BestMove(self, request: pb.BestMoveRequest,
+                       context: grpc.aio.ServicerContext) -> pb.BestMoveResponse:
+        _, plan = self._plan(request, context, analyze=False)
+        job = self.pool.submit(worker.search_job, plan.data, iterations=plan.iterations,
+                               time_limit=plan.time_limit, deadline=plan.deadline,
+                               seed=plan.seed, c=plan.c)
+        try:
+            result = await self._finish(job)
+        finally:
+            job.cancel()
+        analysis = analysis_message(result, plan.max_candidates)
+        return pb.BestMoveResponse(move=analysis.best_move, analysis=analysis)
+
+    @streaming
+    async def Analyze(self, request: pb.AnalyzeRequest,
+                      context: grpc.aio.ServicerContext) -> AsyncIterator[pb.AnalyzeResponse]:
+        cfg = self.config
+        _, plan = self._plan(request, context, analyze=True)
+        interval_ms = request.update_interval_ms or int(cfg.default_update_interval * 1000)
+        min_ms = int(round(cfg.min_update_interval * 1000))
+        if not min_ms <= interval_ms <= MAX_UPDATE_INTERVAL_MS:
+            raise invalid(f"update_interval_ms must be in {min_ms}..{MAX_UPDATE_INTERVAL_MS} "
+                          f"(0: {int(cfg.default_update_interval * 1000)}), got {interval_ms}",
+                          "update_interval_ms", errors.OUT_OF_RANGE)
+        loop = asyncio.get_running_loop()
+        progress = await loop.run_in_executor(self._io, self.pool.new_queue)
+        job = self.pool.submit(worker.search_job, plan.data, iterations=plan.iterations,
+                               time_limit=plan.time_limit, deadline=plan.deadline,
+                               seed=plan.seed, c=plan.c, progress_queue=progress,
+                               progress_interval=interval_ms / 1000)
+        sequence = 0
+        try:
+            reading = True
+            while reading and not job.done():
+                items = await loop.run_in_executor(self._io, _take, progress, 0.05)
+                if items is None:
+                    reading = False  # the manager went away: just wait for the result
+                    break
+                for item in items:
+                    yield pb.AnalyzeResponse(analysis=analysis_message(item, plan.max_candidates),
+                                             final=False, sequence=sequence)
+                    sequence += 1
+            result = await self._finish(job)
+            if reading:
+                for item in await loop.run_in_executor(self._io, _take, progress, 0.0) or []:
+                    yield pb.AnalyzeResponse(analysis=analysis_message(item, plan.max_candidates),
+                                             final=False, sequence=sequence)
+                    sequence += 1
+            yield pb.AnalyzeResponse(analysis=analysis_message(result, plan.max_candidates),
+                                     final=True, sequence=sequence)
+        finally:
+            job.cancel()
+
+    @unary
+    async def EstimateScores(self, request: pb.EstimateScoresRequest,
+                             context: grpc.aio.ServicerContext) -> pb.EstimateScoresResponse:
+        cfg = self.config
+        loaded = self._load(request.state, request.HasField("state"))
+        playouts = request.playouts or cfg.default_playouts
+        if not 1 <= playouts <= cfg.max_playouts:
+            raise invalid(f"playouts must be in 0..{cfg.max_playouts} "
+                          f"(0: {cfg.default_playouts}), got {request.playouts}", "playouts",
+                          errors.OUT_OF_RANGE)
+        job = self.pool.submit(worker.estimate_job, loaded.state.to_json(), playouts=playouts,
+                               seed=int(request.seed), deadline=self._deadline(context))
+        try:
+            result = await self._finish(job)
+        finally:
+            job.cancel()
+        return pb.EstimateScoresResponse(
+            seats=[pb.SeatEstimate(**seat) for seat in result["seats"]],
+            playouts=result["playouts"],
+            elapsed_seconds=result["elapsed"],
+        )
+
+
+def _take(progress: Any, timeout: float) -> list[dict[str, Any]] | None:
+    """Updates waiting on a Manager queue (waits up to ``timeout`` for the first one).
+
+    None when the queue is unreachable.
+    """
+    items: list[dict[str, Any]] = []
+    try:
+        if timeout > 0:
+            items.append(progress.get(True, timeout))
+        while True:
+            items.append(progress.get_nowait())
+    except queue_module.Empty:
+        return items
+    except (OSError, EOFError):
+        return None

@@ -1,0 +1,241 @@
+"""Jobs run in the search worker processes (spawned, so this module must import cleanly).
+
+Each job rebuilds the position from the game's JSON (validated again by the
+game), runs the engine's search or playouts, and returns plain picklable data.
+Nothing here knows a game: it goes through :mod:`engine.registry` and the
+:class:`engine.game.State` protocol only.
+
+Cancellation: the server passes a shared byte array at pool start; job ``slot``
+stops as soon as ``flags[slot]`` is non-zero (checked between iterations).
+Progress (Analyze): ``on_progress`` puts a result dict on a Manager queue.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import signal
+import time
+from collections.abc import Callable, MutableSequence
+from typing import Any
+
+#: Set in each worker by :func:`init_worker`: one cancel flag per job slot.
+_FLAGS: MutableSequence[int] | None = None
+
+ITERATIONS = "ITERATIONS"
+TIME_LIMIT = "TIME_LIMIT"
+DEADLINE = "DEADLINE"
+CANCELLED = "CANCELLED"
+
+
+def init_worker(flags: MutableSequence[int]) -> None:
+    """Pool initializer: keep the cancel flags, ignore Ctrl-C, import the engine up front."""
+    global _FLAGS
+    _FLAGS = flags
+    ignore_signals()
+    from engine import registry
+    from engine.search import mcts  # noqa: F401
+
+    registry.list_games()
+
+
+def ignore_signals() -> None:
+    """Leave SIGINT/SIGTERM to the server process, which shuts workers down itself.
+
+    (A Ctrl-C or a SIGTERM sent to the whole process group must not kill searches
+    that the graceful shutdown lets finish.)
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def warm_up(pause: float = 0.05) -> int:
+    """A no-op job that makes the pool start (and import) every worker process."""
+    time.sleep(pause)
+    return os.getpid()
+
+
+def crash() -> None:  # pragma: no cover - runs in a worker that dies
+    """Kill this worker process abruptly (tests of pool recovery)."""
+    os._exit(13)
+
+
+def _cancelled(slot: int | None) -> bool:
+    return slot is not None and _FLAGS is not None and _FLAGS[slot] != 0
+
+
+def _rebuild(data: dict[str, Any]) -> Any:
+    from engine import registry
+
+    return registry.get_game(data["game"]).state_from_json(data)
+
+
+def _time_budget(time_limit: float | None, deadline: float | None) -> tuple[float | None, bool]:
+    """The search's time limit in seconds, and whether the call's deadline set it."""
+    if deadline is None:
+        return time_limit, False
+    remaining = max(deadline - time.time(), 1e-3)
+    if time_limit is None or remaining < time_limit:
+        return remaining, True
+    return time_limit, False
+
+
+def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[str, Any]:
+    """Plain data of an :class:`engine.search.Analysis` plus every seat's win share per move."""
+    stats = tree.root_stats()
+    k = stats.num_players
+    per_move: dict[int, list[float]] = {}
+    for move, n, totals in zip(stats.moves, stats.move_visits, stats.move_totals, strict=True):
+        inv = 1.0 / n if n else 0.0  # the engine's own formula, so values match exactly
+        per_move[move] = [t * inv for t in totals[:k]]
+    return {
+        "player": analysis.player,
+        "best": (analysis.best_move, analysis.best_move_text),
+        "iterations": analysis.iterations,
+        "elapsed": analysis.elapsed,
+        "win_probabilities": list(analysis.win_probability),
+        "expected_scores": list(analysis.expected_scores),
+        "moves": [
+            {
+                "id": m.move,
+                "text": m.text,
+                "visits": m.visits,
+                "win_probability": m.win_probability,
+                "win_probabilities": per_move.get(m.move, [0.0] * k),
+                "expected_scores": list(m.expected_scores),
+            }
+            for m in analysis.moves
+        ],
+        "pv": list(zip(analysis.principal_variation_moves, analysis.principal_variation,
+                       strict=False)),
+        "stop_reason": stop_reason,
+    }
+
+
+def make_tree(state: Any, c: float | None, seed: int) -> Any:
+    """The search tree that suits the game: MCTS with perfect information, else ISMCTS.
+
+    ISMCTS searches for the seat to move from determinizations of its view, so a
+    hidden-information position never leaks what that seat cannot see.  ``c``
+    None takes the search's own default exploration constant.
+    """
+    if state.info.perfect_information:
+        from engine.search.mcts import DEFAULT_C, MCTS
+
+        return MCTS(state, c=DEFAULT_C if c is None else c, seed=seed)
+    from engine.search import ismcts
+
+    return ismcts.ISMCTS(state, c=ismcts.DEFAULT_ISMCTS_C if c is None else c, seed=seed)
+
+
+def search_job(
+    data: dict[str, Any],
+    *,
+    iterations: int | None,
+    time_limit: float | None,
+    deadline: float | None,
+    seed: int,
+    c: float | None,
+    slot: int | None = None,
+    progress_queue: Any = None,
+    progress_interval: float = 0.5,
+) -> dict[str, Any] | None:
+    """Search ``data`` (the game's JSON) for the seat to move; None if cancelled before it ran.
+
+    ``deadline`` is a wall-clock time (``time.time()``) the search must stop by;
+    ``iterations``/``time_limit`` are the request's budget (at least one is set,
+    or ``deadline`` is).
+    """
+    if _cancelled(slot):
+        return None
+    state = _rebuild(data)
+    limit, by_deadline = _time_budget(time_limit, deadline)
+    tree = make_tree(state, c, seed)
+    should_stop: Callable[[], bool] | None = None
+    if slot is not None and _FLAGS is not None:
+        flags = _FLAGS
+
+        def should_stop() -> bool:
+            return flags[slot] != 0
+
+    on_progress = None
+    if progress_queue is not None:
+
+        broken = False
+
+        def on_progress(analysis: Any) -> None:
+            nonlocal broken
+            if broken:
+                return
+            try:
+                progress_queue.put(_encode_analysis(tree, analysis))
+            except (OSError, EOFError):
+                broken = True  # the server stopped listening: search on, quietly
+
+    if iterations is None and limit is None:  # pragma: no cover - the server always sets one
+        raise ValueError("no budget")
+    analysis = tree.search(iterations, limit, should_stop=should_stop, on_progress=on_progress,
+                           progress_interval=progress_interval)
+    if iterations is not None and tree.iterations >= iterations:
+        reason = ITERATIONS
+    elif _cancelled(slot):
+        reason = CANCELLED
+    elif by_deadline:
+        reason = DEADLINE
+    else:
+        reason = TIME_LIMIT
+    return _encode_analysis(tree, analysis, reason)
+
+
+def estimate_job(
+    data: dict[str, Any],
+    *,
+    playouts: int,
+    seed: int,
+    deadline: float | None,
+    slot: int | None = None,
+) -> dict[str, Any] | None:
+    """``playouts`` random playouts (``State.rollout``) with seeds drawn from ``seed``.
+
+    Returns per-seat win share, score mean, sample standard deviation, min and
+    max, and the number of playouts run (fewer only when the deadline was near).
+    """
+    if _cancelled(slot):
+        return None
+    state = _rebuild(data)
+    base = state.search_state()
+    rng = random.Random(seed)
+    k = state.num_players
+    wins = [0.0] * k
+    sums = [0.0] * k
+    squares = [0.0] * k
+    lows = [math.inf] * k
+    highs = [-math.inf] * k
+    start = time.perf_counter()
+    done = 0
+    for _ in range(playouts):
+        if done and (_cancelled(slot) or (deadline is not None and time.time() >= deadline)):
+            break
+        outcome = base.clone().rollout(rng.getrandbits(64))
+        for p in range(k):
+            score = float(outcome.scores[p])
+            wins[p] += float(outcome.rewards[p])
+            sums[p] += score
+            squares[p] += score * score
+            lows[p] = min(lows[p], score)
+            highs[p] = max(highs[p], score)
+        done += 1
+    seats = []
+    for p in range(k):
+        mean = sums[p] / done
+        variance = (squares[p] - done * mean * mean) / (done - 1) if done > 1 else 0.0
+        seats.append({
+            "seat": p,
+            "win_probability": wins[p] / done,
+            "score_mean": mean,
+            "score_stddev": math.sqrt(max(variance, 0.0)),
+            "score_min": lows[p],
+            "score_max": highs[p],
+        })
+    return {"seats": seats, "playouts": done, "elapsed": time.perf_counter() - start}

@@ -1,0 +1,319 @@
+"""A small synchronous Python client of ``furnace.v1.FurnaceService``.
+
+It speaks only the protocol (the generated stubs), never the engine::
+
+    with FurnaceClient("localhost:50051") as client:
+        game = client.new_game("samara", 2, seed=7)
+        reply = client.best_move(game.state, iterations=2000, seed=1)
+        print(reply.move.text, to_dict(reply.analysis))
+
+Positions may be given as a ``GameState`` message, as the game's JSON state (a
+dict or JSON text: sent in the opaque form) or as opaque bytes.  Moves may be a
+``Move``, an int (id) or a str (text notation).  Methods return the response
+messages; :func:`to_dict` turns any message into plain data.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+
+DEFAULT_ADDRESS = "localhost:50051"
+#: Largest message the client sends or accepts.
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+
+StateLike = pb.GameState | Mapping[str, Any] | bytes | str
+MoveLike = pb.Move | int | str
+OptionLike = bool | int | str
+
+
+class AnalyzeStream(Protocol):
+    """What :meth:`FurnaceClient.analyze` returns: iterate it; ``cancel()`` stops the search."""
+
+    def __iter__(self) -> Iterator[pb.AnalyzeResponse]: ...
+
+    def __next__(self) -> pb.AnalyzeResponse: ...
+
+    def cancel(self) -> bool: ...
+
+
+# -- the opaque state form -------------------------------------------------------------
+def encode_opaque(data: Mapping[str, Any]) -> bytes:
+    """The opaque form of a game's JSON state: compact JSON, UTF-8, zlib."""
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return zlib.compress(text.encode("utf-8"), 9)
+
+
+def decode_opaque(blob: bytes) -> dict[str, Any]:
+    data = json.loads(zlib.decompress(blob).decode("utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("opaque state does not hold a JSON object")
+    return data
+
+
+def make_state(state: StateLike, observer_seat: int | None = None) -> pb.GameState:
+    """A ``GameState`` from a message, a JSON dict or text (sent opaque), or opaque bytes."""
+    if isinstance(state, pb.GameState):
+        message = pb.GameState()
+        message.CopyFrom(state)
+    elif isinstance(state, bytes | bytearray):
+        message = pb.GameState(opaque=bytes(state))
+    elif isinstance(state, str):
+        data = json.loads(state)
+        if not isinstance(data, dict):
+            raise ValueError("a state's JSON must be an object")
+        message = pb.GameState(opaque=encode_opaque(data))
+    elif isinstance(state, Mapping):
+        message = pb.GameState(opaque=encode_opaque(state))
+    else:
+        raise TypeError(f"cannot send {type(state).__name__} as a game state")
+    if observer_seat is not None:
+        message.observer_seat = observer_seat
+    return message
+
+
+def state_json(state: pb.GameState) -> dict[str, Any]:
+    """The game's JSON state held by ``state`` (opaque or json form).
+
+    A typed state (e.g. ``samara``) is answered as its protobuf JSON mapping,
+    which is not the game's own JSON: ask for ``STATE_FORMAT_OPAQUE`` instead.
+    """
+    form = state.WhichOneof("state")
+    if form == "opaque":
+        return decode_opaque(state.opaque)
+    if form == "json":
+        data = json.loads(state.json)
+        if not isinstance(data, dict):
+            raise ValueError("json state does not hold a JSON object")
+        return data
+    if form is None:
+        raise ValueError("empty GameState")
+    raise ValueError(f"typed {form} state: request STATE_FORMAT_OPAQUE for the game's JSON")
+
+
+def make_move(move: MoveLike) -> pb.Move:
+    """A ``Move`` from a message, an id (int) or a text (str)."""
+    if isinstance(move, pb.Move):
+        return move
+    if isinstance(move, bool):
+        raise TypeError("a move is an int id or a str text, not a bool")
+    if isinstance(move, int):
+        return pb.Move(id=move)
+    if isinstance(move, str):
+        return pb.Move(text=move)
+    raise TypeError(f"cannot send {type(move).__name__} as a move")
+
+
+def option_value(value: OptionLike) -> pb.OptionValue:
+    if isinstance(value, bool):
+        return pb.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.OptionValue(int_value=value)
+    if isinstance(value, str):
+        return pb.OptionValue(string_value=value)
+    raise TypeError(f"option values are bool, int or str, not {type(value).__name__}")
+
+
+def to_dict(message: Message) -> dict[str, Any]:
+    """Plain data of a message (protobuf JSON mapping, proto field names, defaults shown)."""
+    result: dict[str, Any] = json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    return result
+
+
+def to_json(message: Message, indent: int | None = 2) -> str:
+    return json_format.MessageToJson(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True, indent=indent)
+
+
+# -- errors -----------------------------------------------------------------------------
+def error_details(error: grpc.RpcError) -> dict[str, Any]:
+    """The code, message, bad fields and ErrorInfo of a failed call."""
+    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+    info: dict[str, Any] = {
+        "code": code.name if code is not None else "UNKNOWN",
+        "message": error.details() if hasattr(error, "details") else str(error),
+        "fields": [],
+        "reason": None,
+        "metadata": {},
+    }
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except (ValueError, AttributeError):
+        status = None
+    if status is not None:
+        for detail in status.details:
+            if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                bad = error_details_pb2.BadRequest()
+                detail.Unpack(bad)
+                info["fields"].extend(
+                    {"field": v.field, "description": v.description}
+                    for v in bad.field_violations)
+            elif detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                error_info = error_details_pb2.ErrorInfo()
+                detail.Unpack(error_info)
+                info["reason"] = error_info.reason
+                info["metadata"] = dict(error_info.metadata)
+    return info
+
+
+def describe_error(error: grpc.RpcError) -> str:
+    """One line: ``INVALID_ARGUMENT: message (field budget.iterations, OUT_OF_RANGE)``."""
+    info = error_details(error)
+    extra = [f"field {f['field']}" for f in info["fields"]]
+    if info["reason"]:
+        extra.append(info["reason"])
+    message = " ".join(str(info["message"] or "").split())
+    suffix = f" ({', '.join(extra)})" if extra else ""
+    return f"{info['code']}: {message}{suffix}"
+
+
+# -- the client -------------------------------------------------------------------------
+class FurnaceClient:
+    """A connection to a Furnace server; methods mirror the RPCs.
+
+    ``timeout`` (seconds) is the default deadline of each call; ``None`` waits
+    as long as it takes.  Use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, address: str = DEFAULT_ADDRESS, *, timeout: float | None = 120.0,
+                 channel: grpc.Channel | None = None) -> None:
+        self.address = address
+        self.timeout = timeout
+        self._own_channel = channel is None
+        self.channel = channel if channel is not None else grpc.insecure_channel(
+            address,
+            options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
+        )
+        self.stub = pb_grpc.FurnaceServiceStub(self.channel)
+        self._health = health_pb2_grpc.HealthStub(self.channel)
+
+    def close(self) -> None:
+        if self._own_channel:
+            self.channel.close()
+
+    def __enter__(self) -> FurnaceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        return self.timeout if timeout is None else timeout
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        """Block until the channel connects (``grpc.FutureTimeoutError`` after ``timeout``)."""
+        grpc.channel_ready_future(self.channel).result(timeout=timeout)
+
+    # -- RPCs ---------------------------------------------------------------------
+    def list_games(self, *, timeout: float | None = None) -> pb.ListGamesResponse:
+        result: pb.ListGamesResponse = self.stub.ListGames(
+            pb.ListGamesRequest(), timeout=self._timeout(timeout))
+        return result
+
+    def new_game(self, game: str, num_players: int, seed: int = 0,
+                 options: Mapping[str, OptionLike] | None = None, *,
+                 state_format: pb.StateFormat = pb.STATE_FORMAT_OPAQUE,
+                 timeout: float | None = None) -> pb.NewGameResponse:
+        request = pb.NewGameRequest(game=game, num_players=num_players, seed=seed,
+                                    state_format=state_format)
+        for name, value in (options or {}).items():
+            request.options[name].CopyFrom(option_value(value))
+        result: pb.NewGameResponse = self.stub.NewGame(request, timeout=self._timeout(timeout))
+        return result
+
+    def legal_moves(self, state: StateLike, seat: int | None = None, *,
+                    include_render: bool = False,
+                    timeout: float | None = None) -> pb.LegalMovesResponse:
+        request = pb.LegalMovesRequest(state=make_state(state), include_render=include_render)
+        if seat is not None:
+            request.seat = seat
+        result: pb.LegalMovesResponse = self.stub.LegalMoves(
+            request, timeout=self._timeout(timeout))
+        return result
+
+    def check_move(self, state: StateLike, move: MoveLike, seat: int | None = None, *,
+                   timeout: float | None = None) -> pb.CheckMoveResponse:
+        request = pb.CheckMoveRequest(state=make_state(state), move=make_move(move))
+        if seat is not None:
+            request.seat = seat
+        result: pb.CheckMoveResponse = self.stub.CheckMove(
+            request, timeout=self._timeout(timeout))
+        return result
+
+    def apply_move(self, state: StateLike, move: MoveLike, seat: int | None = None, *,
+                   state_format: pb.StateFormat = pb.STATE_FORMAT_UNSPECIFIED,
+                   timeout: float | None = None) -> pb.ApplyMoveResponse:
+        request = pb.ApplyMoveRequest(state=make_state(state), move=make_move(move),
+                                      state_format=state_format)
+        if seat is not None:
+            request.seat = seat
+        result: pb.ApplyMoveResponse = self.stub.ApplyMove(
+            request, timeout=self._timeout(timeout))
+        return result
+
+    @staticmethod
+    def _search_fields(request: Any, state: StateLike, iterations: int,
+                       time_limit: float | None, seed: int, seat: int | None,
+                       exploration: float, max_candidates: int) -> None:
+        request.state.CopyFrom(make_state(state))
+        request.budget.iterations = iterations
+        if time_limit:
+            request.budget.time_limit_ms = max(1, int(round(time_limit * 1000)))
+        request.seed = seed
+        if seat is not None:
+            request.seat = seat
+        request.exploration = exploration
+        request.max_candidates = max_candidates
+
+    def best_move(self, state: StateLike, *, iterations: int = 0,
+                  time_limit: float | None = None, seed: int = 0, seat: int | None = None,
+                  exploration: float = 0.0, max_candidates: int = 0,
+                  timeout: float | None = None) -> pb.BestMoveResponse:
+        """Search ``state``; ``time_limit`` in seconds.  No budget: the server's default."""
+        request = pb.BestMoveRequest()
+        self._search_fields(request, state, iterations, time_limit, seed, seat, exploration,
+                            max_candidates)
+        result: pb.BestMoveResponse = self.stub.BestMove(request, timeout=self._timeout(timeout))
+        return result
+
+    def analyze(self, state: StateLike, *, iterations: int = 0,
+                time_limit: float | None = None, seed: int = 0, seat: int | None = None,
+                exploration: float = 0.0, max_candidates: int = 0,
+                update_interval: float | None = None,
+                timeout: float | None = None) -> AnalyzeStream:
+        """Stream of updates ending with one ``final`` message; ``cancel()`` stops it."""
+        request = pb.AnalyzeRequest()
+        self._search_fields(request, state, iterations, time_limit, seed, seat, exploration,
+                            max_candidates)
+        if update_interval:
+            request.update_interval_ms = max(1, int(round(update_interval * 1000)))
+        stream: AnalyzeStream = self.stub.Analyze(request, timeout=self._timeout(timeout))
+        return stream
+
+    def estimate_scores(self, state: StateLike, playouts: int = 0, seed: int = 0, *,
+                        timeout: float | None = None) -> pb.EstimateScoresResponse:
+        request = pb.EstimateScoresRequest(state=make_state(state), playouts=playouts, seed=seed)
+        result: pb.EstimateScoresResponse = self.stub.EstimateScores(
+            request, timeout=self._timeout(timeout))
+        return result
+
+    def health(self, service: str = "", *, timeout: float | None = None) -> str:
+        """``SERVING``, ``NOT_SERVING``, ... for ``service`` ("" = the whole server)."""
+        reply = self._health.Check(health_pb2.HealthCheckRequest(service=service),
+                                   timeout=self._timeout(timeout))
+        name: str = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        return name

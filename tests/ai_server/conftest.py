@@ -1,0 +1,57 @@
+"""Fixtures: a real Furnace server on 127.0.0.1 (port 0) and stubs talking to it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from ai_server.server import BackgroundServer
+
+#: Settings of the shared test server: small caps so tests stay quick.
+TEST_SETTINGS: dict[str, Any] = {
+    "workers": 2,
+    "max_queue": 6,
+    "max_iterations": 200_000,
+    "max_time": 5.0,
+    "default_iterations": 100,
+    "default_analyze_time": 1.0,
+    "max_playouts": 2_000,
+    "default_playouts": 50,
+}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[BackgroundServer]:
+    srv = BackgroundServer(**TEST_SETTINGS)
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop(grace=0.5)
+
+
+@pytest.fixture(scope="module")
+def channel(server: BackgroundServer) -> Iterator[grpc.Channel]:
+    ch = grpc.insecure_channel(server.address)
+    try:
+        yield ch
+    finally:
+        ch.close()
+
+
+@pytest.fixture(scope="module")
+def stub(channel: grpc.Channel) -> pb_grpc.FurnaceServiceStub:
+    return pb_grpc.FurnaceServiceStub(channel)
+
+
+@pytest.fixture(scope="module")
+def new_state(stub: pb_grpc.FurnaceServiceStub) -> pb.GameState:
+    """A fresh two-player Samara game (seed 1) in the typed form."""
+    reply = stub.NewGame(pb.NewGameRequest(game="samara", num_players=2, seed=1))
+    state: pb.GameState = reply.state
+    return state

@@ -1,0 +1,271 @@
+"""Fuzz: >= 1,000 random or mutated requests; every answer is well formed or a clean error.
+
+Allowed outcomes: OK, INVALID_ARGUMENT, FAILED_PRECONDITION, RESOURCE_EXHAUSTED (never
+UNKNOWN or INTERNAL), errors always carrying a ``google.rpc.ErrorInfo``.  The server
+must still answer health checks afterwards.  Most cases avoid the search path (bad
+budgets, broken states); a few run tiny searches.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import zlib
+from typing import Any
+
+import grpc
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from helpers_furnace import positions_json, rpc_error_info
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ai_server.codecs import samara as samara_codec
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+
+BASE_STATES: list[dict[str, Any]] = positions_json(16, seed=77)
+ALLOWED = {
+    grpc.StatusCode.OK,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+#: Examples per run; FURNACE_FUZZ_EXAMPLES raises it, FURNACE_FUZZ_RANDOM=1 draws new cases
+#: (the default is derandomized so CI is reproducible).
+EXAMPLES = max(1100, int(os.environ.get("FURNACE_FUZZ_EXAMPLES", "0") or 0))
+RANDOM = os.environ.get("FURNACE_FUZZ_RANDOM", "") not in ("", "0")
+SENT = {"count": 0}
+MOVE_WORDS = ["wait", "vacation", "recruit man", "recruit woman", "tool saw r2c2 1+2",
+              "tool glass-a r1c1 1", "build r2c7 1+2", "build r4c5 1+2 train 1", "give saw",
+              "weaken 1", "bury 2", "imprison 1", "tool hammer r9c9 1", "build r1c1 0", ""]
+
+INT32 = st.integers(-(2**31), 2**31 - 1)
+INT64 = st.integers(-(2**63), 2**63 - 1)
+SMALL = st.integers(-3, 12)
+
+json_leaf = (st.none() | st.booleans() | st.integers(-(2**40), 2**40) | SMALL
+             | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8)
+             | st.sampled_from(["samara", "man", "woman", "r1c1", "saw", "give", "any"]))
+json_value = st.recursive(
+    json_leaf,
+    lambda children: st.lists(children, max_size=3)
+    | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=6,
+)
+
+
+def _slots(node: Any, out: list[tuple[Any, Any]]) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out.append((node, key))
+            _slots(value, out)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            out.append((node, i))
+            _slots(value, out)
+
+
+@st.composite
+def mutated_json(draw: st.DrawFn) -> dict[str, Any]:
+    data = copy.deepcopy(draw(st.sampled_from(BASE_STATES)))
+    for _ in range(draw(st.integers(0, 3))):
+        slots: list[tuple[Any, Any]] = []
+        _slots(data, slots)
+        container, key = draw(st.sampled_from(slots))
+        action = draw(st.sampled_from(["replace", "delete", "nudge", "swap"]))
+        if action == "delete":
+            del container[key]
+        elif action == "nudge" and isinstance(container[key], int) and \
+                not isinstance(container[key], bool):
+            container[key] += draw(st.sampled_from([-1, 1, 2, 100]))
+        elif action == "swap" and isinstance(container, list) and len(container) > 1:
+            container.reverse()
+        else:
+            container[key] = draw(json_value)
+    return data
+
+
+def _mutate_message(draw: st.DrawFn, message: Message, budget: int) -> None:
+    """Random edits of a protobuf message's fields, walking nested messages."""
+    for _ in range(budget):
+        fields = list(message.DESCRIPTOR.fields)
+        field = draw(st.sampled_from(fields))
+        repeated = field.is_repeated
+        value = getattr(message, field.name)
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            if repeated:
+                if len(value) and draw(st.booleans()):
+                    target = value[draw(st.integers(0, len(value) - 1))]
+                    if draw(st.integers(0, 3)) == 0:
+                        value.remove(target)
+                        continue
+                else:
+                    target = value.add()
+            else:
+                target = value
+            _mutate_message(draw, target, 1)
+            continue
+        if field.type == FieldDescriptor.TYPE_STRING:
+            new: Any = draw(st.text(max_size=10) | st.sampled_from(
+                ["bridge", "hut-1", "r1c1", "r3c1", "school", "cave", "samara"]))
+        elif field.type == FieldDescriptor.TYPE_BOOL:
+            new = draw(st.booleans())
+        elif field.type == FieldDescriptor.TYPE_ENUM:
+            new = draw(st.integers(-1, 6))
+        else:
+            new = draw(SMALL | INT32)
+        if repeated:
+            if len(value) and draw(st.booleans()):
+                del value[draw(st.integers(0, len(value) - 1))]
+            else:
+                value.append(new)
+        else:
+            setattr(message, field.name, new)
+
+
+@st.composite
+def game_states(draw: st.DrawFn) -> pb.GameState:
+    kind = draw(st.sampled_from(["opaque_valid", "typed_valid", "json_valid"] * 2 + [
+        "opaque", "json", "typed", "typed_mutated", "random_bytes", "random_text", "empty"]))
+    message = pb.GameState()
+    if kind == "opaque_valid":
+        message.opaque = zlib.compress(json.dumps(draw(st.sampled_from(BASE_STATES))).encode())
+    elif kind == "json_valid":
+        message.json = json.dumps(draw(st.sampled_from(BASE_STATES)))
+    elif kind == "typed_valid":
+        message.samara.CopyFrom(samara_codec.from_json(draw(st.sampled_from(BASE_STATES))))
+    elif kind == "opaque":
+        message.opaque = zlib.compress(json.dumps(draw(mutated_json())).encode())
+    elif kind == "json":
+        message.json = json.dumps(draw(mutated_json()))
+    elif kind in ("typed", "typed_mutated"):
+        message.samara.CopyFrom(samara_codec.from_json(draw(st.sampled_from(BASE_STATES))))
+        _mutate_message(draw, message.samara, draw(st.integers(1, 4)))
+    elif kind == "random_bytes":
+        message.opaque = draw(st.binary(max_size=64))
+    elif kind == "random_text":
+        message.json = draw(st.text(max_size=40) | st.sampled_from(
+            ["{}", "[]", "null", '{"game": 5}', '{"game": "samara"}', '{"game": "go"}']))
+    if draw(st.integers(0, 5)) == 0:
+        message.observer_seat = draw(SMALL)
+    return message
+
+
+@st.composite
+def moves(draw: st.DrawFn) -> pb.Move:
+    move = pb.Move()
+    if draw(st.booleans()):
+        move.id = draw(INT64 | st.integers(0, 1 << 20) | st.sampled_from([0, 1, 65536, 262145]))
+    if draw(st.booleans()):
+        move.text = draw(st.sampled_from(MOVE_WORDS) | st.text(max_size=12))
+    return move
+
+
+@st.composite
+def budgets(draw: st.DrawFn) -> pb.SearchBudget:
+    if draw(st.integers(0, 14)) == 0:  # rarely a real (tiny) search
+        return pb.SearchBudget(iterations=draw(st.integers(1, 6)))
+    return draw(st.sampled_from([
+        pb.SearchBudget(iterations=-1),
+        pb.SearchBudget(iterations=10**12),
+        pb.SearchBudget(time_limit_ms=-1),
+        pb.SearchBudget(time_limit_ms=2**31 - 1),
+        pb.SearchBudget(iterations=5, time_limit_ms=-20),
+    ]))
+
+
+def _maybe_seat(draw: st.DrawFn, request: Message) -> None:
+    if draw(st.booleans()):
+        request.seat = draw(SMALL)  # type: ignore[attr-defined]
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> tuple[str, Message]:
+    rpc = draw(st.sampled_from(["ListGames", "NewGame", "LegalMoves", "CheckMove", "ApplyMove",
+                                "BestMove", "Analyze", "EstimateScores"]))
+    if rpc == "ListGames":
+        return rpc, pb.ListGamesRequest()
+    if rpc == "NewGame":
+        request = pb.NewGameRequest(
+            game=draw(st.sampled_from(["samara", "SAMARA", "Samara", "", "chess"])
+                      | st.text(max_size=8)),
+            num_players=draw(SMALL | INT32),
+            seed=draw(st.integers(0, 2**64 - 1)),
+            state_format=draw(st.integers(-1, 5)),
+        )
+        for name in draw(st.lists(st.sampled_from(["powers", "speed", ""]) | st.text(max_size=5),
+                                  max_size=2)):
+            value = draw(st.sampled_from(["bool", "int", "str", "none"]))
+            option = request.options[name]
+            if value == "bool":
+                option.bool_value = draw(st.booleans())
+            elif value == "int":
+                option.int_value = draw(SMALL)
+            elif value == "str":
+                option.string_value = draw(st.text(max_size=5))
+        return rpc, request
+    state = draw(game_states())
+    if rpc == "LegalMoves":
+        request = pb.LegalMovesRequest(state=state, include_render=draw(st.booleans()))
+    elif rpc == "CheckMove":
+        request = pb.CheckMoveRequest(state=state, move=draw(moves()))
+    elif rpc == "ApplyMove":
+        request = pb.ApplyMoveRequest(state=state, move=draw(moves()),
+                                      state_format=draw(st.integers(-1, 4)))
+    elif rpc in ("BestMove", "Analyze"):
+        cls = pb.BestMoveRequest if rpc == "BestMove" else pb.AnalyzeRequest
+        request = cls(state=state, budget=draw(budgets()), seed=draw(st.integers(0, 2**64 - 1)),
+                      exploration=draw(st.sampled_from([0.0, 1.0, -1.0, 11.0, float("nan"),
+                                                        float("inf")])),
+                      max_candidates=draw(st.integers(-2, 3)))
+        if rpc == "Analyze":
+            request.update_interval_ms = draw(st.sampled_from([0, 1, 100, 10**6, -5]))
+    else:
+        request = pb.EstimateScoresRequest(
+            state=state, playouts=draw(st.sampled_from([-1, 1, 3, 10**7])),
+            seed=draw(st.integers(0, 2**64 - 1)))
+    if rpc != "EstimateScores":
+        _maybe_seat(draw, request)
+    if draw(st.integers(0, 20)) == 0:
+        request.ClearField("state")
+    return rpc, request
+
+
+def _send(stub: Any, rpc: str, request: Message) -> grpc.StatusCode:
+    SENT["count"] += 1
+    try:
+        reply = getattr(stub, rpc)(request, timeout=30)
+        if rpc == "Analyze":
+            updates = list(reply)
+            assert [u.final for u in updates].count(True) == 1 and updates[-1].final
+        return grpc.StatusCode.OK
+    except grpc.RpcError as error:
+        code, _fields, reason = rpc_error_info(error)
+        assert code in ALLOWED, f"{rpc} answered {code}: {error.details()}\n{request}"
+        assert reason, f"{rpc} error without ErrorInfo: {error.details()}"
+        return code
+
+
+def test_fuzz_requests(stub, channel) -> None:
+    codes: dict[grpc.StatusCode, int] = {}
+
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                     HealthCheck.filter_too_much])
+    @given(requests())
+    def check(case: tuple[str, Message]) -> None:
+        rpc, request = case
+        code = _send(stub, rpc, request)
+        codes[code] = codes.get(code, 0) + 1
+
+    check()
+    print(f"fuzz: {SENT['count']} requests, outcomes {({c.name: n for c, n in codes.items()})}")
+    assert SENT["count"] >= 1000
+    assert codes.get(grpc.StatusCode.OK, 0) > 30
+    assert codes.get(grpc.StatusCode.INVALID_ARGUMENT, 0) > 300
+    health = health_pb2_grpc.HealthStub(channel)
+    reply = health.Check(health_pb2.HealthCheckRequest(service="furnace.v1.FurnaceService"))
+    assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    assert stub.ListGames(pb.ListGamesRequest()).games

@@ -1,0 +1,191 @@
+"""The worker pool and the server's life: full queue, crashed workers, graceful shutdown."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from helpers_furnace import rpc_error_info
+
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from ai_server.server import BackgroundServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def small() -> Iterator[BackgroundServer]:
+    """One worker and no waiting room."""
+    srv = BackgroundServer(workers=1, max_queue=0, max_time=5.0)
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop(grace=0.5)
+
+
+@pytest.fixture(scope="module")
+def small_channel(small: BackgroundServer) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(small.address) as channel:
+        yield channel
+
+
+@pytest.fixture(scope="module")
+def small_stub(small_channel: grpc.Channel) -> pb_grpc.FurnaceServiceStub:
+    return pb_grpc.FurnaceServiceStub(small_channel)
+
+
+def _state(stub: pb_grpc.FurnaceServiceStub) -> pb.GameState:
+    state: pb.GameState = stub.NewGame(pb.NewGameRequest(game="samara", num_players=2,
+                                                         seed=3)).state
+    return state
+
+
+def _in_background(fn, *args, **kwargs) -> tuple[threading.Thread, list]:
+    box: list = []
+
+    def run() -> None:
+        try:
+            box.append(fn(*args, **kwargs))
+        except grpc.RpcError as error:
+            box.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, box
+
+
+def _wait_for(predicate, timeout: float = 5.0) -> None:
+    start = time.perf_counter()
+    while not predicate():
+        if time.perf_counter() - start > timeout:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.01)
+
+
+def test_full_queue_answers_resource_exhausted(small, small_stub) -> None:
+    state = _state(small_stub)
+    long = pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=1200))
+    thread, box = _in_background(small_stub.BestMove, long, timeout=10)
+    _wait_for(lambda: small.server.pool.outstanding == 1)
+    with pytest.raises(grpc.RpcError) as info:
+        small_stub.BestMove(pb.BestMoveRequest(state=state, budget=pb.SearchBudget(iterations=5)))
+    code, _fields, reason = rpc_error_info(info.value)
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "QUEUE_FULL"
+    # Cheap RPCs do not queue behind searches.
+    assert small_stub.LegalMoves(pb.LegalMovesRequest(state=state)).moves
+    thread.join()
+    assert isinstance(box[0], pb.BestMoveResponse)
+    _wait_for(lambda: small.server.pool.outstanding == 0)
+
+
+def test_idle_worker_crash_is_survived(small, small_stub) -> None:
+    state = _state(small_stub)
+    pool = small.server.pool
+    pids = pool.worker_pids()
+    assert pids
+    os.kill(pids[0], signal.SIGKILL)
+    request = pb.BestMoveRequest(state=state, budget=pb.SearchBudget(iterations=10))
+    answers = []
+    for _ in range(5):
+        try:
+            answers.append(small_stub.BestMove(request, timeout=30))
+            break
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.UNAVAILABLE, error.details()
+            time.sleep(0.2)
+    assert answers, "the pool never recovered"
+    assert pool.worker_pids() != pids
+
+
+def test_worker_crash_during_search(small, small_stub, small_channel) -> None:
+    state = _state(small_stub)
+    pool = small.server.pool
+    restarts = pool.restarts
+    thread, box = _in_background(
+        small_stub.BestMove,
+        pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=3000)), timeout=10)
+    _wait_for(lambda: pool.outstanding == 1 and pool.worker_pids())
+    time.sleep(0.2)
+    os.kill(pool.worker_pids()[0], signal.SIGKILL)
+    thread.join()
+    error = box[0]
+    assert isinstance(error, grpc.RpcError)
+    code, _fields, reason = rpc_error_info(error)
+    assert code == grpc.StatusCode.UNAVAILABLE and reason == "WORKER_FAILED"
+    assert pool.restarts == restarts + 1
+    reply = small_stub.BestMove(pb.BestMoveRequest(state=state,
+                                                   budget=pb.SearchBudget(iterations=10)))
+    assert reply.move.text
+    health = health_pb2_grpc.HealthStub(small_channel)
+    assert health.Check(health_pb2.HealthCheckRequest()).status == \
+        health_pb2.HealthCheckResponse.SERVING
+
+
+def test_graceful_stop_finishes_in_flight_calls() -> None:
+    srv = BackgroundServer(workers=1, max_time=5.0)
+    srv.start()
+    try:
+        with grpc.insecure_channel(srv.address) as channel:
+            stub = pb_grpc.FurnaceServiceStub(channel)
+            state = _state(stub)
+            watch = health_pb2_grpc.HealthStub(channel).Watch(
+                health_pb2.HealthCheckRequest(service="furnace.v1.FurnaceService"))
+            assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+            thread, box = _in_background(
+                stub.BestMove,
+                pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=800)),
+                timeout=10)
+            _wait_for(lambda: srv.server.pool.outstanding == 1)
+            stopper = threading.Thread(target=srv.stop, kwargs={"grace": 5.0})
+            stopper.start()
+            assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
+            watch.cancel()  # an open Watch stream would hold the stop for the whole grace
+            start = time.perf_counter()
+            thread.join()
+            stopper.join()
+            assert time.perf_counter() - start < 3.0
+            assert isinstance(box[0], pb.BestMoveResponse), box[0]
+            assert box[0].analysis.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT
+    finally:
+        srv.stop()
+
+
+def test_serve_command_stops_gracefully_on_sigterm() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ai_server", "serve", "--port", "0", "--workers", "1",
+         "--log-level", "WARNING"],
+        cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        match = re.search(r"listening on [\d.]+:(\d+)", line)
+        assert match, line
+        with grpc.insecure_channel(f"127.0.0.1:{match.group(1)}") as channel:
+            stub = pb_grpc.FurnaceServiceStub(channel)
+            state = _state(stub)
+            thread, box = _in_background(
+                stub.BestMove,
+                pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=700)),
+                timeout=10)
+            time.sleep(0.3)
+            process.send_signal(signal.SIGTERM)
+            thread.join()
+            assert isinstance(box[0], pb.BestMoveResponse), box[0]
+        assert process.wait(timeout=15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

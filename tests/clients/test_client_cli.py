@@ -1,0 +1,149 @@
+"""``furnace client ...`` sub-commands (clients.cli.add_commands) against a real server."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import pytest
+
+from clients import cli
+
+
+def run(argv: list[str], address: str | None, capsys, stdin: str | None = None,
+        monkeypatch=None) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="furnace")
+    sub = parser.add_subparsers(dest="command", required=True)
+    cli.add_commands(sub)
+    if address is not None:
+        argv = [*argv, "--server", address]
+    args = parser.parse_args(["client", *argv])
+    if stdin is not None:
+        assert monkeypatch is not None
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = args.func(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def state_file(tmp_path_factory, address) -> str:
+    from clients.furnace_client import FurnaceClient, state_json
+
+    with FurnaceClient(address) as client:
+        data = state_json(client.new_game("samara", 2, seed=4).state)
+    path = tmp_path_factory.mktemp("states") / "samara.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_list_games(address, capsys) -> None:
+    code, out, _ = run(["list-games"], address, capsys)
+    assert code == 0 and out.startswith("samara: Samara, 2-5 players")
+    code, out, _ = run(["list-games", "--json"], address, capsys)
+    assert json.loads(out)["games"][0]["name"] == "samara"
+
+
+def test_new_game_prints_the_state(address, capsys) -> None:
+    code, out, err = run(["new-game", "--game", "samara", "--players", "3", "--seed", "2",
+                          "--option", "powers=false", "--render"], address, capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["game"] == "samara" and data["num_players"] == 3
+    assert data["options"] == {"powers": False}
+    assert "Samara" in err
+
+
+def test_state_from_file_and_stdin(address, capsys, state_file, monkeypatch) -> None:
+    code, out, _ = run(["legal-moves", "--state", state_file], address, capsys)
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines and all("\t" in line for line in lines)
+    text = open(state_file).read()
+    code, out2, _ = run(["legal-moves", "--state", "-"], address, capsys, stdin=text,
+                        monkeypatch=monkeypatch)
+    assert code == 0 and out2 == out
+
+
+def test_check_and_apply(address, capsys, state_file) -> None:
+    code, out, _ = run(["check-move", "--state", state_file, "recruit woman"], address, capsys)
+    assert code == 0 and out.startswith("legal: recruit woman")
+    code, out, _ = run(["check-move", "--state", state_file, "wait"], address, capsys)
+    assert code == 1 and out.startswith("illegal (RULES): ")
+    code, out, err = run(["apply-move", "--state", state_file, "recruit woman"], address, capsys)
+    assert code == 0
+    assert json.loads(out)["game"] == "samara"
+    assert "new worker" in err
+    code, _, err = run(["apply-move", "--state", state_file, "wait"], address, capsys)
+    assert code == 2 and "ILLEGAL_MOVE" in err and len(err.strip().splitlines()) == 1
+
+
+def test_best_move_and_analyze(address, capsys, state_file) -> None:
+    code, out, _ = run(["best-move", "--state", state_file, "--iterations", "80",
+                        "--search-seed", "3"], address, capsys)
+    assert code == 0 and out.startswith("best move: ")
+    code2, out2, _ = run(["best-move", "--state", state_file, "--iterations", "80",
+                          "--search-seed", "3"], address, capsys)
+    first_line = out.splitlines()[0]
+    assert first_line == out2.splitlines()[0]
+    code, out, _ = run(["best-move", "--game", "samara", "--iterations", "30", "--json"],
+                       address, capsys)
+    assert json.loads(out)["analysis"]["iterations"] == "30"
+    code, out, _ = run(["analyze", "--state", state_file, "--time", "0.5", "--interval", "0.1"],
+                       address, capsys)
+    assert code == 0
+    assert sum(1 for line in out.splitlines() if line.lstrip().startswith("final")) == 1
+    assert "best move: " in out
+
+
+def test_estimate_show_health(address, capsys, state_file) -> None:
+    code, out, _ = run(["estimate", "--state", state_file, "--playouts", "40"], address, capsys)
+    assert code == 0 and out.startswith("40 playouts")
+    assert "P1" in out and "P2" in out
+    code, out, _ = run(["show", "--state", state_file], address, capsys)
+    assert code == 0 and "to move" in out
+    code, out, _ = run(["health"], address, capsys)
+    assert code == 0 and out.strip() == "SERVING"
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["best-move"], "give --state FILE"),
+        (["best-move", "--state", "/no/such/file.json"], "cannot read state"),
+        (["best-move", "--state", "STATE", "--game", "samara"], "not both"),
+        (["best-move", "--game", "samara", "--iterations", "-4"], "--iterations"),
+        (["best-move", "--game", "samara", "--iterations", "99999999"], "budget.iterations"),
+        (["new-game", "--game", "chess"], "UNKNOWN_GAME"),
+        (["new-game", "--game", "samara", "--players", "9"], "num_players"),
+        (["new-game", "--game", "samara", "--option", "oops"], "NAME=VALUE"),
+        (["new-game"], "--game is required"),
+        (["check-move", "--game", "samara", "#x"], "move id"),
+        (["estimate", "--game", "samara", "--playouts", "-1"], "--playouts"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(address, capsys, state_file, argv, fragment) -> None:
+    argv = [state_file if a == "STATE" else a for a in argv]
+    code, _, err = run(argv, address, capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("furnace client ")
+    assert fragment in lines[0]
+    assert "Traceback" not in err
+
+
+def test_bad_state_content(address, capsys, tmp_path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text("{not json")
+    code, _, err = run(["best-move", "--state", str(path)], address, capsys)
+    assert code == 2 and "not valid JSON" in err
+    path.write_text(json.dumps({"game": "samara", "version": 1}))
+    code, _, err = run(["best-move", "--state", str(path)], address, capsys)
+    assert code == 2 and "INVALID_STATE" in err
+
+
+def test_unreachable_server_exits_1(capsys) -> None:
+    code, _, err = run(["list-games", "--server", "127.0.0.1:1", "--timeout", "3"], None, capsys)
+    assert code == 1
+    assert "cannot reach a Furnace server at 127.0.0.1:1" in err

@@ -1,0 +1,108 @@
+"""clients.furnace_client.FurnaceClient against a real server."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+import pytest
+
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from clients.furnace_client import (
+    FurnaceClient,
+    decode_opaque,
+    describe_error,
+    encode_opaque,
+    error_details,
+    make_move,
+    make_state,
+    state_json,
+    to_dict,
+)
+
+
+def test_list_games(client: FurnaceClient) -> None:
+    reply = client.list_games()
+    assert [g.name for g in reply.games] == ["samara"]
+    data = to_dict(reply)
+    assert data["games"][0]["player_counts"] == [2, 3, 4, 5]
+
+
+def test_game_round_trip(client: FurnaceClient) -> None:
+    game = client.new_game("samara", 3, seed=5, options={"powers": False})
+    data = state_json(game.state)
+    assert data["num_players"] == 3 and data["options"] == {"powers": False}
+    legal = client.legal_moves(data, include_render=True)
+    assert legal.moves and legal.render
+    first = legal.moves[0]
+    assert client.check_move(data, first.text).legal
+    assert client.check_move(data, first.id).legal
+    assert not client.check_move(data, "wait").legal
+    applied = client.apply_move(game.state, first.text, seat=0)
+    assert applied.record.move.id == first.id
+    assert applied.state.WhichOneof("state") == "opaque"
+    after = client.apply_move(json.dumps(data), first, state_format=pb.STATE_FORMAT_JSON)
+    assert state_json(after.state) == state_json(applied.state)
+
+
+def test_search_calls(client: FurnaceClient) -> None:
+    state = client.new_game("samara", 2, seed=2).state
+    best = client.best_move(state, iterations=60, seed=1, max_candidates=3)
+    again = client.best_move(state_json(state), iterations=60, seed=1, max_candidates=3)
+    assert best.move == again.move
+    assert len(best.analysis.moves) <= 3
+    updates = list(client.analyze(state, time_limit=0.4, update_interval=0.1))
+    assert updates[-1].final and sum(u.final for u in updates) == 1
+    estimate = client.estimate_scores(state, playouts=30, seed=3)
+    assert estimate.playouts == 30 and len(estimate.seats) == 2
+    assert client.health() == "SERVING"
+    assert client.health("furnace.v1.FurnaceService") == "SERVING"
+
+
+def test_cancel_analyze(client: FurnaceClient) -> None:
+    state = client.new_game("samara", 2, seed=2).state
+    stream = client.analyze(state, time_limit=4.0, update_interval=0.1)
+    assert not next(stream).final
+    stream.cancel()
+    with pytest.raises(grpc.RpcError) as info:
+        list(stream)
+    assert info.value.code() == grpc.StatusCode.CANCELLED
+
+
+def test_errors_are_described(client: FurnaceClient) -> None:
+    with pytest.raises(grpc.RpcError) as info:
+        client.best_move({"game": "samara"}, iterations=10)
+    details = error_details(info.value)
+    assert details["code"] == "INVALID_ARGUMENT"
+    assert details["reason"] == "INVALID_STATE"
+    assert details["fields"][0]["field"] == "state.opaque"
+    line = describe_error(info.value)
+    assert line.startswith("INVALID_ARGUMENT: ") and "\n" not in line
+    assert "field state.opaque" in line
+
+
+def test_unreachable_server() -> None:
+    with FurnaceClient("127.0.0.1:1", timeout=2) as lost:
+        with pytest.raises(grpc.RpcError) as info:
+            lost.list_games()
+    assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+
+
+def test_helpers() -> None:
+    data = {"game": "samara", "x": [1, 2]}
+    assert decode_opaque(encode_opaque(data)) == data
+    assert make_state(data).WhichOneof("state") == "opaque"
+    assert make_state(json.dumps(data)).WhichOneof("state") == "opaque"
+    assert make_state(b"abc").opaque == b"abc"
+    assert make_state(data, observer_seat=1).observer_seat == 1
+    assert state_json(pb.GameState(json=json.dumps(data))) == data
+    with pytest.raises(ValueError):
+        state_json(pb.GameState())
+    with pytest.raises(ValueError):
+        state_json(pb.GameState(samara=pb.SamaraState()))
+    assert make_move(0).HasField("id")
+    assert make_move("wait").text == "wait"
+    with pytest.raises(TypeError):
+        make_move(True)
+    with pytest.raises(TypeError):
+        make_state(3.5)  # type: ignore[arg-type]
