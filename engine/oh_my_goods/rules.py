@@ -30,6 +30,7 @@ from engine.game import (
     IllegalMoveError,
     InvalidStateError,
     MoveParseError,
+    Outcome,
     State,
     rank_groups,
 )
@@ -144,6 +145,7 @@ class OhMyGoodsState(State):
         self.shifted: list[int] = []
         self.pay: dict[str, Any] | None = None  # due, paid, last, purpose, arg
         self._starting_sizes: list[int] = []  # hand sizes when phase I began
+        self.last_rollout_steps = 0  # moves chosen by the last rollout(), for benchmarks
 
     # -- cards and buildings ---------------------------------------------------
     def card_name(self, card: int) -> str:
@@ -878,6 +880,24 @@ class OhMyGoodsState(State):
         twin._starting_sizes = list(self._starting_sizes)
         return twin
 
+    def rollout(self, seed: int) -> Outcome:
+        # The base class's loop, minus the legality check: moves come from legal_moves().
+        # Forced moves are auto-played by apply() and are not counted as steps.
+        rng = PlayoutRng(seed)
+        steps = 0
+        while self.phase != "over":
+            moves = self.legal_moves()
+            self._apply_legal(moves[rng.below(len(moves))])
+            self._autoplay([])
+            steps += 1
+        self.last_rollout_steps = steps
+        return self.outcome()
+
+    def search_state(self) -> State:
+        from engine.oh_my_goods import fast
+
+        return fast.kernel_twin(self) or self
+
     # -- information -------------------------------------------------------------
     def _hidden_choice(self, seat: int, observer: int) -> bool:
         """Whether ``seat``'s phase II worker and plan are hidden from ``observer``."""
@@ -1307,3 +1327,8 @@ class OhMyGoodsGame(Game):
 
     def state_from_json(self, data: Mapping[str, Any]) -> OhMyGoodsState:
         return state_from_json(data, self.catalogue)
+
+    def kernel_available(self) -> bool:
+        from engine.oh_my_goods import fast
+
+        return fast.kernel_module() is not None
