@@ -84,6 +84,10 @@ def _compare(state: State, twin: State) -> str | None:
         ref_json, twin_json = state.to_json(), twin.to_json()
         if ref_json != twin_json:
             return "state differs at " + _json_difference(ref_json, twin_json)
+        # The greedy baseline reads heuristic() on the twin: it must agree too.
+        ref_h, twin_h = state.heuristic(), twin.heuristic()
+        if any(abs(a - b) > 1e-9 for a, b in zip(ref_h, twin_h, strict=True)):
+            return f"heuristic: {ref_h} vs {twin_h}"
         if state.is_terminal():
             if list(state.scores()) != list(twin.scores()):
                 return f"scores: {state.scores()} vs {twin.scores()}"

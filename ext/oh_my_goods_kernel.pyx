@@ -1,0 +1,1508 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, infer_types=True
+"""Oh My Goods!'s rules on a flat C struct: the compiled twin of ``engine.oh_my_goods.rules``.
+
+``KernelState`` reproduces :class:`engine.oh_my_goods.rules.OhMyGoodsState` move for
+move: the same legal moves in the same order, the same automatic play of forced moves,
+the same successor states -- including the SplitMix64 generator the state carries for
+its shuffles and draws -- (checked by ``engine.kernelcheck`` and
+``tests/oh_my_goods/test_kernel.py``) and the same random playouts (SplitMix64 from
+:mod:`engine.playout_rng`, ``moves[next() % n]``).
+
+Layout.  The whole position is one ``St`` struct, so a copy is a ``memcpy``: card
+piles (deck, discard, display, hands, goods stacks) are byte arrays with a length,
+in the reference's list order (the top of a pile is its last entry); "None" fields
+are -1.  Catalogue numbers are copied once per catalogue into a ``Cat`` struct.
+Moves are the reference's integers, ``kind << 10 | arg``.
+
+``apply`` returns no event texts (search does not read them); use the reference
+state (``to_reference()``) for a commented game.  ``determinize`` is delegated to the
+reference rules (it is called once per search iteration, not per move).
+"""
+
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset
+
+from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
+from engine.oh_my_goods.catalogue import ANY, COLOURS, EXTRA_CARD, RESOURCES
+from engine.oh_my_goods.rules import (
+    INFO,
+    PHASES,
+    STEPS,
+    OhMyGoodsState,
+    Player,
+)
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline uint64_t furnace_splitmix64(uint64_t *state) {
+        uint64_t z;
+        *state += 0x9E3779B97F4A7C15ULL;
+        z = *state;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    """
+    uint64_t furnace_splitmix64(uint64_t *state) noexcept nogil
+
+
+cdef enum:
+    MAXC = 128          # deck cards (a card is an unsigned char)
+    MAXP = 4
+    MAX_SLOTS = 12      # charburner + buildings; see from_reference for the bound
+    MAX_BUILDINGS = 32  # building types
+    MAX_ASSISTANTS = 16  # a SHIFT move names the assistant in arg // 64 (< 16)
+    MAX_CHARBURNERS = 16
+    MAX_INPUTS = 6
+    MAX_NEEDS = 6
+    MAX_HANDLED = 64
+    MAX_MOVES = 512
+
+    # move kinds (rules.py order)
+    KEEP = 0
+    REDRAW = 1
+    SHIFT = 2
+    WORK_ORDERLY = 3
+    WORK_SLOPPY = 4
+    IDLE = 5
+    PLAN = 6
+    PLAN_NONE = 7
+    PRODUCE = 8
+    SUPPLY = 9
+    CHAIN = 10
+    STOP = 11
+    CHAIN_ONLY = 12
+    DONE = 13
+    BUILD = 14
+    SCRAP = 15
+    PAY = 16
+    HIRE = 17
+    PLACE = 18
+    PASS = 19
+    NO_CARD = 1023
+
+    # phases (rules.PHASES order)
+    PH_REDRAW = 0
+    PH_SHIFT = 1
+    PH_CHOOSE = 2
+    PH_ACT = 3
+    PH_OVER = 4
+
+    # steps (rules.STEPS order)
+    ST_RUN = 0
+    ST_SUPPLY = 1
+    ST_CHAIN = 2
+    ST_BUILD = 3
+    ST_HIRE = 4
+    ST_PLACE = 5
+
+    # pay purposes
+    PU_SHIFT = 0
+    PU_BUILD = 1
+    PU_HIRE = 2
+
+    ORDERLY = 0
+    SLOPPY = 1
+    ANY_KEY = 5          # inputs key for "any"
+    MARKET_NONE = -1
+    MARKET_CARD = 5      # Market Office giving an extra card
+
+    START_HAND = 5
+    DEAL = 2
+    BUILDINGS_TO_END = 8
+    COINS_PER_VP = 5
+    SHIFT_COST = 2
+
+
+ctypedef struct Cat:
+    int ncards
+    int nbuildings
+    int ncharburners
+    int nassistants
+    int charburner_building
+    # buildings
+    int b_colour[MAX_BUILDINGS]
+    int b_value[MAX_BUILDINGS]
+    int b_production[MAX_BUILDINGS]
+    int b_nchain[MAX_BUILDINGS]
+    int b_chain_res[MAX_BUILDINGS][2]    # resource index, or -1 for a good
+    int b_chain_maker[MAX_BUILDINGS][2]  # building making the good (when not a resource)
+    # cards
+    int c_building[MAXC]
+    int c_cost[MAXC]
+    int c_vp[MAXC]
+    int c_resource[MAXC]
+    int c_half_sun[MAXC]
+    int c_market[MAXC]
+    int c_ninputs[MAXC]
+    int c_in_key[MAXC][MAX_INPUTS]
+    int c_in_n[MAXC][MAX_INPUTS]
+    # charburners
+    int cb_ninputs[MAX_CHARBURNERS]
+    int cb_in_key[MAX_CHARBURNERS][MAX_INPUTS]
+    int cb_in_n[MAX_CHARBURNERS][MAX_INPUTS]
+    # assistants
+    int a_cost[MAX_ASSISTANTS][2]
+    int a_vp[MAX_ASSISTANTS][2]
+    int a_nneeds[MAX_ASSISTANTS][2]
+    int a_need_colour[MAX_ASSISTANTS][2][MAX_NEEDS]
+    int a_need_n[MAX_ASSISTANTS][2][MAX_NEEDS]
+
+
+ctypedef struct Pl:
+    int charburner
+    int worker
+    int nhand
+    int nb
+    int nasst
+    int has_work
+    int work_slot
+    int work_mode
+    int plan             # -1: none
+    int chosen
+    int ngoods[MAX_SLOTS]
+    int asst[2][3]       # assistant, face, slot
+    unsigned char buildings[MAX_SLOTS]
+    unsigned char hand[MAXC]
+    unsigned char goods[MAX_SLOTS][MAXC]
+
+
+ctypedef struct St:
+    uint64_t rng
+    int nplayers
+    int second_edition
+    int round
+    int active
+    int final_round      # -1: none
+    int phase
+    int turn
+    int ndeck
+    int ndiscard
+    int ndisplay
+    int sunset_at
+    int npool
+    int pool[MAX_ASSISTANTS][2]
+    int nstarting
+    int starting[MAXP]
+    int step
+    int nhandled
+    int handled[MAX_HANDLED]
+    int running
+    int need[6]
+    int slack
+    int produce_count
+    int chain_slot
+    int hired
+    int nshifted
+    int shifted[MAX_ASSISTANTS]
+    int has_pay
+    int pay_due
+    int pay_paid
+    int pay_last
+    int pay_purpose
+    int pay_arg
+    unsigned char deck[MAXC]
+    unsigned char discard[MAXC]
+    unsigned char display[MAXC]
+    Pl players[MAXP]
+
+
+MASK64 = (1 << 64) - 1
+PURPOSES = ("shift", "build", "hire")
+
+
+# -- catalogue helpers ------------------------------------------------------------------
+
+cdef inline int slot_building(const St* s, const Cat* c, int seat, int slot) noexcept nogil:
+    if slot == 0:
+        return c.charburner_building
+    return c.c_building[s.players[seat].buildings[slot - 1]]
+
+
+cdef inline int num_slots(const St* s, int seat) noexcept nogil:
+    return 1 + s.players[seat].nb
+
+
+cdef inline bint is_production(const St* s, const Cat* c, int seat, int slot) noexcept nogil:
+    return 0 <= slot < num_slots(s, seat) and c.b_production[slot_building(s, c, seat, slot)]
+
+
+cdef inline int coins(const St* s, const Cat* c, int seat) noexcept nogil:
+    cdef int total = 0
+    cdef int k
+    for k in range(num_slots(s, seat)):
+        total += s.players[seat].ngoods[k] * c.b_value[slot_building(s, c, seat, k)]
+    return total
+
+
+cdef inline void market_counts(const St* s, const Cat* c, int seat, int* counts) noexcept nogil:
+    cdef int i, m
+    cdef const Pl* p = &s.players[seat]
+    for i in range(5):
+        counts[i] = 0
+    for i in range(s.ndisplay):
+        counts[c.c_resource[s.display[i]]] += 1
+    for i in range(p.nb):
+        m = c.c_market[p.buildings[i]]
+        if 0 <= m < 5:
+            counts[m] += 1
+
+
+cdef inline int assistant_at(const St* s, int seat, int slot) noexcept nogil:
+    cdef int i
+    cdef const Pl* p = &s.players[seat]
+    for i in range(p.nasst):
+        if p.asst[i][2] == slot:
+            return p.asst[i][0]
+    return -1
+
+
+cdef inline int colour_count(const St* s, const Cat* c, int seat, int colour) noexcept nogil:
+    cdef int n = 0
+    cdef int k
+    for k in range(num_slots(s, seat)):
+        if c.b_colour[slot_building(s, c, seat, k)] == colour:
+            n += 1
+    return n
+
+
+cdef inline int vp_of(const St* s, const Cat* c, int seat) noexcept nogil:
+    cdef int total = 0
+    cdef int i
+    cdef const Pl* p = &s.players[seat]
+    for i in range(p.nb):
+        total += c.c_vp[p.buildings[i]]
+    for i in range(p.nasst):
+        total += c.a_vp[p.asst[i][0]][p.asst[i][1]]
+    return total
+
+
+cdef inline void hand_counts(const St* s, const Cat* c, int seat, int* counts) noexcept nogil:
+    cdef int i
+    cdef const Pl* p = &s.players[seat]
+    for i in range(5):
+        counts[i] = 0
+    for i in range(p.nhand):
+        counts[c.c_resource[p.hand[i]]] += 1
+
+
+cdef inline bint in_hand(const Pl* p, int card) noexcept nogil:
+    cdef int i
+    for i in range(p.nhand):
+        if p.hand[i] == card:
+            return True
+    return False
+
+
+cdef inline void hand_remove(Pl* p, int card) noexcept nogil:
+    cdef int i, j
+    for i in range(p.nhand):
+        if p.hand[i] == card:
+            for j in range(i, p.nhand - 1):
+                p.hand[j] = p.hand[j + 1]
+            p.nhand -= 1
+            return
+
+
+cdef inline int sorted_hand(const Pl* p, const Cat* c, int* out) noexcept nogil:
+    """The distinct hand cards in increasing order."""
+    cdef unsigned char present[MAXC]
+    cdef int i
+    cdef int n = 0
+    memset(present, 0, MAXC)
+    for i in range(p.nhand):
+        present[p.hand[i]] = 1
+    for i in range(c.ncards):
+        if present[i]:
+            out[n] = i
+            n += 1
+    return n
+
+
+# -- randomness ----------------------------------------------------------------------------
+
+cdef inline int rng_below(St* s, int n) noexcept nogil:
+    return <int>(furnace_splitmix64(&s.rng) % <uint64_t>n)
+
+
+cdef inline void shuffle(St* s, unsigned char* cards, int n) noexcept nogil:
+    cdef int i, j
+    cdef unsigned char t
+    i = n - 1
+    while i > 0:
+        j = rng_below(s, i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+        i -= 1
+
+
+cdef inline int draw(St* s, const Cat* c) noexcept nogil:
+    """The top card of the deck (reshuffling the discard pile), -1 when there is none."""
+    cdef int p, k, count, j, i
+    cdef Pl* pl
+    cdef unsigned char present[MAXC]
+    if s.ndeck == 0:
+        if s.ndiscard == 0:
+            for p in range(s.nplayers):
+                pl = &s.players[p]
+                count = pl.nhand // 2
+                for k in range(count):
+                    j = rng_below(s, pl.nhand)
+                    s.discard[s.ndiscard] = pl.hand[j]
+                    s.ndiscard += 1
+                    for i in range(j, pl.nhand - 1):
+                        pl.hand[i] = pl.hand[i + 1]
+                    pl.nhand -= 1
+        if s.ndiscard == 0:
+            return -1
+        # deck = sorted(discard): cards are distinct
+        memset(present, 0, MAXC)
+        for i in range(s.ndiscard):
+            present[s.discard[i]] = 1
+        for i in range(c.ncards):
+            if present[i]:
+                s.deck[s.ndeck] = i
+                s.ndeck += 1
+        s.ndiscard = 0
+        shuffle(s, s.deck, s.ndeck)
+    s.ndeck -= 1
+    return s.deck[s.ndeck]
+
+
+# -- turn structure ------------------------------------------------------------------------
+
+cdef inline int seat_of(const St* s) noexcept nogil:
+    return (s.active + s.turn) % s.nplayers
+
+
+cdef inline void market_row(St* s, const Cat* c) noexcept nogil:
+    cdef int suns = 0
+    cdef int card
+    while suns < 2:
+        card = draw(s, c)
+        if card < 0:
+            break
+        s.display[s.ndisplay] = card
+        s.ndisplay += 1
+        suns += c.c_half_sun[card]
+
+
+cdef inline void deal(St* s, const Cat* c) noexcept nogil:
+    cdef int k, seat, count, i, card
+    cdef Pl* p
+    for k in range(s.nplayers):
+        seat = (s.active + k) % s.nplayers
+        p = &s.players[seat]
+        count = DEAL
+        if s.starting[seat] <= 3:
+            for i in range(p.nb):
+                if c.c_market[p.buildings[i]] == MARKET_CARD:
+                    count += 1
+        for i in range(count):
+            card = draw(s, c)
+            if card >= 0:
+                p.hand[p.nhand] = card
+                p.nhand += 1
+    market_row(s, c)
+    s.phase = PH_SHIFT
+    s.turn = 0
+    s.nshifted = 0
+
+
+cdef inline void start_round(St* s, const Cat* c) noexcept nogil:
+    cdef int p
+    s.turn = 0
+    s.nstarting = s.nplayers
+    for p in range(s.nplayers):
+        s.starting[p] = s.players[p].nhand
+    if s.second_edition:
+        s.phase = PH_REDRAW
+    else:
+        deal(s, c)
+
+
+cdef inline void reset_act(St* s) noexcept nogil:
+    cdef int r
+    s.step = ST_RUN
+    s.nhandled = 0
+    s.running = -1
+    for r in range(6):
+        s.need[r] = 0
+    s.slack = 0
+    s.produce_count = 0
+    s.chain_slot = -1
+    s.hired = -1
+    s.has_pay = 0
+
+
+cdef inline void end_round(St* s, const Cat* c) noexcept nogil:
+    cdef int i, p
+    for i in range(s.ndisplay):
+        s.discard[s.ndiscard] = s.display[i]
+        s.ndiscard += 1
+    s.ndisplay = 0
+    s.sunset_at = -1
+    for p in range(s.nplayers):
+        s.players[p].has_work = 0
+        if s.final_round < 0 and 1 + s.players[p].nb >= BUILDINGS_TO_END:
+            s.final_round = s.round + 1
+    if s.final_round >= 0 and s.round >= s.final_round:
+        s.phase = PH_OVER
+        return
+    s.round += 1
+    s.active = (s.active + 1) % s.nplayers
+    start_round(s, c)
+
+
+cdef inline void next_seat(St* s, const Cat* c) noexcept nogil:
+    cdef int p
+    s.turn += 1
+    s.nshifted = 0
+    if s.turn < s.nplayers:
+        return
+    s.turn = 0
+    if s.phase == PH_REDRAW:
+        deal(s, c)
+    elif s.phase == PH_SHIFT:
+        s.phase = PH_CHOOSE
+    elif s.phase == PH_CHOOSE:
+        s.sunset_at = s.ndisplay
+        market_row(s, c)
+        for p in range(s.nplayers):
+            s.players[p].chosen = 0
+        s.phase = PH_ACT
+        reset_act(s)
+    elif s.phase == PH_ACT:
+        end_round(s, c)
+
+
+cdef inline bint last_round(const St* s) noexcept nogil:
+    return s.final_round >= 0 and s.round >= s.final_round
+
+
+# -- production helpers --------------------------------------------------------------------
+
+cdef inline int occupant_mode(const St* s, int seat, int slot) noexcept nogil:
+    """ORDERLY/SLOPPY for the worker, 2 for an assistant, -1 when nobody works there."""
+    cdef const Pl* p = &s.players[seat]
+    if p.has_work and p.work_slot == slot:
+        return p.work_mode
+    if assistant_at(s, seat, slot) >= 0:
+        return 2
+    return -1
+
+
+cdef inline void requirement(const St* s, const Cat* c, int seat, int slot,
+                             int* need) noexcept nogil:
+    cdef int avail[5]
+    cdef int i, key, n, total, v
+    cdef int ninputs
+    cdef const int* keys
+    cdef const int* ns
+    market_counts(s, c, seat, avail)
+    for i in range(6):
+        need[i] = 0
+    if slot == 0:
+        ninputs = c.cb_ninputs[s.players[seat].charburner]
+        keys = c.cb_in_key[s.players[seat].charburner]
+        ns = c.cb_in_n[s.players[seat].charburner]
+    else:
+        ninputs = c.c_ninputs[s.players[seat].buildings[slot - 1]]
+        keys = c.c_in_key[s.players[seat].buildings[slot - 1]]
+        ns = c.c_in_n[s.players[seat].buildings[slot - 1]]
+    for i in range(ninputs):
+        key = keys[i]
+        n = ns[i]
+        if key == ANY_KEY:
+            total = avail[0] + avail[1] + avail[2] + avail[3] + avail[4]
+            v = n - total
+            need[5] = v if v > 0 else 0
+        else:
+            v = n - avail[key]
+            need[key] = v if v > 0 else 0
+
+
+cdef inline int shortfall(const St* s, const Cat* c, int seat, const int* need) noexcept nogil:
+    cdef int hand[5]
+    cdef int r, v, total = 0
+    cdef int short = 0
+    hand_counts(s, c, seat, hand)
+    for r in range(5):
+        v = need[r] - hand[r]
+        if v > 0:
+            short += v
+        total += hand[r]
+    v = need[5] - total
+    if v > 0:
+        short += v
+    return short
+
+
+cdef inline int chain_sources(const St* s, const Cat* c, int seat, int slot, int* resource,
+                              int* sources) noexcept nogil:
+    """The chain's hand resource (-1: none) and per goods item a slot holding it (or -1)."""
+    cdef int b = slot_building(s, c, seat, slot)
+    cdef int i, k, found, maker
+    cdef int n = 0
+    resource[0] = -1
+    for i in range(c.b_nchain[b]):
+        if c.b_chain_res[b][i] >= 0:
+            resource[0] = c.b_chain_res[b][i]
+            continue
+        maker = c.b_chain_maker[b][i]
+        found = -1
+        for k in range(num_slots(s, seat)):
+            if k != slot and slot_building(s, c, seat, k) == maker and \
+                    s.players[seat].ngoods[k]:
+                found = k
+                break
+        sources[n] = found
+        n += 1
+    return n
+
+
+cdef inline bint chain_ok(const St* s, const Cat* c, int seat, int slot, int card) noexcept nogil:
+    """``_chain_reason(seat, slot, card) is None``."""
+    cdef int resource
+    cdef int sources[2]
+    cdef int n, i
+    if slot < 0 or c.b_nchain[slot_building(s, c, seat, slot)] == 0:
+        return False
+    n = chain_sources(s, c, seat, slot, &resource, sources)
+    for i in range(n):
+        if sources[i] < 0:
+            return False
+    if resource < 0:
+        return card == NO_CARD
+    if card == NO_CARD:
+        return False
+    if not in_hand(&s.players[seat], card):
+        return False
+    return c.c_resource[card] == resource
+
+
+cdef inline bint can_chain(const St* s, const Cat* c, int seat, int slot) noexcept nogil:
+    cdef int resource
+    cdef int sources[2]
+    cdef int n, i
+    cdef const Pl* p = &s.players[seat]
+    if c.b_nchain[slot_building(s, c, seat, slot)] == 0:
+        return False
+    n = chain_sources(s, c, seat, slot, &resource, sources)
+    for i in range(n):
+        if sources[i] < 0:
+            return False
+    if resource < 0:
+        return True
+    for i in range(p.nhand):
+        if c.c_resource[p.hand[i]] == resource:
+            return True
+    return False
+
+
+cdef inline bint has_free_work_slot(const St* s, const Cat* c, int seat) noexcept nogil:
+    cdef int k
+    for k in range(num_slots(s, seat)):
+        if is_production(s, c, seat, k) and assistant_at(s, seat, k) < 0:
+            return True
+    return False
+
+
+cdef inline bint in_handled(const St* s, int slot) noexcept nogil:
+    cdef int i
+    for i in range(s.nhandled):
+        if s.handled[i] == slot:
+            return True
+    return False
+
+
+# -- legality --------------------------------------------------------------------------------
+
+cdef inline bint pay_ok(const St* s, const Cat* c, int seat, int slot) noexcept nogil:
+    cdef int reach, k
+    cdef const Pl* p = &s.players[seat]
+    if not 0 <= slot < num_slots(s, seat):
+        return False
+    if p.ngoods[slot] == 0:
+        return False
+    if slot < s.pay_last:
+        return False
+    reach = s.pay_paid
+    for k in range(slot, num_slots(s, seat)):
+        reach += p.ngoods[k] * c.b_value[slot_building(s, c, seat, k)]
+    return reach >= s.pay_due
+
+
+cdef inline int pool_face(const St* s, int a) noexcept nogil:
+    cdef int i
+    for i in range(s.npool):
+        if s.pool[i][0] == a:
+            return s.pool[i][1]
+    return -1
+
+
+cdef inline bint hire_ok(const St* s, const Cat* c, int seat, int a) noexcept nogil:
+    cdef int face = pool_face(s, a)
+    cdef int i
+    if face < 0:
+        return False
+    if s.players[seat].nasst >= 2:
+        return False
+    for i in range(c.a_nneeds[a][face]):
+        if colour_count(s, c, seat, c.a_need_colour[a][face][i]) < c.a_need_n[a][face][i]:
+            return False
+    if coins(s, c, seat) < c.a_cost[a][face]:
+        return False
+    return has_free_work_slot(s, c, seat)
+
+
+cdef inline bint produce_ok(const St* s, const Cat* c, int seat, int slot) noexcept nogil:
+    cdef int need[6]
+    cdef int mode, slack
+    if in_handled(s, slot):
+        return False
+    mode = occupant_mode(s, seat, slot)
+    if mode < 0:
+        return False
+    requirement(s, c, seat, slot, need)
+    slack = 1 if mode == SLOPPY else 0
+    return shortfall(s, c, seat, need) <= slack
+
+
+cdef inline bint shift_ok(const St* s, const Cat* c, int seat, int ai, int slot) noexcept nogil:
+    cdef const Pl* p = &s.players[seat]
+    cdef int a = p.asst[ai][0]
+    cdef int i
+    # ``mine[0]`` is the first of the player's entries for this assistant
+    for i in range(ai):
+        if p.asst[i][0] == a:
+            ai = i
+            break
+    for i in range(s.nshifted):
+        if s.shifted[i] == a:
+            return False
+    if not is_production(s, c, seat, slot):
+        return False
+    if p.asst[ai][2] == slot:
+        return False
+    if assistant_at(s, seat, slot) >= 0:
+        return False
+    return coins(s, c, seat) >= SHIFT_COST
+
+
+cdef int gen_moves(const St* s, const Cat* c, int* moves) noexcept nogil:
+    """The reference's candidates in order, kept when ``why_illegal`` is None."""
+    cdef int n = 0
+    cdef int seat, ns, k, i, nc, r
+    cdef const Pl* p
+    cdef int cards[MAXC]
+    if s.phase == PH_OVER:
+        return 0
+    seat = seat_of(s)
+    p = &s.players[seat]
+    ns = num_slots(s, seat)
+    if s.has_pay:
+        for k in range(ns):
+            if pay_ok(s, c, seat, k):
+                moves[n] = PAY << 10 | k
+                n += 1
+        return n
+    if s.phase == PH_REDRAW:
+        moves[n] = KEEP << 10
+        n += 1
+        if p.nhand:
+            moves[n] = REDRAW << 10
+            n += 1
+        return n
+    if s.phase == PH_SHIFT:
+        for i in range(p.nasst):
+            for k in range(ns):
+                if shift_ok(s, c, seat, i, k):
+                    moves[n] = SHIFT << 10 | (p.asst[i][0] * 64 + k)
+                    n += 1
+        moves[n] = PASS << 10
+        n += 1
+        return n
+    if s.phase == PH_CHOOSE:
+        if p.chosen == 0:
+            for k in range(ns):
+                if is_production(s, c, seat, k) and assistant_at(s, seat, k) < 0:
+                    moves[n] = WORK_ORDERLY << 10 | k
+                    moves[n + 1] = WORK_SLOPPY << 10 | k
+                    n += 2
+            if n == 0:  # idle only when no production building is free
+                moves[n] = IDLE << 10
+                n += 1
+            return n
+        nc = sorted_hand(p, c, cards)
+        for i in range(nc):
+            moves[n] = PLAN << 10 | cards[i]
+            n += 1
+        moves[n] = PLAN_NONE << 10
+        n += 1
+        return n
+    if s.step == ST_RUN:
+        for k in range(ns):
+            if produce_ok(s, c, seat, k):
+                moves[n] = PRODUCE << 10 | k
+                n += 1
+        if s.second_edition and last_round(s):
+            for k in range(ns):
+                if is_production(s, c, seat, k) and not in_handled(s, k) and \
+                        can_chain(s, c, seat, k):
+                    moves[n] = CHAIN_ONLY << 10 | k
+                    n += 1
+        moves[n] = DONE << 10
+        n += 1
+        return n
+    if s.step == ST_SUPPLY:
+        nc = sorted_hand(p, c, cards)
+        for i in range(nc):
+            r = c.c_resource[cards[i]]
+            if s.need[5] != 0 or s.need[r] != 0:
+                moves[n] = SUPPLY << 10 | cards[i]
+                n += 1
+        return n
+    if s.step == ST_CHAIN:
+        nc = sorted_hand(p, c, cards)
+        for i in range(nc):
+            if chain_ok(s, c, seat, s.chain_slot, cards[i]):
+                moves[n] = CHAIN << 10 | cards[i]
+                n += 1
+        if chain_ok(s, c, seat, s.chain_slot, NO_CARD):
+            moves[n] = CHAIN << 10 | NO_CARD
+            n += 1
+        moves[n] = STOP << 10
+        n += 1
+        return n
+    if s.step == ST_BUILD:
+        if coins(s, c, seat) >= c.c_cost[p.plan]:
+            moves[n] = BUILD << 10
+            n += 1
+        moves[n] = SCRAP << 10
+        n += 1
+        return n
+    if s.step == ST_HIRE:
+        for i in range(s.npool):
+            if hire_ok(s, c, seat, s.pool[i][0]):
+                moves[n] = HIRE << 10 | s.pool[i][0]
+                n += 1
+        moves[n] = PASS << 10
+        n += 1
+        return n
+    for k in range(ns):  # place
+        if is_production(s, c, seat, k) and assistant_at(s, seat, k) < 0:
+            moves[n] = PLACE << 10 | k
+            n += 1
+    return n
+
+
+# -- applying moves ----------------------------------------------------------------------------
+
+cdef inline void produce(St* s, const Cat* c, int seat) noexcept nogil:
+    cdef int slot = s.running
+    cdef int made = 0
+    cdef int i, card, r
+    cdef Pl* p = &s.players[seat]
+    for i in range(s.produce_count):
+        card = draw(s, c)
+        if card < 0:
+            break
+        p.goods[slot][p.ngoods[slot]] = card
+        p.ngoods[slot] += 1
+        made += 1
+    s.running = -1
+    for r in range(6):
+        s.need[r] = 0
+    if made and can_chain(s, c, seat, slot):
+        s.step = ST_CHAIN
+        s.chain_slot = slot
+    else:
+        s.step = ST_RUN
+
+
+cdef inline void do_chain(St* s, const Cat* c, int seat, int card) noexcept nogil:
+    cdef int slot = s.chain_slot
+    cdef Pl* p = &s.players[seat]
+    cdef int resource
+    cdef int sources[2]
+    cdef int consumed[3]
+    cdef int nsrc, i, nc = 0, src
+    nsrc = chain_sources(s, c, seat, slot, &resource, sources)
+    if card != NO_CARD:
+        consumed[nc] = card
+        nc += 1
+        hand_remove(p, card)
+    for i in range(nsrc):
+        src = sources[i]
+        if src >= 0 and p.ngoods[src] > 0:
+            p.ngoods[src] -= 1
+            consumed[nc] = p.goods[src][p.ngoods[src]]
+            nc += 1
+    if nc:
+        p.goods[slot][p.ngoods[slot]] = consumed[0]
+        p.ngoods[slot] += 1
+        for i in range(1, nc):
+            s.discard[s.ndiscard] = consumed[i]
+            s.ndiscard += 1
+    if not can_chain(s, c, seat, slot):
+        s.step = ST_RUN
+        s.chain_slot = -1
+
+
+cdef inline void paid(St* s, const Cat* c, int seat) noexcept nogil:
+    cdef Pl* p = &s.players[seat]
+    cdef int a, slot, i
+    s.has_pay = 0
+    if s.pay_purpose == PU_SHIFT:
+        a = s.pay_arg // 64
+        slot = s.pay_arg % 64
+        for i in range(p.nasst):
+            if p.asst[i][0] == a:
+                p.asst[i][2] = slot
+        s.shifted[s.nshifted] = a
+        s.nshifted += 1
+    elif s.pay_purpose == PU_BUILD:
+        p.buildings[p.nb] = s.pay_arg
+        p.nb += 1
+        p.ngoods[p.nb] = 0
+        p.plan = -1
+        s.step = ST_HIRE
+    else:
+        s.hired = s.pay_arg
+        s.step = ST_PLACE
+
+
+cdef inline void set_pay(St* s, int due, int purpose, int arg) noexcept nogil:
+    s.has_pay = 1
+    s.pay_due = due
+    s.pay_paid = 0
+    s.pay_last = 0
+    s.pay_purpose = purpose
+    s.pay_arg = arg
+
+
+cdef inline void finish_act(St* s, const Cat* c) noexcept nogil:
+    reset_act(s)
+    next_seat(s, c)
+    if s.phase == PH_ACT:
+        reset_act(s)
+
+
+cdef void apply_legal(St* s, const Cat* c, int move) noexcept nogil:
+    cdef int kind = move >> 10
+    cdef int arg = move & 1023
+    cdef int seat = seat_of(s)
+    cdef Pl* p = &s.players[seat]
+    cdef int i, count, card, mode, r, total, face, cost
+    if kind == KEEP:
+        next_seat(s, c)
+    elif kind == REDRAW:
+        count = p.nhand
+        for i in range(count):
+            s.discard[s.ndiscard] = p.hand[i]
+            s.ndiscard += 1
+        p.nhand = 0
+        for i in range(count):
+            card = draw(s, c)
+            if card >= 0:
+                p.hand[p.nhand] = card
+                p.nhand += 1
+        next_seat(s, c)
+    elif kind == SHIFT:
+        set_pay(s, SHIFT_COST, PU_SHIFT, arg)
+    elif kind == PASS:
+        if s.phase == PH_ACT:
+            finish_act(s, c)
+        else:
+            next_seat(s, c)
+    elif kind == WORK_ORDERLY or kind == WORK_SLOPPY or kind == IDLE:
+        p.has_work = 1
+        if kind == IDLE:
+            p.work_slot = -1
+            p.work_mode = ORDERLY
+        else:
+            p.work_slot = arg
+            p.work_mode = kind - WORK_ORDERLY
+        p.chosen = 1
+    elif kind == PLAN or kind == PLAN_NONE:
+        if kind == PLAN:
+            hand_remove(p, arg)
+            p.plan = arg
+        p.chosen = 2
+        next_seat(s, c)
+    elif kind == PAY:
+        p.ngoods[arg] -= 1
+        s.discard[s.ndiscard] = p.goods[arg][p.ngoods[arg]]
+        s.ndiscard += 1
+        s.pay_paid += c.b_value[slot_building(s, c, seat, arg)]
+        s.pay_last = arg
+        if s.pay_paid >= s.pay_due:
+            paid(s, c, seat)
+    elif kind == PRODUCE:
+        mode = occupant_mode(s, seat, arg)
+        s.running = arg
+        requirement(s, c, seat, arg, s.need)
+        s.slack = 1 if mode == SLOPPY else 0
+        s.produce_count = 2 if mode == ORDERLY else 1
+        s.handled[s.nhandled] = arg
+        s.nhandled += 1
+        total = 0
+        for r in range(6):
+            total += s.need[r]
+        if total <= s.slack:
+            produce(s, c, seat)
+        else:
+            s.step = ST_SUPPLY
+    elif kind == SUPPLY:
+        hand_remove(p, arg)
+        s.discard[s.ndiscard] = arg
+        s.ndiscard += 1
+        r = c.c_resource[arg]
+        if s.need[r] > 0:
+            s.need[r] -= 1
+        else:
+            s.need[5] -= 1
+        total = 0
+        for r in range(6):
+            total += s.need[r]
+        if total <= s.slack:
+            produce(s, c, seat)
+    elif kind == CHAIN_ONLY:
+        s.handled[s.nhandled] = arg
+        s.nhandled += 1
+        s.chain_slot = arg
+        s.step = ST_CHAIN
+    elif kind == CHAIN:
+        do_chain(s, c, seat, arg)
+    elif kind == STOP:
+        s.step = ST_RUN
+        s.chain_slot = -1
+    elif kind == DONE:
+        p.has_work = 0
+        s.step = ST_BUILD if p.plan >= 0 else ST_HIRE
+    elif kind == BUILD:
+        cost = c.c_cost[p.plan]
+        set_pay(s, cost, PU_BUILD, p.plan)
+        if cost == 0:
+            paid(s, c, seat)
+    elif kind == SCRAP:
+        s.discard[s.ndiscard] = p.plan
+        s.ndiscard += 1
+        p.plan = -1
+        s.step = ST_HIRE
+    elif kind == HIRE:
+        face = pool_face(s, arg)
+        cost = c.a_cost[arg][face]
+        set_pay(s, cost, PU_HIRE, arg)
+        if cost == 0:
+            paid(s, c, seat)
+    elif kind == PLACE:
+        face = pool_face(s, s.hired)
+        r = 0
+        for i in range(s.npool):
+            if s.pool[i][0] != s.hired:
+                s.pool[r][0] = s.pool[i][0]
+                s.pool[r][1] = s.pool[i][1]
+                r += 1
+        s.npool = r
+        p.asst[p.nasst][0] = s.hired
+        p.asst[p.nasst][1] = face
+        p.asst[p.nasst][2] = arg
+        p.nasst += 1
+        s.hired = -1
+        finish_act(s, c)
+
+
+cdef int autoplay(St* s, const Cat* c) noexcept nogil:
+    """Play forced moves (a single legal option) at once; returns the count."""
+    cdef int moves[MAX_MOVES]
+    cdef int n
+    cdef int played = 0
+    while s.phase != PH_OVER:
+        n = gen_moves(s, c, moves)
+        if n != 1:
+            break
+        apply_legal(s, c, moves[0])
+        played += 1
+    return played
+
+
+cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil:
+    """Random moves to the end, as ``OhMyGoodsState.rollout``; returns the moves chosen."""
+    cdef int moves[MAX_MOVES]
+    cdef int n
+    cdef long steps = 0
+    err[0] = 0
+    while s.phase != PH_OVER:
+        n = gen_moves(s, c, moves)
+        if n == 0:
+            err[0] = 1
+            break
+        apply_legal(s, c, moves[furnace_splitmix64(rng) % <uint64_t>n])
+        autoplay(s, c)
+        steps += 1
+    return steps
+
+
+# -- catalogue ----------------------------------------------------------------------------
+
+cdef class KernelCatalogue:
+    """A catalogue's numbers in C arrays, shared by every state that uses it."""
+
+    cdef Cat c
+    cdef readonly object catalogue
+
+    def __cinit__(self, catalogue):
+        cdef int i, j, k
+        self.catalogue = catalogue
+        memset(&self.c, 0, sizeof(Cat))
+        if len(catalogue.cards) >= MAXC:
+            raise ValueError(f"the Oh My Goods! kernel supports fewer than {MAXC} deck cards")
+        if len(catalogue.buildings) > MAX_BUILDINGS:
+            raise ValueError(f"the kernel supports at most {MAX_BUILDINGS} building types")
+        if len(catalogue.assistants) > MAX_ASSISTANTS:
+            raise ValueError(f"the kernel supports at most {MAX_ASSISTANTS} assistants")
+        if len(catalogue.charburners) > MAX_CHARBURNERS:
+            raise ValueError(f"the kernel supports at most {MAX_CHARBURNERS} charburners")
+        self.c.ncards = len(catalogue.cards)
+        self.c.nbuildings = len(catalogue.buildings)
+        self.c.ncharburners = len(catalogue.charburners)
+        self.c.nassistants = len(catalogue.assistants)
+        self.c.charburner_building = catalogue.charburner_building
+        makers = {b.good: i for i, b in enumerate(catalogue.buildings) if b.good}
+        for i, b in enumerate(catalogue.buildings):
+            self.c.b_colour[i] = COLOURS.index(b.colour)
+            self.c.b_value[i] = b.value
+            self.c.b_production[i] = bool(b.production)
+            if len(b.chain) > 2:
+                raise ValueError(f"{b.id}: the kernel supports chains of at most 2 items")
+            self.c.b_nchain[i] = len(b.chain)
+            for j, item in enumerate(b.chain):
+                if item in RESOURCES:
+                    self.c.b_chain_res[i][j] = RESOURCES.index(item)
+                    self.c.b_chain_maker[i][j] = -1
+                else:
+                    self.c.b_chain_res[i][j] = -1
+                    self.c.b_chain_maker[i][j] = makers[item]
+        for i, card in enumerate(catalogue.cards):
+            self.c.c_building[i] = card.building
+            self.c.c_cost[i] = card.cost
+            self.c.c_vp[i] = card.vp
+            self.c.c_resource[i] = RESOURCES.index(card.resource)
+            self.c.c_half_sun[i] = bool(card.half_sun)
+            if card.market is None:
+                self.c.c_market[i] = MARKET_NONE
+            elif card.market == EXTRA_CARD:
+                self.c.c_market[i] = MARKET_CARD
+            else:
+                self.c.c_market[i] = RESOURCES.index(card.market)
+            if len(card.inputs) > MAX_INPUTS:
+                raise ValueError(f"{card.id}: too many inputs for the kernel")
+            self.c.c_ninputs[i] = len(card.inputs)
+            for j, (key, n) in enumerate(card.inputs):
+                self.c.c_in_key[i][j] = ANY_KEY if key == ANY else RESOURCES.index(key)
+                self.c.c_in_n[i][j] = n
+        for i, burner in enumerate(catalogue.charburners):
+            if len(burner.inputs) > MAX_INPUTS:
+                raise ValueError(f"{burner.id}: too many inputs for the kernel")
+            self.c.cb_ninputs[i] = len(burner.inputs)
+            for j, (key, n) in enumerate(burner.inputs):
+                self.c.cb_in_key[i][j] = ANY_KEY if key == ANY else RESOURCES.index(key)
+                self.c.cb_in_n[i][j] = n
+        for i, assistant in enumerate(catalogue.assistants):
+            for k, face in enumerate(assistant.faces):
+                self.c.a_cost[i][k] = face.cost
+                self.c.a_vp[i][k] = face.vp
+                if len(face.needs) > MAX_NEEDS:
+                    raise ValueError(f"{assistant.id}: too many needs for the kernel")
+                self.c.a_nneeds[i][k] = len(face.needs)
+                for j, (colour, n) in enumerate(face.needs):
+                    self.c.a_need_colour[i][k][j] = COLOURS.index(colour)
+                    self.c.a_need_n[i][k][j] = n
+
+
+_CATALOGUES: dict = {}
+
+
+cdef KernelCatalogue kernel_catalogue(object catalogue):
+    entry = _CATALOGUES.get(id(catalogue))
+    if entry is not None and entry[0] is catalogue:
+        return entry[1]
+    kc = KernelCatalogue(catalogue)
+    if len(_CATALOGUES) > 64:
+        _CATALOGUES.clear()
+    _CATALOGUES[id(catalogue)] = (catalogue, kc)  # keeps the id valid
+    return kc
+
+
+def _rebuild(reference):
+    return KernelState.from_reference(reference)
+
+
+cdef void _fill_cards(unsigned char* dest, object cards, int limit, str where) except *:
+    cdef int i
+    if len(cards) > limit:
+        raise ValueError(f"{where}: more than {limit} cards")
+    for i, card in enumerate(cards):
+        if not 0 <= card < MAXC:
+            raise ValueError(f"{where}: no card {card!r}")
+        dest[i] = card
+
+
+# -- the state ------------------------------------------------------------------------------
+
+cdef class KernelState:
+    """An Oh My Goods! position on the C struct; behaves like ``OhMyGoodsState``."""
+
+    info = INFO
+
+    cdef St s
+    cdef const Cat* cat
+    cdef KernelCatalogue kc
+    cdef readonly int num_players
+    cdef public long last_rollout_steps
+
+    def __cinit__(self):
+        memset(&self.s, 0, sizeof(St))
+        self.cat = NULL
+        self.last_rollout_steps = 0
+
+    # -- construction -------------------------------------------------------------
+    @staticmethod
+    def from_reference(state) -> KernelState:
+        """The kernel twin of a reference state (ValueError if it does not fit the struct)."""
+        cdef KernelState k = KernelState.__new__(KernelState)
+        cdef St* s = &k.s
+        cdef Pl* pl
+        cdef int i, j, p
+        catalogue = state.catalogue
+        k.kc = kernel_catalogue(catalogue)
+        k.cat = &k.kc.c
+        n = state.num_players
+        if not 1 <= n <= MAXP or len(state.players) != n:
+            raise ValueError(f"the Oh My Goods! kernel supports 1..{MAXP} players")
+        k.num_players = n
+        s.rng = state.rng[0] & MASK64
+        s.nplayers = n
+        s.second_edition = bool(state.second_edition)
+        s.round = state.round
+        s.active = state.active
+        s.final_round = -1 if state.final_round is None else state.final_round
+        # Buildings grow by at most one per round: these bounds keep every slot in the
+        # struct until the game ends.
+        if state.final_round is not None and state.final_round > state.round + 1:
+            raise ValueError("final_round is more than one round ahead")
+        s.phase = PHASES.index(state.phase)
+        s.turn = state.turn
+        _fill_cards(s.deck, state.deck, MAXC, "deck")
+        s.ndeck = len(state.deck)
+        _fill_cards(s.discard, state.discard, MAXC, "discard")
+        s.ndiscard = len(state.discard)
+        _fill_cards(s.display, state.display, MAXC, "display")
+        s.ndisplay = len(state.display)
+        s.sunset_at = state.sunset_at
+        if len(state.pool) > MAX_ASSISTANTS:
+            raise ValueError("pool too large")
+        s.npool = len(state.pool)
+        for i, (a, f) in enumerate(state.pool):
+            s.pool[i][0] = a
+            s.pool[i][1] = f
+        if len(state._starting_sizes) != n:
+            raise ValueError("starting hand sizes must name every seat")
+        s.nstarting = n
+        for i, v in enumerate(state._starting_sizes):
+            s.starting[i] = v
+        for p, player in enumerate(state.players):
+            pl = &s.players[p]
+            pl.charburner = player.charburner
+            pl.worker = player.worker
+            _fill_cards(pl.hand, player.hand, MAXC, f"player {p} hand")
+            pl.nhand = len(player.hand)
+            if 1 + len(player.buildings) > MAX_SLOTS - 3:
+                raise ValueError(f"player {p}: too many buildings for the kernel")
+            _fill_cards(pl.buildings, player.buildings, MAX_SLOTS, f"player {p} buildings")
+            pl.nb = len(player.buildings)
+            if len(player.goods) != 1 + pl.nb:
+                raise ValueError(f"player {p}: one goods list per building expected")
+            for j, goods in enumerate(player.goods):
+                _fill_cards(pl.goods[j], goods, MAXC, f"player {p} goods")
+                pl.ngoods[j] = len(goods)
+            if len(player.assistants) > 2:
+                raise ValueError(f"player {p}: more than 2 assistants")
+            pl.nasst = len(player.assistants)
+            for i, (a, f, slot) in enumerate(player.assistants):
+                pl.asst[i][0] = a
+                pl.asst[i][1] = f
+                pl.asst[i][2] = slot
+            pl.has_work = player.work is not None
+            if player.work is not None:
+                pl.work_slot = player.work[0]
+                pl.work_mode = player.work[1]
+            pl.plan = -1 if player.plan is None else player.plan
+            pl.chosen = player.chosen
+        s.step = STEPS.index(state.step)
+        if len(state.handled) > MAX_HANDLED - MAX_SLOTS:
+            raise ValueError("act.handled too long")
+        s.nhandled = len(state.handled)
+        for i, v in enumerate(state.handled):
+            s.handled[i] = v
+        s.running = state.running
+        for i in range(6):
+            s.need[i] = state.need[i]
+        s.slack = state.slack
+        s.produce_count = state.produce_count
+        s.chain_slot = state.chain_slot
+        s.hired = state.hired
+        if len(state.shifted) > 2:
+            raise ValueError("act.shifted too long")
+        s.nshifted = len(state.shifted)
+        for i, a in enumerate(state.shifted):
+            s.shifted[i] = a
+        pay = state.pay
+        s.has_pay = pay is not None
+        if pay is not None:
+            s.pay_due = pay["due"]
+            s.pay_paid = pay["paid"]
+            s.pay_last = pay["last"]
+            s.pay_purpose = PURPOSES.index(pay["purpose"])
+            s.pay_arg = pay["arg"]
+        return k
+
+    def to_reference(self) -> OhMyGoodsState:
+        """The equivalent reference state (``to_json()`` equal to the oracle's)."""
+        cdef St* s = &self.s
+        cdef Pl* pl
+        cdef int i, j, p
+        ref = OhMyGoodsState(self.kc.catalogue, self.num_players, bool(s.second_edition))
+        ref.rng = [int(s.rng)]
+        ref.round = s.round
+        ref.active = s.active
+        ref.final_round = None if s.final_round < 0 else s.final_round
+        ref.phase = PHASES[s.phase]
+        ref.turn = s.turn
+        ref.deck = [s.deck[i] for i in range(s.ndeck)]
+        ref.discard = [s.discard[i] for i in range(s.ndiscard)]
+        ref.display = [s.display[i] for i in range(s.ndisplay)]
+        ref.sunset_at = s.sunset_at
+        ref.pool = [[s.pool[i][0], s.pool[i][1]] for i in range(s.npool)]
+        players = []
+        for p in range(self.num_players):
+            pl = &s.players[p]
+            player = Player(pl.charburner, pl.worker)
+            player.hand = [pl.hand[i] for i in range(pl.nhand)]
+            player.buildings = [pl.buildings[i] for i in range(pl.nb)]
+            player.goods = [[pl.goods[j][i] for i in range(pl.ngoods[j])]
+                            for j in range(1 + pl.nb)]
+            player.assistants = [[pl.asst[i][0], pl.asst[i][1], pl.asst[i][2]]
+                                 for i in range(pl.nasst)]
+            player.work = (pl.work_slot, pl.work_mode) if pl.has_work else None
+            player.plan = None if pl.plan < 0 else pl.plan
+            player.chosen = pl.chosen
+            players.append(player)
+        ref.players = players
+        ref.step = STEPS[s.step]
+        ref.handled = [s.handled[i] for i in range(s.nhandled)]
+        ref.running = s.running
+        ref.need = [s.need[i] for i in range(6)]
+        ref.slack = s.slack
+        ref.produce_count = s.produce_count
+        ref.chain_slot = s.chain_slot
+        ref.hired = s.hired
+        ref.shifted = [s.shifted[i] for i in range(s.nshifted)]
+        ref.pay = None if not s.has_pay else {
+            "due": s.pay_due, "paid": s.pay_paid, "last": s.pay_last,
+            "purpose": PURPOSES[s.pay_purpose], "arg": s.pay_arg}
+        ref._starting_sizes = [s.starting[i] for i in range(s.nstarting)]
+        return ref
+
+    def __reduce__(self):
+        return (_rebuild, (self.to_reference(),))
+
+    # -- protocol ------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.s.phase == PH_OVER:
+            return TERMINAL
+        return seat_of(&self.s)
+
+    def is_terminal(self) -> bool:
+        return self.s.phase == PH_OVER
+
+    def legal_moves(self) -> list:
+        cdef int moves[MAX_MOVES]
+        cdef int n = gen_moves(&self.s, self.cat, moves)
+        return [moves[i] for i in range(n)]
+
+    cdef bint _is_legal(self, int move):
+        cdef int moves[MAX_MOVES]
+        cdef int n = gen_moves(&self.s, self.cat, moves)
+        cdef int i
+        for i in range(n):
+            if moves[i] == move:
+                return True
+        return False
+
+    def apply(self, move) -> list:
+        """Play ``move`` (IllegalMoveError if it is not legal).  Returns no event texts."""
+        # bools are ints to the reference rules too (False is move 0, "keep")
+        if isinstance(move, int) and 0 <= move < (1 << 20) and self._is_legal(move):
+            apply_legal(&self.s, self.cat, move)
+            autoplay(&self.s, self.cat)
+            return []
+        reason = self.to_reference().why_illegal(move)
+        if reason is None:  # pragma: no cover - the kernel and the oracle disagree
+            reason = "the kernel does not generate it"
+        raise IllegalMoveError(reason)
+
+    def clone(self) -> KernelState:
+        cdef KernelState twin = KernelState.__new__(KernelState)
+        memcpy(&twin.s, &self.s, sizeof(St))
+        twin.cat = self.cat
+        twin.kc = self.kc
+        twin.num_players = self.num_players
+        return twin
+
+    def chance_outcomes(self) -> list:
+        return []
+
+    def coins(self, int seat) -> int:
+        return coins(&self.s, self.cat, seat)
+
+    def vp(self, int seat) -> int:
+        return vp_of(&self.s, self.cat, seat)
+
+    def scores(self) -> list:
+        return [float(vp_of(&self.s, self.cat, p) + coins(&self.s, self.cat, p) // COINS_PER_VP)
+                for p in range(self.num_players)]
+
+    def ranking(self) -> list:
+        keys = []
+        for p in range(self.num_players):
+            money = coins(&self.s, self.cat, p)
+            keys.append((vp_of(&self.s, self.cat, p) + money // COINS_PER_VP,
+                         money % COINS_PER_VP))
+        return rank_groups(keys)
+
+    def outcome(self) -> Outcome:
+        shares = [0.0] * self.num_players
+        winners = self.ranking()[0]
+        for seat in winners:
+            shares[seat] = 1.0 / len(winners)
+        return Outcome(tuple(self.scores()), tuple(shares))
+
+    def heuristic(self) -> list:
+        cdef St* s = &self.s
+        cdef int p, k, production
+        out = []
+        for p in range(self.num_players):
+            production = 0
+            for k in range(num_slots(s, p)):
+                production += self.cat.b_value[slot_building(s, self.cat, p, k)]
+            out.append(vp_of(s, self.cat, p) + (<double>coins(s, self.cat, p)) / COINS_PER_VP
+                       + 0.3 * s.players[p].nhand + 0.1 * production
+                       + 0.5 * s.players[p].nasst)
+        return out
+
+    def rollout(self, seed) -> Outcome:
+        """Random moves to the end in C (in place), exactly as ``OhMyGoodsState.rollout``."""
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long steps
+        with nogil:
+            steps = c_rollout(&self.s, self.cat, &rng, &err)
+        self.last_rollout_steps = steps
+        if err:
+            raise ValueError("rollout reached a position without legal moves")
+        return self.outcome()
+
+    def playout_steps(self, seed) -> int:
+        """Moves a random playout from here chooses (this state is left unchanged)."""
+        cdef St copy
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long steps
+        memcpy(&copy, &self.s, sizeof(St))
+        with nogil:
+            steps = c_rollout(&copy, self.cat, &rng, &err)
+        return steps
+
+    def benchmark(self, int playouts, seed=0) -> int:
+        """Run ``playouts`` playouts from copies of this state, seeds ``seed + i``,
+        entirely in C without the GIL; returns the total number of moves chosen."""
+        cdef St copy
+        cdef uint64_t rng
+        cdef uint64_t first = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long total = 0
+        cdef int i
+        with nogil:
+            for i in range(playouts):
+                memcpy(&copy, &self.s, sizeof(St))
+                rng = first + <uint64_t>i
+                total += c_rollout(&copy, self.cat, &rng, &err)
+                if err:
+                    break
+        if err:
+            raise ValueError("rollout reached a position without legal moves")
+        return total
+
+    # -- delegated to the reference rules ------------------------------------------
+    def to_json(self) -> dict:
+        return self.to_reference().to_json()
+
+    def move_to_text(self, move) -> str:
+        return self.to_reference().move_to_text(move)
+
+    def parse_move(self, text) -> int:
+        return self.to_reference().parse_move(text)
+
+    def why_illegal(self, move):
+        # bools are ints to the reference rules too (False is move 0, "keep")
+        if isinstance(move, int) and 0 <= move < (1 << 20) and self._is_legal(move):
+            return None
+        return self.to_reference().why_illegal(move)
+
+    def observation(self, seat) -> dict:
+        return self.to_reference().observation(seat)
+
+    def determinize(self, observer, rng) -> KernelState:
+        return KernelState.from_reference(self.to_reference().determinize(observer, rng))
+
+    def render(self) -> str:
+        return self.to_reference().render()
+
+    def search_state(self) -> KernelState:
+        return self
+
+    def legal_moves_text(self) -> list:
+        return [self.move_to_text(m) for m in self.legal_moves()]
+
+    def apply_text(self, text) -> list:
+        return self.apply(self.parse_move(text))
+
+    # -- extras ------------------------------------------------------------------------
+    @property
+    def catalogue(self):
+        return self.kc.catalogue
+
+    @property
+    def second_edition(self) -> bool:
+        return bool(self.s.second_edition)
+
+    @property
+    def phase(self) -> str:
+        return PHASES[self.s.phase]
+
+    @property
+    def round(self) -> int:
+        return self.s.round
+
+    def __repr__(self) -> str:
+        return (f"<KernelState oh-my-goods {self.num_players}p round={self.s.round} "
+                f"phase={PHASES[self.s.phase]} deck={self.s.ndeck}>")
+
+
+State.register(KernelState)
