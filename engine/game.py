@@ -248,8 +248,8 @@ class State(abc.ABC):
     def why_illegal(self, move: int) -> str | None:
         """``None`` if ``move`` is legal here, otherwise the reason in words."""
 
-    def render(self) -> str:
-        """A text drawing of the position for terminals."""
+    def render(self, observer: int | None = None) -> str:
+        """A text drawing of the position; with ``observer``, only what that seat sees."""
         return repr(self.to_json())
 
     # -- fast path ----------------------------------------------------------

@@ -2,11 +2,11 @@
 
 >>> from engine import registry
 >>> [info.name for info in registry.list_games()]
-['samara']
+['samara', 'oh-my-goods']
 >>> registry.get_game("chess")
 Traceback (most recent call last):
 ...
-engine.game.UnknownGameError: unknown game 'chess' (available: samara)
+engine.game.UnknownGameError: unknown game 'chess' (available: samara, oh-my-goods)
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from engine.game import Game, GameInfo, State, UnknownGameError
 # that listing games stays cheap and one broken game cannot break the others.
 _MODULES: dict[str, str] = {
     "samara": "engine.samara",
+    "oh-my-goods": "engine.oh_my_goods",
 }
 _LOADED: dict[str, Game] = {}
 

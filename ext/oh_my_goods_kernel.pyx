@@ -1471,8 +1471,8 @@ cdef class KernelState:
     def determinize(self, observer, rng) -> KernelState:
         return KernelState.from_reference(self.to_reference().determinize(observer, rng))
 
-    def render(self) -> str:
-        return self.to_reference().render()
+    def render(self, observer=None) -> str:
+        return self.to_reference().render(observer)
 
     def search_state(self) -> KernelState:
         return self

@@ -1142,8 +1142,8 @@ cdef class KernelState:
         # Perfect information: nothing to resample.
         return self.clone()
 
-    def render(self) -> str:
-        return self.to_reference().render()
+    def render(self, observer=None) -> str:
+        return self.to_reference().render(observer)
 
     def search_state(self) -> KernelState:
         return self

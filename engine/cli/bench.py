@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.game import Game, State
-from engine.search import mcts_search
+from engine.search import search_for, search_kind
 
 
 def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
@@ -57,10 +57,12 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
     else:
         report.update(kernel_steps_per_s=None, kernel_speedup=None,
                       kernel_note="kernel not built or FURNACE_PURE_PYTHON set")
-    say(f"MCTS, {mcts_iterations} iterations from a {players}-player opening ...")
+    opening = game.new_game(0, players)
+    kind = search_kind(opening)  # MCTS, or ISMCTS for hidden-information games
+    say(f"{kind.upper()}, {mcts_iterations} iterations from a {players}-player opening ...")
     start = time.perf_counter()
-    analysis = mcts_search(game.new_game(0, players), iterations=mcts_iterations, seed=0)
+    analysis = search_for(opening, iterations=mcts_iterations, seed=0)
     elapsed = time.perf_counter() - start
-    report["mcts_iterations_per_s"] = round(analysis.iterations / elapsed)
-    report["mcts_path"] = "kernel" if kernel else "python"
+    report[f"{kind}_iterations_per_s"] = round(analysis.iterations / elapsed)
+    report["search_path"] = "kernel" if kernel else "python"
     return report

@@ -71,7 +71,7 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
     rng = random.Random(args.seed)
     output(f"You are P{human + 1}. " + ", ".join(f"P{s + 1} = {b.name}" for s, b in bots.items())
            + ". Type 'help' for commands.")
-    output(state.render())
+    output(state.render(human))
     while state.current_player() != TERMINAL:
         player = state.current_player()
         if player != human:
@@ -97,7 +97,7 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
         elif word in ("quit", "exit"):
             return 0
         elif word == "board":
-            output(state.render())
+            output(state.render(human))
         elif word == "moves":
             for number, move in enumerate(legal, 1):
                 output(f"  {number:3d}. {state.move_to_text(move)}")
@@ -139,8 +139,8 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
             output(f"P{human + 1} (you): {state.move_to_text(move)}")
             for event in state.apply(move):
                 output(f"  {event}")
-            output(state.render())
-    output(state.render())
+            output(state.render(human))
+    output(state.render(human))
     scores = state.scores()
     ranking = state.ranking()
     output("final scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(scores)))

@@ -1092,10 +1092,10 @@ class OhMyGoodsState(State):
                     "pay": None if self.pay is None else dict(self.pay)},
         }
 
-    def render(self) -> str:
+    def render(self, observer: int | None = None) -> str:
         from engine.oh_my_goods.render import render_state
 
-        return render_state(self)
+        return render_state(self, observer)
 
 
 # -- setup ------------------------------------------------------------------------

@@ -763,7 +763,8 @@ class SamaraState(State):
             ],
         }
 
-    def render(self) -> str:
+    def render(self, observer: int | None = None) -> str:
+        # Perfect information: every seat sees the same board.
         from engine.samara.render import render_state
 
         return render_state(self)

@@ -133,7 +133,9 @@ def _margin(values: list[float], me: int) -> float:
 class MctsBot:
     """UCT search (:mod:`engine.search.mcts`) for every move.
 
-    With a ``seed`` the bot draws the seed of each search from its own
+    The tree search that suits the game: in a game with hidden information
+    (``info.perfect_information`` false) the bot runs ISMCTS for the seat to
+    move instead, so it never sees what that seat cannot.  With a ``seed`` the bot draws the seed of each search from its own
     ``random.Random(seed)``; without one it draws it from the ``rng`` passed to
     :meth:`choose`, so games stay reproducible either way.  The analysis of the
     last search is kept in ``last_analysis``.
@@ -160,7 +162,14 @@ class MctsBot:
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
         source = self._rng if self._rng is not None else rng
-        tree = MCTS(state, c=self.c, seed=source.getrandbits(63))
+        seed = source.getrandbits(63)
+        if not state.info.perfect_information:
+            # Plain MCTS would read the hidden cards: hidden-information games get ISMCTS.
+            c = DEFAULT_ISMCTS_C if self.c == DEFAULT_C else self.c
+            search = ISMCTS(state, c=c, seed=seed)
+            self.last_analysis = search.search(self.iterations, self.time_limit)
+            return self.last_analysis.best_move
+        tree = MCTS(state, c=self.c, seed=seed)
         self.last_analysis = tree.search(self.iterations, self.time_limit)
         return self.last_analysis.best_move
 

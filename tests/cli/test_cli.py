@@ -81,7 +81,7 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
                        "30", "--json")
     assert code == 0
     report = json.loads(out.strip())
-    assert report["python_steps_per_s"] > 0 and report["mcts_iterations_per_s"] > 0
+    assert report["python_steps_per_s"] > 0 and report["mcts_iterations_per_s"] > 0 and report["search_path"]
     assert "kernel_speedup" in report
 
 

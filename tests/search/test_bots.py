@@ -139,3 +139,19 @@ def test_bots_do_not_modify_the_state() -> None:
     for spec in ["random", "greedy", "mcts:50"]:
         make_bot(spec, seed=0).choose(state, random.Random(0))
     assert state.to_json() == before
+
+
+def test_mcts_bot_runs_ismcts_in_hidden_information_games() -> None:
+    from engine.search.bots import IsmctsBot
+
+    from .hidden_toy_games import TricksGame
+
+    state = TricksGame().new_game(3, 3)
+    mcts_bot = MctsBot(iterations=60, seed=5)
+    ismcts_bot = IsmctsBot(iterations=60, seed=5)
+    assert mcts_bot.choose(state, random.Random(0)) == ismcts_bot.choose(state, random.Random(0))
+    assert mcts_bot.last_analysis is not None and ismcts_bot.last_analysis is not None
+    first, second = mcts_bot.last_analysis.to_json(), ismcts_bot.last_analysis.to_json()
+    first.pop("elapsed")
+    second.pop("elapsed")
+    assert first == second
