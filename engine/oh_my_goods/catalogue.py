@@ -14,18 +14,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engine.game import InvalidStateError
+from engine.validation import CatalogueError
+from engine.validation import catalogue_field as _field
+from engine.validation import check_source as _source
 
 RESOURCES = ("wood", "clay", "grain", "wool", "stone")
 COLOURS = ("blue", "red", "white", "yellow", "green", "gray")
-SOURCES = ("rulebook", "public-list", "reconstructed")
 TOTAL_CARDS = 110
 ANY = "any"  # the Glassmaker's "any N resources"
 EXTRA_CARD = "card"  # a Market Office giving +1 card in phase 1
-
-
-class CatalogueError(InvalidStateError):
-    """A catalogue file that does not describe a playable Oh My Goods!."""
 
 
 @dataclass(frozen=True)
@@ -109,25 +106,6 @@ class Catalogue:
     def assistant_index(self, assistant_id: str) -> int:
         return self.assistant_ids[assistant_id]
 
-
-def _field(entry: dict[str, Any], name: str, where: str, kind: type, lo: int | None = None,
-           hi: int | None = None) -> Any:
-    if name not in entry:
-        raise CatalogueError(f"{where}: missing field {name!r}")
-    value = entry[name]
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise CatalogueError(f"{where}: field {name!r} must be an integer, got {value!r}")
-    if kind is not int and not isinstance(value, kind):
-        raise CatalogueError(f"{where}: field {name!r} must be {kind.__name__}, got {value!r}")
-    if lo is not None and value < lo or hi is not None and value > hi:
-        raise CatalogueError(f"{where}: field {name!r} = {value} is outside {lo}..{hi}")
-    return value
-
-
-def _source(entry: dict[str, Any], where: str) -> None:
-    source = entry.get("source")
-    if source not in SOURCES:
-        raise CatalogueError(f"{where}: field 'source' must be one of {SOURCES}, got {source!r}")
 
 
 def _counts(entry: dict[str, Any], name: str, where: str, allowed: tuple[str, ...],

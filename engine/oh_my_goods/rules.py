@@ -43,6 +43,8 @@ from engine.oh_my_goods.catalogue import (
     default_catalogue,
 )
 from engine.playout_rng import MASK64, PlayoutRng
+from engine.validation import expect as _expect
+from engine.validation import state_int as _int
 
 INFO = GameInfo(
     name="oh-my-goods",
@@ -1124,15 +1126,6 @@ def new_state(catalogue: Catalogue, seed: int, num_players: int,
     return state
 
 
-def _expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise InvalidStateError(message)
-
-
-def _int(value: Any, where: str, lo: int = 0, hi: int = 1 << 20) -> int:
-    _expect(isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi,
-            f"{where} must be an integer in {lo}..{hi}, got {value!r}")
-    return int(value)
 
 
 def state_from_json(data: Mapping[str, Any],

@@ -14,7 +14,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engine.game import InvalidStateError
+from engine.validation import CatalogueError
+from engine.validation import catalogue_field as _field
+from engine.validation import check_source as _source
 
 TOOL_NAMES = ("saw", "compass", "square", "glass-a", "glass-b")
 SAW, COMPASS, SQUARE, GLASS_A, GLASS_B = range(5)
@@ -36,11 +38,6 @@ POWERS = (
 )
 #: Powers that last for the rest of the game once the tile is taken.
 LASTING_POWERS = ("university", "school", "bridge", "hermit_house")
-SOURCES = ("rulebook", "public-list", "reconstructed")
-
-
-class CatalogueError(InvalidStateError):
-    """A catalogue file that does not describe a playable Samara."""
 
 
 @dataclass(frozen=True)
@@ -93,25 +90,6 @@ class Catalogue:
                 return i
         raise KeyError(label)
 
-
-def _field(entry: dict[str, Any], name: str, where: str, kind: type, lo: int | None = None,
-           hi: int | None = None) -> Any:
-    if name not in entry:
-        raise CatalogueError(f"{where}: missing field {name!r}")
-    value = entry[name]
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise CatalogueError(f"{where}: field {name!r} must be an integer, got {value!r}")
-    if kind is not int and not isinstance(value, kind):
-        raise CatalogueError(f"{where}: field {name!r} must be {kind.__name__}, got {value!r}")
-    if lo is not None and value < lo or hi is not None and value > hi:
-        raise CatalogueError(f"{where}: field {name!r} = {value} is outside {lo}..{hi}")
-    return value
-
-
-def _source(entry: dict[str, Any], where: str) -> None:
-    source = entry.get("source")
-    if source not in SOURCES:
-        raise CatalogueError(f"{where}: field 'source' must be one of {SOURCES}, got {source!r}")
 
 
 def parse_catalogue(data: Any) -> Catalogue:

@@ -43,6 +43,8 @@ from engine.samara.catalogue import (
     Catalogue,
     default_catalogue,
 )
+from engine.validation import expect as _expect
+from engine.validation import state_int as _int
 
 INFO = GameInfo(
     name="samara",
@@ -794,10 +796,6 @@ def new_state(catalogue: Catalogue, seed: int, num_players: int, powers: bool) -
     return state
 
 
-def _expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise InvalidStateError(message)
-
 
 def state_from_json(data: Mapping[str, Any], catalogue: Catalogue | None = None) -> SamaraState:
     """Rebuild and validate a state; errors name the offending field."""
@@ -809,11 +807,6 @@ def state_from_json(data: Mapping[str, Any], catalogue: Catalogue | None = None)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise InvalidStateError(f"corrupt Samara state: {type(exc).__name__}: {exc}") from exc
 
-
-def _int(value: Any, where: str, lo: int = 0, hi: int = 1 << 20) -> int:
-    _expect(isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi,
-            f"{where} must be an integer in {lo}..{hi}, got {value!r}")
-    return int(value)
 
 
 def _only(value: Any, where: str) -> str:
