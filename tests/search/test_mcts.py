@@ -144,8 +144,10 @@ def test_time_limit_is_respected() -> None:
     start = time.perf_counter()
     analysis = mcts_search(state, time_limit=0.25, seed=0)
     wall = time.perf_counter() - start
-    assert 0.25 <= analysis.elapsed < 0.5
-    assert wall < 0.8
+    # The upper bounds leave room for a loaded CI machine descheduling the process;
+    # a search that ignored its time limit would run for minutes.
+    assert 0.25 <= analysis.elapsed < 1.25
+    assert wall < 1.5
     assert analysis.iterations > 50
 
 
