@@ -300,7 +300,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         try:
             game = registry.get_game(decoded.game)
         except UnknownGameError as exc:
-            raise invalid(str(exc), f"{where}.game" if decoded.form != "samara" else where,
+            untyped = decoded.form in (codecs.OPAQUE, codecs.JSON)
+            raise invalid(str(exc), f"{where}.game" if untyped else where,
                           errors.UNKNOWN_GAME) from None
         try:
             state = game.state_from_json(decoded.data)

@@ -2,8 +2,9 @@
 
 A ``GameState`` holds one of
 
-* a typed per-game message (``samara``): a codec module per game turns it into the
-  game's JSON dict and back (adding a game's typed form = adding a codec here);
+* a typed per-game message (``samara``, ``oh_my_goods``): a codec module per game
+  turns it into the game's JSON dict and back (adding a game's typed form = adding a
+  codec here);
 * ``opaque``: the game's JSON, UTF-8, compressed with zlib;
 * ``json``: the same JSON as text.
 
@@ -20,14 +21,14 @@ from types import ModuleType
 from typing import Any
 
 from ai_server import errors
-from ai_server.codecs import samara
+from ai_server.codecs import oh_my_goods, samara
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 
 #: Decompressed/decoded JSON larger than this is rejected (zip bombs).
 MAX_STATE_JSON_BYTES = 1 << 20
 
 #: Typed codecs by game name.  Each module has GAME, FIELD, to_json, from_json.
-TYPED: dict[str, ModuleType] = {samara.GAME: samara}
+TYPED: dict[str, ModuleType] = {samara.GAME: samara, oh_my_goods.GAME: oh_my_goods}
 _BY_FIELD: dict[str, ModuleType] = {m.FIELD: m for m in TYPED.values()}
 
 OPAQUE = "opaque"
@@ -40,7 +41,8 @@ class DecodedState:
 
     game: str
     data: dict[str, Any]
-    #: The ``GameState`` oneof field the request used: "samara", "opaque" or "json".
+    #: The ``GameState`` oneof field the request used: a typed one ("samara",
+    #: "oh_my_goods"), "opaque" or "json".
     form: str
     observer_seat: int | None
 

@@ -59,6 +59,38 @@ class SamaraToolFilter(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SAMARA_TOOL_FILTER_SAW: _ClassVar[SamaraToolFilter]
     SAMARA_TOOL_FILTER_TROWEL: _ClassVar[SamaraToolFilter]
     SAMARA_TOOL_FILTER_GLASS: _ClassVar[SamaraToolFilter]
+
+class OhMyGoodsPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OH_MY_GOODS_PHASE_UNSPECIFIED: _ClassVar[OhMyGoodsPhase]
+    OH_MY_GOODS_PHASE_REDRAW: _ClassVar[OhMyGoodsPhase]
+    OH_MY_GOODS_PHASE_SHIFT: _ClassVar[OhMyGoodsPhase]
+    OH_MY_GOODS_PHASE_CHOOSE: _ClassVar[OhMyGoodsPhase]
+    OH_MY_GOODS_PHASE_ACT: _ClassVar[OhMyGoodsPhase]
+    OH_MY_GOODS_PHASE_OVER: _ClassVar[OhMyGoodsPhase]
+
+class OhMyGoodsWorkMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OH_MY_GOODS_WORK_MODE_UNSPECIFIED: _ClassVar[OhMyGoodsWorkMode]
+    OH_MY_GOODS_WORK_MODE_ORDERLY: _ClassVar[OhMyGoodsWorkMode]
+    OH_MY_GOODS_WORK_MODE_SLOPPY: _ClassVar[OhMyGoodsWorkMode]
+
+class OhMyGoodsStep(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OH_MY_GOODS_STEP_UNSPECIFIED: _ClassVar[OhMyGoodsStep]
+    OH_MY_GOODS_STEP_RUN: _ClassVar[OhMyGoodsStep]
+    OH_MY_GOODS_STEP_SUPPLY: _ClassVar[OhMyGoodsStep]
+    OH_MY_GOODS_STEP_CHAIN: _ClassVar[OhMyGoodsStep]
+    OH_MY_GOODS_STEP_BUILD: _ClassVar[OhMyGoodsStep]
+    OH_MY_GOODS_STEP_HIRE: _ClassVar[OhMyGoodsStep]
+    OH_MY_GOODS_STEP_PLACE: _ClassVar[OhMyGoodsStep]
+
+class OhMyGoodsPayPurpose(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OH_MY_GOODS_PAY_PURPOSE_UNSPECIFIED: _ClassVar[OhMyGoodsPayPurpose]
+    OH_MY_GOODS_PAY_PURPOSE_SHIFT: _ClassVar[OhMyGoodsPayPurpose]
+    OH_MY_GOODS_PAY_PURPOSE_BUILD: _ClassVar[OhMyGoodsPayPurpose]
+    OH_MY_GOODS_PAY_PURPOSE_HIRE: _ClassVar[OhMyGoodsPayPurpose]
 INFORMATION_TYPE_UNSPECIFIED: InformationType
 INFORMATION_TYPE_PERFECT: InformationType
 INFORMATION_TYPE_IMPERFECT: InformationType
@@ -91,6 +123,26 @@ SAMARA_TOOL_FILTER_UNSPECIFIED: SamaraToolFilter
 SAMARA_TOOL_FILTER_SAW: SamaraToolFilter
 SAMARA_TOOL_FILTER_TROWEL: SamaraToolFilter
 SAMARA_TOOL_FILTER_GLASS: SamaraToolFilter
+OH_MY_GOODS_PHASE_UNSPECIFIED: OhMyGoodsPhase
+OH_MY_GOODS_PHASE_REDRAW: OhMyGoodsPhase
+OH_MY_GOODS_PHASE_SHIFT: OhMyGoodsPhase
+OH_MY_GOODS_PHASE_CHOOSE: OhMyGoodsPhase
+OH_MY_GOODS_PHASE_ACT: OhMyGoodsPhase
+OH_MY_GOODS_PHASE_OVER: OhMyGoodsPhase
+OH_MY_GOODS_WORK_MODE_UNSPECIFIED: OhMyGoodsWorkMode
+OH_MY_GOODS_WORK_MODE_ORDERLY: OhMyGoodsWorkMode
+OH_MY_GOODS_WORK_MODE_SLOPPY: OhMyGoodsWorkMode
+OH_MY_GOODS_STEP_UNSPECIFIED: OhMyGoodsStep
+OH_MY_GOODS_STEP_RUN: OhMyGoodsStep
+OH_MY_GOODS_STEP_SUPPLY: OhMyGoodsStep
+OH_MY_GOODS_STEP_CHAIN: OhMyGoodsStep
+OH_MY_GOODS_STEP_BUILD: OhMyGoodsStep
+OH_MY_GOODS_STEP_HIRE: OhMyGoodsStep
+OH_MY_GOODS_STEP_PLACE: OhMyGoodsStep
+OH_MY_GOODS_PAY_PURPOSE_UNSPECIFIED: OhMyGoodsPayPurpose
+OH_MY_GOODS_PAY_PURPOSE_SHIFT: OhMyGoodsPayPurpose
+OH_MY_GOODS_PAY_PURPOSE_BUILD: OhMyGoodsPayPurpose
+OH_MY_GOODS_PAY_PURPOSE_HIRE: OhMyGoodsPayPurpose
 
 class OptionValue(_message.Message):
     __slots__ = ("bool_value", "int_value", "string_value")
@@ -173,16 +225,18 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("samara", "opaque", "json", "observer_seat")
+    __slots__ = ("samara", "opaque", "json", "oh_my_goods", "observer_seat")
     SAMARA_FIELD_NUMBER: _ClassVar[int]
     OPAQUE_FIELD_NUMBER: _ClassVar[int]
     JSON_FIELD_NUMBER: _ClassVar[int]
+    OH_MY_GOODS_FIELD_NUMBER: _ClassVar[int]
     OBSERVER_SEAT_FIELD_NUMBER: _ClassVar[int]
     samara: SamaraState
     opaque: bytes
     json: str
+    oh_my_goods: OhMyGoodsState
     observer_seat: int
-    def __init__(self, samara: _Optional[_Union[SamaraState, _Mapping]] = ..., opaque: _Optional[bytes] = ..., json: _Optional[str] = ..., observer_seat: _Optional[int] = ...) -> None: ...
+    def __init__(self, samara: _Optional[_Union[SamaraState, _Mapping]] = ..., opaque: _Optional[bytes] = ..., json: _Optional[str] = ..., oh_my_goods: _Optional[_Union[OhMyGoodsState, _Mapping]] = ..., observer_seat: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("id", "text")
@@ -572,3 +626,139 @@ class SamaraDecision(_message.Message):
     count: int
     only: SamaraToolFilter
     def __init__(self, kind: _Optional[_Union[SamaraDecisionKind, str]] = ..., player: _Optional[int] = ..., target: _Optional[int] = ..., spot: _Optional[str] = ..., count: _Optional[int] = ..., only: _Optional[_Union[SamaraToolFilter, str]] = ...) -> None: ...
+
+class OhMyGoodsState(_message.Message):
+    __slots__ = ("version", "num_players", "options", "rng", "round", "active", "final_round", "phase", "turn", "deck", "discard", "display", "sunset_at", "pool", "starting_hands", "players", "act")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    RNG_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    FINAL_ROUND_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    DECK_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_FIELD_NUMBER: _ClassVar[int]
+    SUNSET_AT_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    STARTING_HANDS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ACT_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    num_players: int
+    options: OhMyGoodsOptions
+    rng: str
+    round: int
+    active: int
+    final_round: int
+    phase: OhMyGoodsPhase
+    turn: int
+    deck: _containers.RepeatedScalarFieldContainer[str]
+    discard: _containers.RepeatedScalarFieldContainer[str]
+    display: _containers.RepeatedScalarFieldContainer[str]
+    sunset_at: int
+    pool: _containers.RepeatedCompositeFieldContainer[OhMyGoodsPoolAssistant]
+    starting_hands: _containers.RepeatedScalarFieldContainer[int]
+    players: _containers.RepeatedCompositeFieldContainer[OhMyGoodsPlayer]
+    act: OhMyGoodsAct
+    def __init__(self, version: _Optional[int] = ..., num_players: _Optional[int] = ..., options: _Optional[_Union[OhMyGoodsOptions, _Mapping]] = ..., rng: _Optional[str] = ..., round: _Optional[int] = ..., active: _Optional[int] = ..., final_round: _Optional[int] = ..., phase: _Optional[_Union[OhMyGoodsPhase, str]] = ..., turn: _Optional[int] = ..., deck: _Optional[_Iterable[str]] = ..., discard: _Optional[_Iterable[str]] = ..., display: _Optional[_Iterable[str]] = ..., sunset_at: _Optional[int] = ..., pool: _Optional[_Iterable[_Union[OhMyGoodsPoolAssistant, _Mapping]]] = ..., starting_hands: _Optional[_Iterable[int]] = ..., players: _Optional[_Iterable[_Union[OhMyGoodsPlayer, _Mapping]]] = ..., act: _Optional[_Union[OhMyGoodsAct, _Mapping]] = ...) -> None: ...
+
+class OhMyGoodsOptions(_message.Message):
+    __slots__ = ("second_edition",)
+    SECOND_EDITION_FIELD_NUMBER: _ClassVar[int]
+    second_edition: bool
+    def __init__(self, second_edition: _Optional[bool] = ...) -> None: ...
+
+class OhMyGoodsPoolAssistant(_message.Message):
+    __slots__ = ("assistant", "face")
+    ASSISTANT_FIELD_NUMBER: _ClassVar[int]
+    FACE_FIELD_NUMBER: _ClassVar[int]
+    assistant: str
+    face: int
+    def __init__(self, assistant: _Optional[str] = ..., face: _Optional[int] = ...) -> None: ...
+
+class OhMyGoodsHiredAssistant(_message.Message):
+    __slots__ = ("assistant", "face", "slot")
+    ASSISTANT_FIELD_NUMBER: _ClassVar[int]
+    FACE_FIELD_NUMBER: _ClassVar[int]
+    SLOT_FIELD_NUMBER: _ClassVar[int]
+    assistant: str
+    face: int
+    slot: int
+    def __init__(self, assistant: _Optional[str] = ..., face: _Optional[int] = ..., slot: _Optional[int] = ...) -> None: ...
+
+class OhMyGoodsGoods(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class OhMyGoodsWork(_message.Message):
+    __slots__ = ("slot", "mode")
+    SLOT_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    slot: int
+    mode: OhMyGoodsWorkMode
+    def __init__(self, slot: _Optional[int] = ..., mode: _Optional[_Union[OhMyGoodsWorkMode, str]] = ...) -> None: ...
+
+class OhMyGoodsPlayer(_message.Message):
+    __slots__ = ("charburner", "worker", "hand", "buildings", "goods", "assistants", "work", "plan", "chosen")
+    CHARBURNER_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    BUILDINGS_FIELD_NUMBER: _ClassVar[int]
+    GOODS_FIELD_NUMBER: _ClassVar[int]
+    ASSISTANTS_FIELD_NUMBER: _ClassVar[int]
+    WORK_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    CHOSEN_FIELD_NUMBER: _ClassVar[int]
+    charburner: str
+    worker: str
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    buildings: _containers.RepeatedScalarFieldContainer[str]
+    goods: _containers.RepeatedCompositeFieldContainer[OhMyGoodsGoods]
+    assistants: _containers.RepeatedCompositeFieldContainer[OhMyGoodsHiredAssistant]
+    work: OhMyGoodsWork
+    plan: str
+    chosen: int
+    def __init__(self, charburner: _Optional[str] = ..., worker: _Optional[str] = ..., hand: _Optional[_Iterable[str]] = ..., buildings: _Optional[_Iterable[str]] = ..., goods: _Optional[_Iterable[_Union[OhMyGoodsGoods, _Mapping]]] = ..., assistants: _Optional[_Iterable[_Union[OhMyGoodsHiredAssistant, _Mapping]]] = ..., work: _Optional[_Union[OhMyGoodsWork, _Mapping]] = ..., plan: _Optional[str] = ..., chosen: _Optional[int] = ...) -> None: ...
+
+class OhMyGoodsPayment(_message.Message):
+    __slots__ = ("due", "paid", "last", "purpose", "arg")
+    DUE_FIELD_NUMBER: _ClassVar[int]
+    PAID_FIELD_NUMBER: _ClassVar[int]
+    LAST_FIELD_NUMBER: _ClassVar[int]
+    PURPOSE_FIELD_NUMBER: _ClassVar[int]
+    ARG_FIELD_NUMBER: _ClassVar[int]
+    due: int
+    paid: int
+    last: int
+    purpose: OhMyGoodsPayPurpose
+    arg: int
+    def __init__(self, due: _Optional[int] = ..., paid: _Optional[int] = ..., last: _Optional[int] = ..., purpose: _Optional[_Union[OhMyGoodsPayPurpose, str]] = ..., arg: _Optional[int] = ...) -> None: ...
+
+class OhMyGoodsAct(_message.Message):
+    __slots__ = ("step", "handled", "running", "need", "slack", "produce_count", "chain_slot", "hired", "shifted", "pay")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    HANDLED_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    NEED_FIELD_NUMBER: _ClassVar[int]
+    SLACK_FIELD_NUMBER: _ClassVar[int]
+    PRODUCE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_SLOT_FIELD_NUMBER: _ClassVar[int]
+    HIRED_FIELD_NUMBER: _ClassVar[int]
+    SHIFTED_FIELD_NUMBER: _ClassVar[int]
+    PAY_FIELD_NUMBER: _ClassVar[int]
+    step: OhMyGoodsStep
+    handled: _containers.RepeatedScalarFieldContainer[int]
+    running: int
+    need: _containers.RepeatedScalarFieldContainer[int]
+    slack: int
+    produce_count: int
+    chain_slot: int
+    hired: str
+    shifted: _containers.RepeatedScalarFieldContainer[str]
+    pay: OhMyGoodsPayment
+    def __init__(self, step: _Optional[_Union[OhMyGoodsStep, str]] = ..., handled: _Optional[_Iterable[int]] = ..., running: _Optional[int] = ..., need: _Optional[_Iterable[int]] = ..., slack: _Optional[int] = ..., produce_count: _Optional[int] = ..., chain_slot: _Optional[int] = ..., hired: _Optional[str] = ..., shifted: _Optional[_Iterable[str]] = ..., pay: _Optional[_Union[OhMyGoodsPayment, _Mapping]] = ...) -> None: ...
