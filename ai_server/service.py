@@ -472,7 +472,9 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                 response.chance_outcomes.add(move=move_message(state, move),
                                              probability=probability)
         if request.include_render:
-            response.render = state.render()
+            # Drawn as the asking seat sees it: hidden hands stay hidden.
+            viewer = seat if seat is not None else loaded.decoded.observer_seat
+            response.render = state.render(viewer)
         return response
 
     @unary
@@ -510,7 +512,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             state=self._encode(loaded, state, request.state_format),
             record=pb.MoveRecord(player=player, move=check.move, events=list(events)),
             status=status_message(state),
-            render=state.render(),
+            render=state.render(loaded.decoded.observer_seat),
         )
 
     @unary

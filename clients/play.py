@@ -94,6 +94,8 @@ def _play(client: FurnaceClient, game: str, players: int, seat: int, seed: int,
             actor = None
         elif player == seat:
             if show_board:
+                # The board as this seat sees it: other players' hidden cards stay hidden.
+                board = client.legal_moves(state, seat=seat, include_render=True).render
                 output(board)
                 show_board = False
             picked = _ask(client, state, list(legal.moves), seat, input_fn, output, board)

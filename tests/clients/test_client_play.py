@@ -54,3 +54,17 @@ def test_input_end_and_bad_arguments(address) -> None:
     assert play_remote(address, "samara", 9, 0, 1, 10, output=out.append) == 2
     assert "UNKNOWN_GAME" in "\n".join(map(str, out))
     assert play_remote("127.0.0.1:1", "samara", 2, 0, 1, 10, output=out.append) == 1
+
+
+def test_remote_board_hides_the_bots_hand(address) -> None:
+    out: list[str] = []
+    play_remote(address, "oh-my-goods", 2, 0, 3, 5, input_fn=scripted(["1", "quit"]),
+                output=out.append)
+    boards = [str(o) for o in out if "Oh My Goods!" in str(o)]
+    assert boards
+    for board in boards:
+        lines = board.splitlines()
+        p2 = next(i for i, line in enumerate(lines) if line.lstrip(">").startswith(" P2:")
+                  or line.lstrip(">").startswith("P2:"))
+        assert lines[p2 + 2].strip().startswith("hand: ") and "cards" in lines[p2 + 2]
+        assert "(" not in lines[p2 + 2]  # no card names, only a count
