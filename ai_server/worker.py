@@ -35,7 +35,7 @@ def init_worker(flags: MutableSequence[int]) -> None:
     _FLAGS = flags
     ignore_signals()
     from engine import registry
-    from engine.search import mcts  # noqa: F401
+    from engine.search import dispatch  # noqa: F401
 
     registry.list_games()
 
@@ -113,22 +113,6 @@ def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[st
     }
 
 
-def make_tree(state: Any, c: float | None, seed: int) -> Any:
-    """The search tree that suits the game: MCTS with perfect information, else ISMCTS.
-
-    ISMCTS searches for the seat to move from determinizations of its view, so a
-    hidden-information position never leaks what that seat cannot see.  ``c``
-    None takes the search's own default exploration constant.
-    """
-    if state.info.perfect_information:
-        from engine.search.mcts import DEFAULT_C, MCTS
-
-        return MCTS(state, c=DEFAULT_C if c is None else c, seed=seed)
-    from engine.search import ismcts
-
-    return ismcts.ISMCTS(state, c=ismcts.DEFAULT_ISMCTS_C if c is None else c, seed=seed)
-
-
 def search_job(
     data: dict[str, Any],
     *,
@@ -147,6 +131,8 @@ def search_job(
     ``iterations``/``time_limit`` are the request's budget (at least one is set,
     or ``deadline`` is).
     """
+    from engine.search.dispatch import make_tree
+
     if _cancelled(slot):
         return None
     state = _rebuild(data)

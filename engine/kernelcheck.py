@@ -6,7 +6,8 @@ compares the legal moves (same integers, same order), the whole state
 (``to_json()``) and the player to move; at the end it compares scores and
 ranking.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
-both.  It only uses the :class:`~engine.game.State` protocol, so it works for any
+both, and at every step that ``determinize(seat, random.Random(x))`` deals the
+same hidden cards on both (for one seat, cycling through the seats).  It only uses the :class:`~engine.game.State` protocol, so it works for any
 game that has a kernel.
 
 >>> from engine import registry
@@ -98,20 +99,37 @@ def _compare(state: State, twin: State) -> str | None:
     return None
 
 
-def _compare_rollout(state: State, twin: State, seed: int) -> str | None:
-    """Play the same seeded random playout on copies of both; None if they agree."""
+def _compare_copies(what: str, state: State, twin: State,
+                    make: Callable[[State], tuple[State, Any]]) -> str | None:
+    """Run ``make`` on both (a new state and a result); None if both agree."""
     try:
-        ref, fast = state.clone(), twin.clone()
-        ref_outcome, fast_outcome = ref.rollout(seed), fast.rollout(seed)
-        if ref_outcome != fast_outcome:
-            return f"rollout({seed}) outcome: {ref_outcome} vs {fast_outcome}"
+        ref, ref_result = make(state)
+        fast, fast_result = make(twin)
+        if ref_result != fast_result:
+            return f"{what} result: {ref_result} vs {fast_result}"
         ref_json, fast_json = ref.to_json(), fast.to_json()
         if ref_json != fast_json:
-            return (f"rollout({seed}) final state differs at "
-                    + _json_difference(ref_json, fast_json))
+            return f"{what} state differs at " + _json_difference(ref_json, fast_json)
     except Exception as exc:
-        return f"rollout({seed}) raised {type(exc).__name__}: {exc}"
+        return f"{what} raised {type(exc).__name__}: {exc}"
     return None
+
+
+def _compare_rollout(state: State, twin: State, seed: int) -> str | None:
+    """Play the same seeded random playout on copies of both; None if they agree."""
+    def playout(s: State) -> tuple[State, Any]:
+        board = s.clone()
+        return board, board.rollout(seed)
+
+    return _compare_copies(f"rollout({seed})", state, twin, playout)
+
+
+def _compare_determinize(state: State, twin: State, observer: int, seed: int) -> str | None:
+    """Determinize both for ``observer`` from equal generators; None if they agree."""
+    def deal(s: State) -> tuple[State, Any]:
+        return s.determinize(observer, random.Random(seed)), None
+
+    return _compare_copies(f"determinize({observer})", state, twin, deal)
 
 
 def _pick(state: State, rng: random.Random) -> int | None:
@@ -169,6 +187,11 @@ def check_kernel(game: Game, games: int, seed: int,
             if problem:
                 found.append((step, problem))
                 twin = state.search_state()  # resync and go on
+            elif not state.is_terminal():
+                problem = _compare_determinize(state, twin, step % num_players,
+                                               playout_seed ^ (step << 1))
+                if problem:
+                    found.append((step, problem))
             if step == MID_GAME_ROLLOUT and not state.is_terminal():
                 problem = _compare_rollout(state, twin, playout_seed ^ step)
                 if problem:

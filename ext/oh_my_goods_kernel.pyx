@@ -16,12 +16,14 @@ are -1.  Catalogue numbers are copied once per catalogue into a ``Cat`` struct.
 Moves are the reference's integers, ``kind << 10 | arg``.
 
 ``apply`` returns no event texts (search does not read them); use the reference
-state (``to_reference()``) for a commented game.  ``determinize`` is delegated to the
-reference rules (it is called once per search iteration, not per move).
+state (``to_reference()``) for a commented game.  ``determinize`` runs on the struct and
+draws from the caller's ``random.Random`` exactly as the reference does.
 """
 
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
+
+from random import Random
 
 from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.oh_my_goods.catalogue import ANY, COLOURS, EXTRA_CARD, RESOURCES
@@ -1153,6 +1155,44 @@ cdef void _fill_cards(unsigned char* dest, object cards, int limit, str where) e
         dest[i] = card
 
 
+# -- determinization helpers -----------------------------------------------------------------
+
+cdef inline int _randbelow(object getrandbits, int n) except -1:
+    """``random.Random._randbelow``: rejection sampling on ``n.bit_length()`` bits."""
+    cdef int k = 0
+    cdef int m = n
+    cdef long r
+    while m:
+        k += 1
+        m >>= 1
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return <int>r
+
+
+cdef inline void _sort_cards(unsigned char* cards, int n) noexcept nogil:
+    cdef int i, j
+    cdef unsigned char v
+    for i in range(1, n):
+        v = cards[i]
+        j = i - 1
+        while j >= 0 and cards[j] > v:
+            cards[j + 1] = cards[j]
+            j -= 1
+        cards[j + 1] = v
+
+
+cdef inline void _remove_card(unsigned char* cards, int* n, int card) noexcept nogil:
+    cdef int i, j
+    for i in range(n[0]):
+        if cards[i] == card:
+            for j in range(i, n[0] - 1):
+                cards[j] = cards[j + 1]
+            n[0] -= 1
+            return
+
+
 # -- the state ------------------------------------------------------------------------------
 
 cdef class KernelState:
@@ -1449,6 +1489,119 @@ cdef class KernelState:
             raise ValueError("rollout reached a position without legal moves")
         return total
 
+    # -- determinization, on the struct -------------------------------------------
+    def determinize(self, observer, rng) -> KernelState:
+        """The reference's ``determinize``, drawing the same numbers from ``rng``.
+
+        The shuffle and picks replay ``random.Random``'s own algorithms (``shuffle``,
+        ``randrange`` through ``getrandbits``) so the twin is the oracle's determinization
+        card for card; another generator class goes through the reference rules.
+        """
+        if type(rng) is not Random:
+            return KernelState.from_reference(self.to_reference().determinize(observer, rng))
+        if not isinstance(observer, int) or not 0 <= observer < self.num_players:
+            raise ValueError(f"observer must be a seat of 0-{self.num_players - 1}")
+        cdef KernelState twin = self.clone()
+        cdef St* s = &twin.s
+        cdef const Cat* c = self.cat
+        cdef Pl* pl
+        cdef int p, k, i, j, n, size, has_plan, tmp, nopt, pick
+        cdef int obs = observer
+        cdef int plan_seat = -1
+        cdef unsigned char unseen[MAXC]
+        cdef unsigned char seen[MAXC]
+        cdef int level[MAXP]
+        cdef int options[2 * MAX_SLOTS]
+        cdef unsigned char sorted_hand[MAXC]
+        getrandbits = rng.getrandbits
+        if s.phase == PH_ACT and s.has_pay and s.pay_purpose == PU_BUILD:
+            plan_seat = seat_of(s)
+        # Every unseen card, in ascending order (cards are distinct numbers).
+        memset(seen, 0, MAXC)
+        for i in range(s.ndeck):
+            seen[s.deck[i]] = 1
+        for p in range(s.nplayers):
+            pl = &s.players[p]
+            for k in range(num_slots(s, p)):
+                for i in range(pl.ngoods[k]):
+                    seen[pl.goods[k][i]] = 1
+            if p != obs:
+                for i in range(pl.nhand):
+                    seen[pl.hand[i]] = 1
+                if pl.plan >= 0 and p != plan_seat:
+                    seen[pl.plan] = 1
+        n = 0
+        for i in range(MAXC):
+            if seen[i]:
+                unseen[n] = i
+                n += 1
+        for i in range(n - 1, 0, -1):
+            j = _randbelow(getrandbits, i + 1)
+            tmp = unseen[i]
+            unseen[i] = unseen[j]
+            unseen[j] = tmp
+        # Deal them back where they were hidden, popping from the end like the reference.
+        for p in range(s.nplayers):
+            level[p] = 0
+            if p == obs:
+                continue
+            pl = &s.players[p]
+            size = pl.nhand
+            has_plan = pl.plan >= 0 and p != plan_seat
+            if s.phase == PH_CHOOSE and pl.chosen > 0:
+                level[p] = pl.chosen
+                pl.chosen = 0
+                pl.has_work = 0
+                size += has_plan
+                has_plan = 0
+                pl.plan = -1
+            for i in range(size):
+                n -= 1
+                pl.hand[i] = unseen[n]
+            pl.nhand = size
+            if has_plan:
+                n -= 1
+                pl.plan = unseen[n]
+        for p in range(s.nplayers):
+            pl = &s.players[p]
+            for k in range(num_slots(s, p)):
+                for i in range(pl.ngoods[k]):
+                    n -= 1
+                    pl.goods[k][i] = unseen[n]
+        memcpy(s.deck, unseen, n)
+        s.ndeck = n
+        s.rng = getrandbits(64)
+        # Hidden phase II choices are drawn again, uniformly, for the new hands.
+        for p in range(s.nplayers):
+            if level[p] == 0:
+                continue
+            pl = &s.players[p]
+            nopt = 0
+            for k in range(num_slots(s, p)):
+                if is_production(s, c, p, k) and assistant_at(s, p, k) < 0:
+                    options[nopt] = 2 * k + ORDERLY
+                    options[nopt + 1] = 2 * k + SLOPPY
+                    nopt += 2
+            pl.has_work = 1
+            if nopt:
+                pick = options[_randbelow(getrandbits, nopt)]
+                pl.work_slot = pick // 2
+                pl.work_mode = pick % 2
+            else:
+                pl.work_slot = -1
+                pl.work_mode = 0
+            pl.chosen = 1
+            if level[p] >= 2:
+                # choices = [None, *sorted(hand)]
+                memcpy(sorted_hand, pl.hand, pl.nhand)
+                _sort_cards(sorted_hand, pl.nhand)
+                pick = _randbelow(getrandbits, pl.nhand + 1)
+                if pick > 0:
+                    pl.plan = sorted_hand[pick - 1]
+                    _remove_card(pl.hand, &pl.nhand, pl.plan)
+                pl.chosen = 2
+        return twin
+
     # -- delegated to the reference rules ------------------------------------------
     def to_json(self) -> dict:
         return self.to_reference().to_json()
@@ -1467,9 +1620,6 @@ cdef class KernelState:
 
     def observation(self, seat) -> dict:
         return self.to_reference().observation(seat)
-
-    def determinize(self, observer, rng) -> KernelState:
-        return KernelState.from_reference(self.to_reference().determinize(observer, rng))
 
     def render(self, observer=None) -> str:
         return self.to_reference().render(observer)

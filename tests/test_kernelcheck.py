@@ -56,7 +56,7 @@ class CountState(State):
         self.num_players = num_players
         self.big = big
         self.goal = goal
-        self.twin = twin  # none | good | bad: what search_state() returns
+        self.twin = twin  # none | good | bad | dealer: what search_state() returns
         self.total = 0
         self.turn = 0
         self.added = [0] * num_players
@@ -111,8 +111,8 @@ class CountState(State):
     def search_state(self) -> State:
         if self.twin == "none":
             return self
-        twin = (BuggyTwin if self.twin == "bad" else CountState).__new__(
-            BuggyTwin if self.twin == "bad" else CountState)
+        cls = {"bad": BuggyTwin, "dealer": DealerTwin}.get(self.twin, CountState)
+        twin = cls.__new__(cls)
         twin.__dict__.update(self.__dict__)
         twin.added = list(self.added)
         twin.twin = "none"  # a twin is its own search state
@@ -125,6 +125,15 @@ class BuggyTwin(CountState):
     def legal_moves(self) -> list[int]:
         moves = super().legal_moves()
         return moves[::-1] if self.total >= 6 else moves
+
+
+class DealerTwin(CountState):
+    """Plays like the rules but its determinizations draw a different hidden total."""
+
+    def determinize(self, observer: int, rng: random.Random) -> State:
+        twin = self.clone()
+        twin.goal += rng.randrange(2)
+        return twin
 
 
 class CountGame(Game):
@@ -170,6 +179,12 @@ def test_toy_buggy_twin_is_caught_with_a_description() -> None:
     # its playouts already differ at the start; its move lists from total 6 on
     assert "step 0: rollout(" in report["examples"][0]
     assert all("legal moves differ" in e or "rollout(" in e for e in report["examples"])
+
+
+def test_toy_twin_that_determinizes_differently_is_caught() -> None:
+    report = check_kernel(CountGame("dealer"), 4, seed=0)
+    assert report["mismatches"] >= 4
+    assert all("determinize(" in e for e in report["examples"])
 
 
 def test_toy_without_twin_raises_clean_error() -> None:

@@ -23,13 +23,8 @@ from engine.search.bots import (
     RandomBot,
     make_bot,
 )
-from engine.search.ismcts import (
-    DEFAULT_ISMCTS_C,
-    ISMCTS,
-    ismcts_search,
-    search_for,
-    search_kind,
-)
+from engine.search.dispatch import make_tree, search_for, search_kind
+from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS, ismcts_search
 from engine.search.mcts import DEFAULT_C, MCTS, mcts_search
 from engine.search.parallel import parallel_search
 
@@ -51,6 +46,7 @@ __all__ = [
     "build_analysis",
     "ismcts_search",
     "make_bot",
+    "make_tree",
     "mcts_search",
     "merge_root_stats",
     "parallel_search",

@@ -92,6 +92,10 @@ class RootStats:
     move_totals: list[list[float]]
     #: Moves of the principal variation (chance moves included), from the root.
     pv: list[int]
+    #: Their texts, when the search recorded them (ISMCTS: its variation may hold
+    #: moves that are not legal in the true position, which must not be replayed
+    #: on it); None to take them by replaying ``pv`` on the root state.
+    pv_texts: list[str] | None = None
 
     def order(self) -> list[int]:
         """Indices of ``moves`` by visits, ties broken by the mean reward of ``player``.
@@ -155,6 +159,7 @@ def merge_root_stats(parts: Sequence[RootStats]) -> RootStats:
     if order:
         best = moves[order[0]]
         pv = [best]
+        pv_texts: list[str] | None = None
         best_n = -1
         for part in parts:
             if part.pv and part.pv[0] == best:
@@ -162,15 +167,21 @@ def merge_root_stats(parts: Sequence[RootStats]) -> RootStats:
                 if n > best_n:
                     best_n = n
                     pv = list(part.pv)
+                    pv_texts = None if part.pv_texts is None else list(part.pv_texts)
         merged.pv = pv
+        merged.pv_texts = pv_texts
     return merged
 
 
 def build_analysis(state: State, stats: RootStats) -> Analysis:
     """The public :class:`Analysis` of ``stats``, move texts taken from ``state`` (the root).
 
-    ``state`` is not modified.  Raises ``ValueError`` when no root move was visited.
+    ``state`` is not modified.  The principal variation is replayed on ``state``
+    for its texts unless ``stats.pv_texts`` holds them.  Raises ``ValueError``
+    when no root move was visited.
     """
+    if stats.pv_texts is not None:
+        return analysis_from_stats(stats, state.move_to_text, stats.pv, stats.pv_texts)
     pv_moves, pv_texts = _replay_texts(state, stats.pv)
     return analysis_from_stats(stats, state.move_to_text, pv_moves, pv_texts)
 

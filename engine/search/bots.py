@@ -25,8 +25,9 @@ from typing import Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
 from engine.search.analysis import Analysis
+from engine.search.dispatch import make_tree
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
-from engine.search.mcts import DEFAULT_C, MCTS
+from engine.search.mcts import DEFAULT_C
 
 #: Iterations of a bare ``mcts`` spec.
 DEFAULT_MCTS_ITERATIONS = 1000
@@ -163,13 +164,9 @@ class MctsBot:
         _require_decision(state)
         source = self._rng if self._rng is not None else rng
         seed = source.getrandbits(63)
-        if not state.info.perfect_information:
-            # Plain MCTS would read the hidden cards: hidden-information games get ISMCTS.
-            c = DEFAULT_ISMCTS_C if self.c == DEFAULT_C else self.c
-            search = ISMCTS(state, c=c, seed=seed)
-            self.last_analysis = search.search(self.iterations, self.time_limit)
-            return self.last_analysis.best_move
-        tree = MCTS(state, c=self.c, seed=seed)
+        # Plain MCTS would read the hidden cards: a hidden-information game gets
+        # ISMCTS, with ISMCTS's own default c unless the spec set one.
+        tree = make_tree(state, None if self.c == DEFAULT_C else self.c, seed)
         self.last_analysis = tree.search(self.iterations, self.time_limit)
         return self.last_analysis.best_move
 

@@ -2,7 +2,8 @@
 
 One tree is grown for one *observer* (the seat to move at the root).  Every
 iteration starts from a fresh determinization ``d = root.determinize(observer, rng)``
-(then ``d.search_state()``, the kernel twin when one exists): a full state
+(``root`` being the kernel twin ``search_state()`` when one exists, whose
+``determinize`` must draw the same numbers as the reference's): a full state
 consistent with what the observer can see, the hidden parts (opponents' cards,
 deck order...) resampled.  The iteration then walks the single tree with ``d``:
 
@@ -37,6 +38,7 @@ SO-ISMCTS simplification; it also means no strategy fusion worries for the
 observer's own moves, which the information set fixes).
 
 **Never peeking.**  The search touches the root state only through
+``search_state()`` (its kernel twin, itself only determinized),
 ``determinize(observer, rng)``, ``current_player()``, ``legal_moves()`` (the
 observer's own moves), ``move_to_text`` of root moves and ``num_players``.  Texts
 of deeper moves in the principal variation are recorded from the determinization
@@ -57,22 +59,19 @@ generator it is given.
 from __future__ import annotations
 
 import random
-import time
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Callable
 from math import log, sqrt
 from operator import add
-from typing import Any
 
 from engine.game import CHANCE, TERMINAL, State
 from engine.search._common import cumulative
 from engine.search.analysis import Analysis, RootStats, analysis_from_stats
-from engine.search.mcts import (
-    DEFAULT_C,
+from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
+    BudgetedSearch,
     ProgressCallback,
     StopCallback,
-    mcts_search,
 )
 
 #: Default exploration constant of ISMCTS (the value of Cowling et al., rewards in [0, 1]).
@@ -116,7 +115,7 @@ class InfoNode:
         return best
 
 
-class ISMCTS:
+class ISMCTS(BudgetedSearch):
     """An SO-ISMCTS tree for ``observer`` at one position; :meth:`search` may be called
     repeatedly to keep growing it.
 
@@ -155,59 +154,15 @@ class ISMCTS:
         self.observer = observer
         self.num_players = state.num_players
         self.width = 2 * self.num_players
-        self._state = state
+        # The kernel twin determinizes without a round trip through the reference rules.
+        self._state = state.search_state()
         self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
         self.root = InfoNode(-1, "", -1, self.width)
         self.iterations = 0
         self.elapsed = 0.0
 
     # -- search ----------------------------------------------------------------
-    def search(
-        self,
-        iterations: int | None = None,
-        time_limit: float | None = None,
-        *,
-        should_stop: StopCallback | None = None,
-        on_progress: ProgressCallback | None = None,
-        progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
-    ) -> Analysis:
-        """Run up to ``iterations`` more iterations and/or for ``time_limit`` seconds.
-
-        Same budget semantics as :meth:`engine.search.mcts.MCTS.search`: whichever
-        budget runs out first, ``should_stop()`` checked before every iteration but
-        the first, ``on_progress`` called with the current analysis every
-        ``progress_interval`` seconds.
-        """
-        if iterations is None and time_limit is None:
-            raise ValueError("give an iteration budget, a time limit, or both")
-        if iterations is not None and (
-            isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
-        ):
-            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be positive, not {time_limit!r}")
-        if on_progress is not None and not progress_interval > 0:
-            raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
-        self._run(iterations, time_limit, should_stop, on_progress, progress_interval)
-        return self.analysis()
-
-    def _run(
-        self,
-        iterations: int | None,
-        time_limit: float | None,
-        should_stop: StopCallback | None,
-        on_progress: ProgressCallback | None,
-        progress_interval: float,
-    ) -> None:
-        clock = time.perf_counter
-        start = clock()
-        deadline = start + time_limit if time_limit is not None else None
-        next_progress = start + progress_interval if on_progress is not None else None
-        use_clock = deadline is not None or next_progress is not None
-        limit = iterations if iterations is not None else -1
-        base_iterations = self.iterations
-        base_elapsed = self.elapsed
-
+    def _iteration(self) -> Callable[[], None]:
         rng = self.rng
         rand = rng.random
         getrandbits = rng.getrandbits
@@ -219,91 +174,73 @@ class ISMCTS:
         new_node = InfoNode
         chance = CHANCE
         terminal = TERMINAL
-        done = 0
-        try:
+
+        def iterate() -> None:
+            state = root_state.determinize(observer, rng).search_state()
+            node = root
+            path = [node]
             while True:
-                if done:
-                    if done == limit:
-                        break
-                    if should_stop is not None and should_stop():
-                        break
-                    if use_clock:
-                        now = clock()
-                        if deadline is not None and now >= deadline:
-                            break
-                        if next_progress is not None and now >= next_progress:
-                            assert on_progress is not None
-                            self.iterations = base_iterations + done
-                            self.elapsed = base_elapsed + (now - start)
-                            on_progress(self.analysis())
-                            next_progress = clock() + progress_interval
-                state = root_state.determinize(observer, rng).search_state()
-                node = root
-                path = [node]
-                while True:
-                    p = state.current_player()
-                    if p >= 0:
-                        kids = node.children
-                        legal = state.legal_moves()
-                        untried: list[int] = []
-                        for move in legal:
-                            kid = kids.get(move)
-                            if kid is None:
-                                untried.append(move)
-                            else:
-                                kid.avail += 1
-                        if untried:
-                            move = untried[int(rand() * len(untried))]
-                            child = new_node(move, state.move_to_text(move), p, width)
-                            child.avail = 1
-                            kids[move] = child
-                            state.apply(move)
-                            path.append(child)
-                            break
-                        # Availability-aware UCB for the seat to move in this determinization.
-                        best = node
-                        best_value = -1e300
-                        for move in legal:
-                            kid = kids[move]
-                            cn = kid.n
-                            value = kid.acc[p] / cn + c * sqrt(log(kid.avail) / cn)
-                            if value > best_value:
-                                best_value = value
-                                best = kid
-                        state.apply(best.move)
-                        node = best
-                        path.append(node)
-                    elif p == chance:
-                        outcomes = state.chance_outcomes()
-                        if not outcomes:
-                            raise ValueError("chance node without outcomes")
-                        cum = cumulative([q for _, q in outcomes])
-                        i = bisect_right(cum, rand() * cum[-1])
-                        if i >= len(outcomes):
-                            i = len(outcomes) - 1
-                        move = outcomes[i][0]
-                        chance_kid = node.outcomes.get(move)
-                        if chance_kid is None:
-                            chance_kid = new_node(move, state.move_to_text(move), chance, width)
-                            node.outcomes[move] = chance_kid
-                        chance_kid.avail += 1
+                p = state.current_player()
+                if p >= 0:
+                    kids = node.children
+                    legal = state.legal_moves()
+                    untried: list[int] = []
+                    for move in legal:
+                        kid = kids.get(move)
+                        if kid is None:
+                            untried.append(move)
+                        else:
+                            kid.avail += 1
+                    if untried:
+                        move = untried[int(rand() * len(untried))]
+                        child = new_node(move, state.move_to_text(move), p, width)
+                        child.avail = 1
+                        kids[move] = child
                         state.apply(move)
-                        node = chance_kid
-                        path.append(node)
-                    else:
+                        path.append(child)
                         break
-                if state.current_player() == terminal:
-                    outcome = state.outcome()
+                    # Availability-aware UCB for the seat to move in this determinization.
+                    best = node
+                    best_value = -1e300
+                    for move in legal:
+                        kid = kids[move]
+                        cn = kid.n
+                        value = kid.acc[p] / cn + c * sqrt(log(kid.avail) / cn)
+                        if value > best_value:
+                            best_value = value
+                            best = kid
+                    state.apply(best.move)
+                    node = best
+                    path.append(node)
+                elif p == chance:
+                    outcomes = state.chance_outcomes()
+                    if not outcomes:
+                        raise ValueError("chance node without outcomes")
+                    cum = cumulative([q for _, q in outcomes])
+                    i = bisect_right(cum, rand() * cum[-1])
+                    if i >= len(outcomes):
+                        i = len(outcomes) - 1
+                    move = outcomes[i][0]
+                    chance_kid = node.outcomes.get(move)
+                    if chance_kid is None:
+                        chance_kid = new_node(move, state.move_to_text(move), chance, width)
+                        node.outcomes[move] = chance_kid
+                    chance_kid.avail += 1
+                    state.apply(move)
+                    node = chance_kid
+                    path.append(node)
                 else:
-                    outcome = state.rollout(getrandbits(64))
-                result = tuple(outcome.rewards) + tuple(float(s) for s in outcome.scores)
-                for nd in path:
-                    nd.n += 1
-                    nd.acc = list(map(add, nd.acc, result))
-                done += 1
-        finally:
-            self.iterations = base_iterations + done
-            self.elapsed = base_elapsed + (clock() - start)
+                    break
+            if state.current_player() == terminal:
+                outcome = state.outcome()
+            else:
+                outcome = state.rollout(getrandbits(64))
+            result = tuple(outcome.rewards) + tuple(float(s) for s in outcome.scores)
+            for nd in path:
+                nd.n += 1
+                nd.acc = list(map(add, nd.acc, result))
+
+        return iterate
 
     # -- results ---------------------------------------------------------------
     def root_stats(self) -> RootStats:
@@ -327,6 +264,7 @@ class ISMCTS:
             move_visits=visits,
             move_totals=totals,
             pv=self.principal_variation(),
+            pv_texts=self._pv_texts(self._pv_nodes()),
         )
 
     def _pv_nodes(self, max_length: int = 64) -> list[InfoNode]:
@@ -354,22 +292,19 @@ class ISMCTS:
             node = node.children[move] if move in node.children else node.outcomes[move]
         return node.n, node.avail, parent.n
 
+    def _move_text(self, move: int) -> str:
+        """Text of a root move: from the root state when legal there, else its node's."""
+        return self._texts[move] if move in self._texts else self.root.children[move].text
+
+    def _pv_texts(self, pv: list[InfoNode]) -> list[str]:
+        # Node texts, recorded in the determinization that expanded each node.
+        return [self._move_text(pv[0].move)] + [nd.text for nd in pv[1:]] if pv else []
+
     def analysis(self) -> Analysis:
         """The :class:`Analysis` of the tree so far."""
         stats = self.root_stats()
-        pv = self._pv_nodes()
-        texts = self._texts
-        kids = self.root.children
-
-        def move_text(move: int) -> str:
-            return texts[move] if move in texts else kids[move].text
-
-        return analysis_from_stats(
-            stats,
-            move_text,
-            [nd.move for nd in pv],
-            [move_text(pv[0].move)] + [nd.text for nd in pv[1:]] if pv else [],
-        )
+        assert stats.pv_texts is not None
+        return analysis_from_stats(stats, self._move_text, stats.pv, stats.pv_texts)
 
 
 def ismcts_search(
@@ -398,46 +333,3 @@ def ismcts_search(
         on_progress=on_progress,
         progress_interval=progress_interval,
     )
-
-
-def search_kind(state: State) -> str:
-    """``"mcts"`` for a perfect-information game, ``"ismcts"`` otherwise (from ``state.info``)."""
-    return "mcts" if state.info.perfect_information else "ismcts"
-
-
-def search_for(state: State, observer: int | None = None, **budget: Any) -> Analysis:
-    """Search ``state`` with the search that suits its game: MCTS when
-    ``state.info.perfect_information``, ISMCTS for ``observer`` otherwise.
-
-    ``budget`` takes the keyword arguments the two share: ``iterations``,
-    ``time_limit``, ``c``, ``seed``, ``should_stop``, ``on_progress``,
-    ``progress_interval``.  ``c`` defaults to each search's own default.  For a
-    perfect-information game ``observer``, when given, must be the seat to move.
-    """
-    options: Mapping[str, Any] = budget
-    unknown = sorted(set(options) - _BUDGET_KEYS)
-    if unknown:
-        raise TypeError(f"search_for() got unexpected keyword arguments: {', '.join(unknown)}")
-    if search_kind(state) == "mcts":
-        player = state.current_player()
-        if observer is not None and player >= 0 and observer != player:
-            raise ValueError(f"seat {player} is to move, cannot search for observer {observer}")
-        kwargs = dict(options)
-        kwargs.setdefault("c", DEFAULT_C)
-        return mcts_search(state, **kwargs)
-    kwargs = dict(options)
-    kwargs.setdefault("c", DEFAULT_ISMCTS_C)
-    return ismcts_search(state, observer, **kwargs)
-
-
-_BUDGET_KEYS = frozenset(
-    {
-        "iterations",
-        "time_limit",
-        "c",
-        "seed",
-        "should_stop",
-        "on_progress",
-        "progress_interval",
-    }
-)

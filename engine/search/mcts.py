@@ -29,7 +29,6 @@ and never modifies the state it is given.
 from __future__ import annotations
 
 import random
-import time
 from bisect import bisect_right
 from collections.abc import Callable
 from math import log, sqrt
@@ -38,14 +37,15 @@ from operator import add
 from engine.game import CHANCE, TERMINAL, State
 from engine.search._common import cumulative
 from engine.search.analysis import Analysis, RootStats, build_analysis
+from engine.search.budget import (
+    DEFAULT_PROGRESS_INTERVAL,
+    BudgetedSearch,
+    ProgressCallback,
+    StopCallback,
+)
 
 #: Default UCT exploration constant (about sqrt(2), for rewards in [0, 1]).
 DEFAULT_C = 1.4
-#: Default seconds between two ``on_progress`` calls.
-DEFAULT_PROGRESS_INTERVAL = 0.5
-
-ProgressCallback = Callable[[Analysis], None]
-StopCallback = Callable[[], bool]
 
 
 class Node:
@@ -121,9 +121,10 @@ class Node:
         return best
 
 
-class MCTS:
-    """A UCT search tree rooted at one position; :meth:`search` may be called repeatedly
-    to keep growing the same tree (statistics accumulate).
+class MCTS(BudgetedSearch):
+    """A UCT search tree rooted at one position; :meth:`search` (budgets as in
+    :class:`~engine.search.budget.BudgetedSearch`) may be called repeatedly to keep
+    growing the same tree (statistics accumulate).
     """
 
     def __init__(self, state: State, *, c: float = DEFAULT_C, seed: int | None = None) -> None:
@@ -146,50 +147,7 @@ class MCTS:
         self.elapsed = 0.0
 
     # -- search ----------------------------------------------------------------
-    def search(
-        self,
-        iterations: int | None = None,
-        time_limit: float | None = None,
-        *,
-        should_stop: StopCallback | None = None,
-        on_progress: ProgressCallback | None = None,
-        progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
-    ) -> Analysis:
-        """Run up to ``iterations`` more iterations and/or for ``time_limit`` seconds.
-
-        Stops at whichever budget runs out first, or as soon as ``should_stop()``
-        returns true (checked before every iteration but the first: at least one
-        iteration is always run).  At least one budget is required.  ``on_progress`` receives
-        the current :class:`Analysis` every ``progress_interval`` seconds.
-        """
-        if iterations is None and time_limit is None:
-            raise ValueError("give an iteration budget, a time limit, or both")
-        if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
-            raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be positive, not {time_limit!r}")
-        if on_progress is not None and not progress_interval > 0:
-            raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
-        self._run(iterations, time_limit, should_stop, on_progress, progress_interval)
-        return self.analysis()
-
-    def _run(
-        self,
-        iterations: int | None,
-        time_limit: float | None,
-        should_stop: StopCallback | None,
-        on_progress: ProgressCallback | None,
-        progress_interval: float,
-    ) -> None:
-        clock = time.perf_counter
-        start = clock()
-        deadline = start + time_limit if time_limit is not None else None
-        next_progress = start + progress_interval if on_progress is not None else None
-        use_clock = deadline is not None or next_progress is not None
-        limit = iterations if iterations is not None else -1
-        base_iterations = self.iterations
-        base_elapsed = self.elapsed
-
+    def _iteration(self) -> Callable[[], None]:
         rng = self.rng
         rand = rng.random
         getrandbits = rng.getrandbits
@@ -200,85 +158,67 @@ class MCTS:
         new_node = Node
         chance = CHANCE
         terminal = TERMINAL
-        done = 0
-        try:
+
+        def iterate() -> None:
+            state = root_state.clone()
+            node = root
+            path = [node]
             while True:
-                if done:
-                    if done == limit:
-                        break
-                    if should_stop is not None and should_stop():
-                        break
-                    if use_clock:
-                        now = clock()
-                        if deadline is not None and now >= deadline:
-                            break
-                        if next_progress is not None and now >= next_progress:
-                            assert on_progress is not None
-                            self.iterations = base_iterations + done
-                            self.elapsed = base_elapsed + (now - start)
-                            on_progress(self.analysis())
-                            next_progress = clock() + progress_interval
-                state = root_state.clone()
-                node = root
-                path = [node]
-                while True:
-                    p = node.player
-                    if p >= 0:
-                        untried = node.untried
-                        if untried:
-                            i = int(rand() * len(untried))
-                            move = untried[i]
-                            untried[i] = untried[-1]
-                            untried.pop()
-                            state.apply(move)
-                            child = new_node(state, width)
-                            node.moves.append(move)
-                            node.children.append(child)
-                            node = child
-                            path.append(node)
-                            break
-                        # UCT: maximise the mean reward of the player to move here.
-                        explore = c * sqrt(log(node.n))
-                        best = node
-                        best_move = 0
-                        best_value = -1e300
-                        for move, kid in zip(node.moves, node.children):  # noqa: B905
-                            cn = kid.n
-                            value = kid.acc[p] / cn + explore / sqrt(cn)
-                            if value > best_value:
-                                best_value = value
-                                best = kid
-                                best_move = move
-                        state.apply(best_move)
-                        node = best
+                p = node.player
+                if p >= 0:
+                    untried = node.untried
+                    if untried:
+                        i = int(rand() * len(untried))
+                        move = untried[i]
+                        untried[i] = untried[-1]
+                        untried.pop()
+                        state.apply(move)
+                        child = new_node(state, width)
+                        node.moves.append(move)
+                        node.children.append(child)
+                        node = child
                         path.append(node)
-                    elif p == chance:
-                        cum = node.cum
-                        moves = node.moves
-                        i = bisect_right(cum, rand() * cum[-1])
-                        if i >= len(moves):
-                            i = len(moves) - 1
-                        state.apply(moves[i])
-                        chance_kid = node.outcome_children[i]
-                        if chance_kid is None:
-                            chance_kid = new_node(state, width)
-                            node.outcome_children[i] = chance_kid
-                        node = chance_kid
-                        path.append(node)
-                    else:
                         break
-                if node.player == terminal:
-                    result = node.value
+                    # UCT: maximise the mean reward of the player to move here.
+                    explore = c * sqrt(log(node.n))
+                    best = node
+                    best_move = 0
+                    best_value = -1e300
+                    for move, kid in zip(node.moves, node.children):  # noqa: B905
+                        cn = kid.n
+                        value = kid.acc[p] / cn + explore / sqrt(cn)
+                        if value > best_value:
+                            best_value = value
+                            best = kid
+                            best_move = move
+                    state.apply(best_move)
+                    node = best
+                    path.append(node)
+                elif p == chance:
+                    cum = node.cum
+                    moves = node.moves
+                    i = bisect_right(cum, rand() * cum[-1])
+                    if i >= len(moves):
+                        i = len(moves) - 1
+                    state.apply(moves[i])
+                    chance_kid = node.outcome_children[i]
+                    if chance_kid is None:
+                        chance_kid = new_node(state, width)
+                        node.outcome_children[i] = chance_kid
+                    node = chance_kid
+                    path.append(node)
                 else:
-                    outcome = state.rollout(getrandbits(64))
-                    result = outcome.rewards + outcome.scores
-                for nd in path:
-                    nd.n += 1
-                    nd.acc = list(map(add, nd.acc, result))
-                done += 1
-        finally:
-            self.iterations = base_iterations + done
-            self.elapsed = base_elapsed + (clock() - start)
+                    break
+            if node.player == terminal:
+                result = node.value
+            else:
+                outcome = state.rollout(getrandbits(64))
+                result = outcome.rewards + outcome.scores
+            for nd in path:
+                nd.n += 1
+                nd.acc = list(map(add, nd.acc, result))
+
+        return iterate
 
     # -- results ---------------------------------------------------------------
     def root_stats(self) -> RootStats:

@@ -1,4 +1,8 @@
-"""Root-parallel MCTS: independent trees in worker processes, root statistics summed.
+"""Root-parallel search: independent trees in worker processes, root statistics summed.
+
+The trees are MCTS for a perfect-information game and single-observer ISMCTS
+for the seat to move otherwise (:func:`~engine.search.dispatch.make_tree`), so a
+hidden-information game is never searched with its hidden cards in view.
 
 Each worker rebuilds the position from ``state.to_json()`` (through
 :mod:`engine.registry`, or a caller-supplied picklable ``rebuild`` function),
@@ -10,8 +14,8 @@ Worker ``i`` uses seed ``seed`` for ``i == 0`` and ``derive_seed(seed, "worker",
 otherwise, and worker ``i`` of ``w`` gets ``iterations // w`` iterations plus one
 for the first ``iterations % w`` workers.  So for a fixed seed, worker count and
 iteration budget the result is deterministic (apart from ``elapsed``), and with
-``workers=1`` it is exactly ``mcts_search(state, iterations=..., seed=seed, c=c)``,
-run in-process.
+``workers=1`` it is exactly ``search_for(state, iterations=..., seed=seed, c=c)``
+(``mcts_search`` or ``ismcts_search``), run in-process.
 
 Processes are started with the ``spawn`` context (safe with threads and on
 every platform).  Starting a pool costs a few hundred milliseconds, so callers
@@ -32,7 +36,8 @@ from typing import Any
 from engine.game import State
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, RootStats, build_analysis, merge_root_stats
-from engine.search.mcts import DEFAULT_C, MCTS
+from engine.search.budget import check_budget
+from engine.search.dispatch import make_tree
 
 #: Rebuilds a state from ``State.to_json()`` data in a worker; must be a picklable
 #: top-level function.
@@ -68,7 +73,7 @@ def _search_worker(
     iterations: int | None,
     deadline: float | None,
     seed: int,
-    c: float,
+    c: float | None,
 ) -> RootStats:
     """Run in a worker process: rebuild the state, search it, return its root statistics."""
     state = rebuild(data)
@@ -76,7 +81,7 @@ def _search_worker(
     if deadline is not None:
         # Wall-clock deadline shared by all processes; at least a sliver of time.
         time_limit = max(deadline - time.time(), 1e-3)
-    tree = MCTS(state, c=c, seed=seed)
+    tree = make_tree(state, c, seed)
     tree.search(iterations, time_limit)
     return tree.root_stats()
 
@@ -88,37 +93,30 @@ def parallel_search(
     iterations: int | None = None,
     time_limit: float | None = None,
     seed: int | None = None,
-    c: float = DEFAULT_C,
+    c: float | None = None,
     rebuild: Rebuild | None = None,
     pool: Executor | None = None,
 ) -> Analysis:
     """Search ``state`` with ``workers`` independent trees and merge their root statistics.
 
     ``iterations`` is the total budget (split between workers); ``time_limit``
-    is wall-clock seconds for the whole call.  Give at least one.  ``seed=None``
-    draws a random seed (not reproducible).  ``rebuild`` defaults to
+    is wall-clock seconds for the whole call; give at least one.  ``c`` defaults
+    to the exploration constant of the search the game gets (MCTS or ISMCTS).
+    ``seed=None`` draws a random seed (not reproducible).  ``rebuild`` defaults to
     :func:`registry_rebuild`; ``pool`` defaults to a fresh spawn pool for this
     call (ignored with ``workers=1``, which searches in-process).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, not {workers!r}")
-    if iterations is None and time_limit is None:
-        raise ValueError("give an iteration budget, a time limit, or both")
-    if iterations is not None and (
-        isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
-    ):
-        raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be positive, not {time_limit!r}")
+    check_budget(iterations, time_limit)
     if seed is None:
         seed = random.SystemRandom().getrandbits(63)
     if workers == 1:
-        tree = MCTS(state, c=c, seed=seed)
-        return tree.search(iterations, time_limit)
+        return make_tree(state, c, seed).search(iterations, time_limit)
     if iterations is not None and iterations < workers:
         workers = iterations
 
-    MCTS(state, c=c)  # fail fast (chance/terminal root) before starting processes
+    make_tree(state, c)  # fail fast (chance/terminal root) before starting processes
     start = time.perf_counter()
     deadline = time.time() + time_limit if time_limit is not None else None
     data = state.to_json()

@@ -165,16 +165,45 @@ def test_reference_round_trip() -> None:
 
 
 def test_determinize_matches_reference() -> None:
-    for seed, players, second_edition in game_setups(6):
+    """The C determinization deals exactly the reference's cards from the same generator."""
+    hidden_choices = 0
+    for seed, players, second_edition in game_setups(12):
         for i, state in enumerate(play(seed, players, second_edition)):
-            if i % 17:
+            if i % 5:
                 continue
             k = twin(state)
             for observer in range(players):
-                ref_det = state.determinize(observer, random.Random(i))
-                k_det = k.determinize(observer, random.Random(i))
+                hidden_choices += state.phase == "choose" and any(
+                    p.chosen for s, p in enumerate(state.players) if s != observer)
+                ref_rng, k_rng = random.Random(i), random.Random(i)
+                ref_det = state.determinize(observer, ref_rng)
+                k_det = k.determinize(observer, k_rng)
                 assert isinstance(k_det, KernelState)
                 assert_same(ref_det, k_det)
+                # ... and leaves the generator where the reference leaves it
+                assert ref_rng.getrandbits(64) == k_rng.getrandbits(64)
+    assert hidden_choices > 20  # opponents' pending phase II choices were redrawn
+
+
+def test_determinize_with_another_generator_class_uses_the_reference() -> None:
+    class Counting(random.Random):
+        draws = 0
+
+        def getrandbits(self, k: int) -> int:
+            type(self).draws += 1
+            return super().getrandbits(k)
+
+    state = next(s for i, s in enumerate(play(7, 3, False)) if i == 40)
+    ref_det = state.determinize(1, random.Random(3))
+    k_det = twin(state).determinize(1, Counting(3))
+    assert Counting.draws > 0
+    assert_same(ref_det, k_det)
+
+
+def test_determinize_rejects_a_bad_observer() -> None:
+    k = twin(GAME.new_game(1, 2))
+    with pytest.raises(ValueError, match="observer"):
+        k.determinize(2, random.Random(1))
 
 
 def test_pickle_round_trip() -> None:

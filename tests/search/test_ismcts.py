@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.game import Outcome
+from engine.game import Outcome, State
 from engine.search import search_for, search_kind
 from engine.search.analysis import Analysis
 from engine.search.arena import run_arena
@@ -53,14 +53,18 @@ class _Guarded(TricksState):
     """A root that fails on anything but what ISMCTS is allowed to use.
 
     ``determinize`` builds a plain :class:`TricksState` from ``observation``, so the
-    determinizations themselves are unrestricted.
+    determinizations themselves are unrestricted.  ``search_state`` (the kernel
+    twin ISMCTS determinizes from) is the guarded state itself.
     """
 
     def _forbidden(self, *args: object, **kwargs: object) -> Any:
         raise AssertionError("the search peeked at the root state")
 
     apply = clone = rollout = outcome = scores = ranking = to_json = _forbidden
-    chance_outcomes = search_state = heuristic = why_illegal = render = _forbidden
+    chance_outcomes = heuristic = why_illegal = render = _forbidden
+
+    def search_state(self) -> State:
+        return self
 
 
 # -- the toy game ---------------------------------------------------------------

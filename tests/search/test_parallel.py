@@ -5,10 +5,16 @@ from __future__ import annotations
 import pytest
 
 from engine.search.analysis import RootStats, merge_root_stats
+from engine.search.ismcts import ismcts_search
 from engine.search.mcts import mcts_search
 from engine.search.parallel import parallel_search, split_iterations, worker_seed
 
+from .hidden_toy_games import TricksGame, TricksState, deal
 from .toy_games import LotteryState, race, rebuild
+
+
+def rebuild_tricks(data: dict) -> TricksState:  # type: ignore[type-arg]
+    return TricksGame().state_from_json(data)  # type: ignore[return-value]
 
 
 def _stable(analysis):  # type: ignore[no-untyped-def]
@@ -95,3 +101,26 @@ def test_parallel_rejects_bad_arguments() -> None:
         parallel_search(race(), 2, seed=0)
     with pytest.raises(ValueError):
         parallel_search(LotteryState(lottery=0), 2, iterations=10, seed=0, rebuild=rebuild)
+
+
+def test_hidden_information_gets_ismcts_in_every_worker() -> None:
+    state = deal(3, seed=5, hand=3)
+    one = parallel_search(state, 1, iterations=600, seed=2)
+    assert _stable(one) == _stable(ismcts_search(state, iterations=600, seed=2))
+    a = parallel_search(state, 2, iterations=1201, seed=8, rebuild=rebuild_tricks)
+    b = parallel_search(state, 2, iterations=1201, seed=8, rebuild=rebuild_tricks)
+    assert _stable(a) == _stable(b)
+    assert sum(m.visits for m in a.moves) == 1201
+
+
+def test_parallel_search_does_not_peek() -> None:
+    """Two deals that differ only in cards seat 0 cannot see get the same analysis."""
+    state = deal(2, seed=3, suits=3, ranks=6, hand=3)
+    data = state.to_json()
+    hidden = data["hands"][1] + data["deck"]
+    swapped = dict(data, hands=[data["hands"][0], hidden[-3:]], deck=hidden[:-3])
+    assert swapped["hands"][1] != data["hands"][1]
+    other = rebuild_tricks(swapped)
+    a = parallel_search(state, 2, iterations=800, seed=1, rebuild=rebuild_tricks)
+    b = parallel_search(other, 2, iterations=800, seed=1, rebuild=rebuild_tricks)
+    assert _stable(a) == _stable(b)
