@@ -6,6 +6,9 @@ or a client sending a position knows exactly what to change.
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from engine.game import InvalidStateError
@@ -31,6 +34,24 @@ def catalogue_field(entry: dict[str, Any], name: str, where: str, kind: type,
     if lo is not None and value < lo or hi is not None and value > hi:
         raise CatalogueError(f"{where}: field {name!r} = {value} is outside {lo}..{hi}")
     return value
+
+
+def read_catalogue_json(path: str | Path) -> Any:
+    """The JSON data of a catalogue file (:class:`CatalogueError` if unreadable or not JSON)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CatalogueError(f"cannot read catalogue {path}: {exc.strerror}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogueError(f"catalogue {path} is not valid JSON: {exc}") from exc
+
+
+def packaged_catalogue_json(package: str) -> Any:
+    """The JSON data of the ``catalogue.json`` shipped inside ``package``."""
+    text = resources.files(package).joinpath("catalogue.json").read_text(encoding="utf-8")
+    return json.loads(text)
 
 
 def check_source(entry: dict[str, Any], where: str) -> None:

@@ -7,14 +7,12 @@ field, so a user who owns the game can swap in the real tile list.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engine.validation import CatalogueError
+from engine.validation import CatalogueError, packaged_catalogue_json, read_catalogue_json
 from engine.validation import catalogue_field as _field
 from engine.validation import check_source as _source
 
@@ -199,18 +197,9 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
     """Load and validate a catalogue file (the packaged default when ``path`` is None)."""
     if path is None:
         return default_catalogue()
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CatalogueError(f"cannot read catalogue {path}: {exc.strerror}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogueError(f"catalogue {path} is not valid JSON: {exc}") from exc
-    return parse_catalogue(data)
+    return parse_catalogue(read_catalogue_json(path))
 
 
 @cache
 def default_catalogue() -> Catalogue:
-    text = resources.files("engine.samara").joinpath("catalogue.json").read_text(encoding="utf-8")
-    return parse_catalogue(json.loads(text))
+    return parse_catalogue(packaged_catalogue_json("engine.samara"))

@@ -12,6 +12,7 @@ from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.oh_my_goods import GAME, CatalogueError, load_catalogue
 from engine.oh_my_goods.catalogue import parse_catalogue
 from engine.oh_my_goods.rules import decode_move, encode_move, state_from_json
+from engine.validation import packaged_catalogue_json
 
 
 def random_positions(games: int = 9, every: int = 13):
@@ -178,10 +179,7 @@ def test_determinize_in_phase_four_hides_only_plans_and_cards() -> None:
 
 # -- validation -----------------------------------------------------------------
 def default_data() -> dict:
-    from importlib import resources
-
-    text = resources.files("engine.oh_my_goods").joinpath("catalogue.json").read_text()
-    return json.loads(text)
+    return packaged_catalogue_json("engine.oh_my_goods")
 
 
 def test_default_catalogue_loads() -> None:

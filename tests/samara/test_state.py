@@ -13,6 +13,7 @@ from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.samara import GAME, CatalogueError, load_catalogue
 from engine.samara.catalogue import parse_catalogue
 from engine.samara.rules import state_from_json
+from engine.validation import packaged_catalogue_json
 
 
 def random_positions(games: int = 12, every: int = 7):
@@ -107,8 +108,7 @@ def test_registry_rebuilds_states_and_rejects_junk() -> None:
 
 
 def _catalogue() -> dict:
-    return json.loads(open(load_catalogue.__globals__["resources"].files("engine.samara")
-                           .joinpath("catalogue.json")).read())
+    return packaged_catalogue_json("engine.samara")
 
 
 def test_default_catalogue_is_consistent() -> None:
