@@ -9,6 +9,7 @@ sides are measured back to back on the same machine.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +21,11 @@ from engine.search import search_for, search_kind
 def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
               mcts_iterations: int = 3000,
               log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Pure-Python and kernel playout speed, their ratio, and MCTS iterations per second."""
+    """Pure-Python and kernel playout speed, their ratio, and MCTS iterations per second.
+
+    For a hidden-information game also the determinizations per second of both
+    engines (ISMCTS makes one per iteration) and their ratio.
+    """
     game.info.check_players(players)
     say = log or (lambda _text: None)
     def reference(i: int) -> State:
@@ -58,6 +63,28 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
         report.update(kernel_steps_per_s=None, kernel_speedup=None,
                       kernel_note="kernel not built or FURNACE_PURE_PYTHON set")
     opening = game.new_game(0, players)
+    if not game.info.perfect_information and opening.current_player() >= 0:
+        seat = opening.current_player()
+
+        def determinize_rate(state: State) -> float:
+            rng = random.Random(0)
+            count = 0
+            start = time.perf_counter()
+            while True:
+                for _ in range(100):
+                    state.determinize(seat, rng)
+                count += 100
+                elapsed = time.perf_counter() - start
+                if elapsed >= seconds / 2:
+                    return count / elapsed
+
+        say(f"determinizations for {seconds:g} s ...")
+        python_det = determinize_rate(opening)
+        report["python_determinize_per_s"] = round(python_det)
+        if kernel:
+            kernel_det = determinize_rate(opening.search_state())
+            report.update(kernel_determinize_per_s=round(kernel_det),
+                          determinize_speedup=round(kernel_det / python_det, 1))
     kind = search_kind(opening)  # MCTS, or ISMCTS for hidden-information games
     say(f"{kind.upper()}, {mcts_iterations} iterations from a {players}-player opening ...")
     start = time.perf_counter()

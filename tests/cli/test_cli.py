@@ -83,6 +83,18 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     report = json.loads(out.strip())
     assert report["python_steps_per_s"] > 0 and report["mcts_iterations_per_s"] > 0 and report["search_path"]
     assert "kernel_speedup" in report
+    assert "python_determinize_per_s" not in report  # nothing hidden in Samara
+
+
+def test_bench_json_of_a_hidden_information_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "oh-my-goods", "--players", "2", "--seconds", "0.05",
+                       "--mcts-iterations", "30", "--json")
+    assert code == 0
+    report = json.loads(out.strip())
+    assert report["ismcts_iterations_per_s"] > 0 and "mcts_iterations_per_s" not in report
+    assert report["python_determinize_per_s"] > 0
+    if report["search_path"] == "kernel":
+        assert report["kernel_determinize_per_s"] > 0 and report["determinize_speedup"] > 0
 
 
 def _play(tmp_path: Path, lines: list[str], *extra: str) -> list[str]:
