@@ -1458,37 +1458,6 @@ cdef class KernelState:
             raise ValueError("rollout reached a position without legal moves")
         return self.outcome()
 
-    def playout_steps(self, seed) -> int:
-        """Moves a random playout from here chooses (this state is left unchanged)."""
-        cdef St copy
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long steps
-        memcpy(&copy, &self.s, sizeof(St))
-        with nogil:
-            steps = c_rollout(&copy, self.cat, &rng, &err)
-        return steps
-
-    def benchmark(self, int playouts, seed=0) -> int:
-        """Run ``playouts`` playouts from copies of this state, seeds ``seed + i``,
-        entirely in C without the GIL; returns the total number of moves chosen."""
-        cdef St copy
-        cdef uint64_t rng
-        cdef uint64_t first = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long total = 0
-        cdef int i
-        with nogil:
-            for i in range(playouts):
-                memcpy(&copy, &self.s, sizeof(St))
-                rng = first + <uint64_t>i
-                total += c_rollout(&copy, self.cat, &rng, &err)
-                if err:
-                    break
-        if err:
-            raise ValueError("rollout reached a position without legal moves")
-        return total
-
     # -- determinization, on the struct -------------------------------------------
     def determinize(self, observer, rng) -> KernelState:
         """The reference's ``determinize``, drawing the same numbers from ``rng``.
