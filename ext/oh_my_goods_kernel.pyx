@@ -114,6 +114,7 @@ cdef enum:
     START_HAND = 5
     DEAL = 2
     BUILDINGS_TO_END = 8
+    MAX_ROUNDS = 100     # rules.MAX_ROUNDS
     COINS_PER_VP = 5
     SHIFT_COST = 2
 
@@ -451,6 +452,8 @@ cdef inline void end_round(St* s, const Cat* c) noexcept nogil:
         s.players[p].has_work = 0
         if s.final_round < 0 and 1 + s.players[p].nb >= BUILDINGS_TO_END:
             s.final_round = s.round + 1
+    if s.final_round < 0 and s.round + 1 >= MAX_ROUNDS:
+        s.final_round = MAX_ROUNDS
     if s.final_round >= 0 and s.round >= s.final_round:
         s.phase = PH_OVER
         return
@@ -1155,6 +1158,35 @@ cdef void _fill_cards(unsigned char* dest, object cards, int limit, str where) e
         dest[i] = card
 
 
+# -- heuristic terms (rules.OhMyGoodsState._plan_promise / _work_promise) -------------------
+
+cdef inline double plan_promise(const St* s, const Cat* c, int seat, int money) noexcept nogil:
+    cdef int plan = s.players[seat].plan
+    cdef double gain
+    if plan < 0:
+        return 0.0
+    if c.c_cost[plan] > money:
+        return 0.3
+    gain = c.c_vp[plan] + 0.1 * c.b_value[c.c_building[plan]] - (<double>c.c_cost[plan]) / COINS_PER_VP
+    return 0.3 + 0.5 * (gain if gain > 0.0 else 0.0)
+
+
+cdef inline double work_promise(const St* s, const Cat* c, int seat) noexcept nogil:
+    cdef const Pl* pl = &s.players[seat]
+    cdef int need[6]
+    cdef int short
+    cdef double goods
+    if s.phase != PH_CHOOSE or not pl.has_work or pl.work_slot < 0:
+        return 0.0
+    requirement(s, c, seat, pl.work_slot, need)
+    short = shortfall(s, c, seat, need)
+    if pl.work_mode == ORDERLY:
+        goods = 2.0 if short == 0 else 0.8
+    else:
+        goods = 1.0 if short <= 1 else 0.4
+    return 0.8 * goods * c.b_value[slot_building(s, c, seat, pl.work_slot)] / COINS_PER_VP
+
+
 # -- determinization helpers -----------------------------------------------------------------
 
 cdef inline int _randbelow(object getrandbits, int n) except -1:
@@ -1435,15 +1467,17 @@ cdef class KernelState:
 
     def heuristic(self) -> list:
         cdef St* s = &self.s
-        cdef int p, k, production
+        cdef int p, k, production, money
         out = []
         for p in range(self.num_players):
             production = 0
             for k in range(num_slots(s, p)):
                 production += self.cat.b_value[slot_building(s, self.cat, p, k)]
-            out.append(vp_of(s, self.cat, p) + (<double>coins(s, self.cat, p)) / COINS_PER_VP
+            money = coins(s, self.cat, p)
+            out.append(vp_of(s, self.cat, p) + (<double>money) / COINS_PER_VP
                        + 0.3 * s.players[p].nhand + 0.1 * production
-                       + 0.5 * s.players[p].nasst)
+                       + 0.5 * s.players[p].nasst
+                       + plan_promise(s, self.cat, p, money) + work_promise(s, self.cat, p))
         return out
 
     def rollout(self, seed) -> Outcome:

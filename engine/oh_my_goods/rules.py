@@ -59,12 +59,18 @@ INFO = GameInfo(
                    "building's chain may fire in the last round"),
     ),
     description="Produce goods in chains from a shared market of cards; build for points.",
+    # Random playouts end close together (a typical winning margin is a few VP), so
+    # search is steered by the margin: measured in docs/rules/oh-my-goods.md.
+    score_margin_scale=5.0,
 )
 
 START_HAND = 5
 START_COAL = 7
 DEAL = 2
 BUILDINGS_TO_END = 8
+#: The last round when nobody reaches BUILDINGS_TO_END: a game whose players stop
+#: building would otherwise never end (see docs/rules/oh-my-goods.md).
+MAX_ROUNDS = 100
 COINS_PER_VP = 5
 SHIFT_COST = 2
 ORDERLY, SLOPPY = 0, 1
@@ -327,6 +333,9 @@ class OhMyGoodsState(State):
                 self.final_round = self.round + 1
                 events.append(f"player {seat + 1} has {BUILDINGS_TO_END} buildings: one more "
                               f"round after this one")
+        if self.final_round is None and self.round + 1 >= MAX_ROUNDS:
+            self.final_round = MAX_ROUNDS
+            events.append(f"round {MAX_ROUNDS} will be the last (the engine's round limit)")
         if self.final_round is not None and self.round >= self.final_round:
             self.phase = "over"
             events.append("game over: " + ", ".join(
@@ -857,13 +866,48 @@ class OhMyGoodsState(State):
         return rank_groups(keys)
 
     def heuristic(self) -> list[float]:
+        """Victory points now plus what each seat's own cards and choices promise.
+
+        Coins count at 1 VP per 5, a hand card 0.3, production capacity 0.1 per coin
+        of goods value, an assistant 0.5.  A planned card counts as a hand card, plus
+        half of what building it would gain (VP and capacity less its cost) when the
+        seat can pay for it now.  During phase II the worker counts for the goods it
+        should make: orderly 2 when the market and hand already hold the inputs
+        (else 0.8), sloppy 1 when at most one is missing (else 0.4), at 0.8 of their
+        coin value.  Each seat's value reads only that seat's own cards and choices.
+        """
         out = []
         for s in range(self.num_players):
             player = self.players[s]
             production = sum(self.slot_building(s, k).value for k in range(self.num_slots(s)))
-            out.append(self.vp(s) + self.coins(s) / COINS_PER_VP + 0.3 * len(player.hand)
-                       + 0.1 * production + 0.5 * len(player.assistants))
+            money = self.coins(s)
+            out.append(self.vp(s) + money / COINS_PER_VP + 0.3 * len(player.hand)
+                       + 0.1 * production + 0.5 * len(player.assistants)
+                       + self._plan_promise(s, money) + self._work_promise(s))
         return out
+
+    def _plan_promise(self, seat: int, money: int) -> float:
+        plan = self.players[seat].plan
+        if plan is None:
+            return 0.0
+        card = self.catalogue.cards[plan]
+        if card.cost > money:
+            return 0.3
+        gain = card.vp + 0.1 * self.catalogue.buildings[card.building].value \
+            - card.cost / COINS_PER_VP
+        return 0.3 + 0.5 * max(0.0, gain)
+
+    def _work_promise(self, seat: int) -> float:
+        work = self.players[seat].work
+        if self.phase != "choose" or work is None or work[0] < 0:
+            return 0.0
+        slot, mode = work
+        short = self._shortfall(seat, self.requirement(seat, slot))
+        if mode == ORDERLY:
+            goods = 2.0 if short == 0 else 0.8
+        else:
+            goods = 1.0 if short <= 1 else 0.4
+        return 0.8 * goods * self.slot_building(seat, slot).value / COINS_PER_VP
 
     # -- copies ----------------------------------------------------------------
     def clone(self) -> OhMyGoodsState:
@@ -1155,10 +1199,10 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> OhMyGoods
         state.rng = [int(str(rng_text), 16) & MASK64]
     except ValueError as exc:
         raise InvalidStateError(f"rng must be a hex string, got {rng_text!r}") from exc
-    state.round = _int(data.get("round"), "round", 1, 10_000)
+    state.round = _int(data.get("round"), "round", 1, MAX_ROUNDS)
     state.active = _int(data.get("active"), "active", 0, n - 1)
     final = data.get("final_round")
-    state.final_round = None if final is None else _int(final, "final_round", 1, 10_001)
+    state.final_round = None if final is None else _int(final, "final_round", 1, MAX_ROUNDS)
     _expect(data.get("phase") in PHASES, f"phase must be one of {', '.join(PHASES)}")
     state.phase = str(data["phase"])
     state.turn = _int(data.get("turn"), "turn", 0, n - 1)

@@ -6,6 +6,9 @@ import hashlib
 import random
 from bisect import bisect_right
 from collections.abc import Sequence
+from math import exp
+
+from engine.game import Outcome
 
 _SEED_MASK = (1 << 63) - 1
 
@@ -42,3 +45,23 @@ def sample_chance(outcomes: Sequence[tuple[int, float]], rng: random.Random) -> 
     if not outcomes:
         raise ValueError("chance node without outcomes")
     return outcomes[sample_index(cumulative([p for _, p in outcomes]), rng)][0]
+
+
+def backup_values(outcome: Outcome, margin_scale: float | None) -> tuple[float, ...]:
+    """What a playout adds to every node on its path: utilities, win shares, scores.
+
+    Each part has one entry per seat.  The utility (what selection maximises) is the
+    win share, or with ``margin_scale`` the logistic of the seat's score margin over
+    its best opponent divided by the scale (see ``GameInfo.score_margin_scale``).
+    """
+    rewards = tuple(float(r) for r in outcome.rewards)
+    scores = tuple(float(s) for s in outcome.scores)
+    if margin_scale is None or len(scores) < 2:
+        return rewards + rewards + scores
+    utilities = []
+    for seat, own in enumerate(scores):
+        margin = own - max(x for other, x in enumerate(scores) if other != seat)
+        z = -margin / margin_scale
+        # exp overflows past ~709; the utility is 0 to double precision long before
+        utilities.append(0.0 if z > 700.0 else 1.0 / (1.0 + exp(z)))
+    return tuple(utilities) + rewards + scores

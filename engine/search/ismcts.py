@@ -11,7 +11,7 @@ deck order...) resampled.  The iteration then walks the single tree with ``d``:
   and gets its ``avail`` count incremented (whether or not the node goes on to
   expand); if some legal move of ``d`` has no child yet, one of them, drawn
   from the seeded generator, is expanded and the walk stops there; otherwise
-  the available child maximising ``mean[p] + c * sqrt(ln(avail) / n)`` is
+  the available child maximising ``utility[p] + c * sqrt(ln(avail) / n)`` is
   followed, ``p`` being the seat to move in ``d``.  Using the child's own
   availability instead of the parent's visits means a move that is legal only
   in some determinizations (a card the opponent may or may not hold) is not
@@ -24,9 +24,9 @@ deck order...) resampled.  The iteration then walks the single tree with ``d``:
 * at a terminal node or after the expansion, ``d.rollout(seed)`` (seed drawn
   from the search generator) gives the outcome.
 
-Every node on the path then adds the vector ``rewards + scores`` (``num_players``
-win shares followed by ``num_players`` final scores) to its sums, so each
-node's value is known for every seat and selection reads the component of the
+Every node on the path then adds the vector ``utilities + rewards + scores``
+(``num_players`` each, as in :mod:`engine.search.mcts`) to its sums, so each
+node's value is known for every seat and selection reads the utility of the
 seat that moves there: statistics are from the point of view of the player
 who moved into the node.  Children are keyed by move only: the tree assumes
 that the same move sequence gives the move to the same seat in every
@@ -65,7 +65,7 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import cumulative
+from engine.search._common import backup_values, cumulative
 from engine.search.analysis import Analysis, RootStats, analysis_from_stats
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -83,7 +83,8 @@ class InfoNode:
 
     ``n`` counts the iterations through the node, ``avail`` the visits of the
     parent in which ``move`` was legal (so ``n <= avail <= parent.n``), ``acc``
-    sums the ``rewards + scores`` vectors.  ``mover`` is the seat that played
+    sums the ``utilities + rewards + scores`` vectors
+    (:func:`~engine.search._common.backup_values`).  ``mover`` is the seat that played
     ``move`` (:data:`CHANCE` for an outcome), ``text`` its notation in the
     determinization where the node was created.  ``children`` are decision
     children and ``outcomes`` chance children, both keyed by move in creation order.
@@ -153,7 +154,8 @@ class ISMCTS(BudgetedSearch):
         self.rng = random.Random(seed)
         self.observer = observer
         self.num_players = state.num_players
-        self.width = 2 * self.num_players
+        self.width = 3 * self.num_players
+        self.margin_scale = state.info.score_margin_scale
         # The kernel twin determinizes without a round trip through the reference rules.
         self._state = state.search_state()
         self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
@@ -171,6 +173,7 @@ class ISMCTS(BudgetedSearch):
         observer = self.observer
         c = self.c
         width = self.width
+        scale = self.margin_scale
         new_node = InfoNode
         chance = CHANCE
         terminal = TERMINAL
@@ -235,7 +238,7 @@ class ISMCTS(BudgetedSearch):
                 outcome = state.outcome()
             else:
                 outcome = state.rollout(getrandbits(64))
-            result = tuple(outcome.rewards) + tuple(float(s) for s in outcome.scores)
+            result = backup_values(outcome, scale)
             for nd in path:
                 nd.n += 1
                 nd.acc = list(map(add, nd.acc, result))
@@ -245,6 +248,7 @@ class ISMCTS(BudgetedSearch):
     # -- results ---------------------------------------------------------------
     def root_stats(self) -> RootStats:
         """The raw statistics at the root (see :class:`RootStats`)."""
+        skip = self.num_players  # the utilities: statistics report win shares and scores
         moves: list[int] = []
         visits: list[int] = []
         totals: list[list[float]] = []
@@ -252,14 +256,14 @@ class ISMCTS(BudgetedSearch):
             if child.n:
                 moves.append(move)
                 visits.append(child.n)
-                totals.append(list(child.acc))
+                totals.append(child.acc[skip:])
         return RootStats(
             player=self.observer,
             num_players=self.num_players,
             iterations=self.iterations,
             elapsed=self.elapsed,
             visits=self.root.n,
-            totals=list(self.root.acc),
+            totals=self.root.acc[skip:],
             moves=moves,
             move_visits=visits,
             move_totals=totals,

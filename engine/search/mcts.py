@@ -1,9 +1,12 @@
 """Monte Carlo tree search (UCT) for 1-5 players with reward vectors and chance nodes.
 
-Every node accumulates the vector ``rewards + scores`` of the playouts through
-it (``num_players`` win shares followed by ``num_players`` final scores), so a
-node's value is known for every seat.  At a node where seat ``p`` moves,
-selection maximises ``mean_reward[p] + c * sqrt(ln N / n)`` over the children.
+Every node accumulates the vector ``utilities + rewards + scores`` of the
+playouts through it (``num_players`` utilities, win shares and final scores
+each; see :func:`~engine.search._common.backup_values`), so a node's value is
+known for every seat.  The utility is the win share unless the game declares a
+``score_margin_scale``.  At a node where seat ``p`` moves, selection maximises
+``mean_utility[p] + c * sqrt(ln N / n)`` over the children; analyses report
+the win shares and scores.
 Chance nodes (``current_player() == CHANCE``) have one child per outcome of
 ``chance_outcomes()``; selection samples an outcome by its probability and
 creates its child on first arrival (that does not count as the iteration's
@@ -35,7 +38,7 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import cumulative
+from engine.search._common import backup_values, cumulative
 from engine.search.analysis import Analysis, RootStats, build_analysis
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -56,10 +59,11 @@ class Node:
     * chance node (``player == CHANCE``): ``moves`` are the outcomes, ``cum`` their
       cumulative probabilities and ``outcome_children`` has one slot (``None``
       until first reached) per outcome;
-    * terminal node: ``value`` caches the final ``rewards + scores`` vector.
+    * terminal node: ``value`` caches the final ``utilities + rewards + scores`` vector
+      (:func:`~engine.search._common.backup_values`).
 
     ``n`` counts the iterations through the node and ``acc`` sums their
-    ``rewards + scores`` vectors.
+    ``utilities + rewards + scores`` vectors.
     """
 
     __slots__ = (
@@ -74,7 +78,7 @@ class Node:
         "value",
     )
 
-    def __init__(self, state: State, width: int) -> None:
+    def __init__(self, state: State, width: int, margin_scale: float | None) -> None:
         player = state.current_player()
         self.player = player
         self.n = 0
@@ -97,8 +101,7 @@ class Node:
             self.cum = cumulative([p for _, p in outcomes])
             self.outcome_children = [None] * len(outcomes)
         else:
-            outcome = state.outcome()
-            self.value = tuple(outcome.rewards) + tuple(float(s) for s in outcome.scores)
+            self.value = backup_values(state.outcome(), margin_scale)
 
     def kids(self) -> list[Node | None]:
         """The children, parallel to ``moves`` (chance slots may be ``None``)."""
@@ -141,8 +144,9 @@ class MCTS(BudgetedSearch):
         if self.root_state is state:
             self.root_state = self.state
         self.num_players = state.num_players
-        self.width = 2 * self.num_players
-        self.root = Node(self.root_state, self.width)
+        self.width = 3 * self.num_players
+        self.margin_scale = state.info.score_margin_scale
+        self.root = Node(self.root_state, self.width, self.margin_scale)
         self.iterations = 0
         self.elapsed = 0.0
 
@@ -155,6 +159,7 @@ class MCTS(BudgetedSearch):
         root_state = self.root_state
         c = self.c
         width = self.width
+        scale = self.margin_scale
         new_node = Node
         chance = CHANCE
         terminal = TERMINAL
@@ -173,7 +178,7 @@ class MCTS(BudgetedSearch):
                         untried[i] = untried[-1]
                         untried.pop()
                         state.apply(move)
-                        child = new_node(state, width)
+                        child = new_node(state, width, scale)
                         node.moves.append(move)
                         node.children.append(child)
                         node = child
@@ -203,7 +208,7 @@ class MCTS(BudgetedSearch):
                     state.apply(moves[i])
                     chance_kid = node.outcome_children[i]
                     if chance_kid is None:
-                        chance_kid = new_node(state, width)
+                        chance_kid = new_node(state, width, scale)
                         node.outcome_children[i] = chance_kid
                     node = chance_kid
                     path.append(node)
@@ -213,7 +218,11 @@ class MCTS(BudgetedSearch):
                 result = node.value
             else:
                 outcome = state.rollout(getrandbits(64))
-                result = outcome.rewards + outcome.scores
+                if scale is None:  # the common case, without a call
+                    rewards = outcome.rewards
+                    result = rewards + rewards + outcome.scores
+                else:
+                    result = backup_values(outcome, scale)
             for nd in path:
                 nd.n += 1
                 nd.acc = list(map(add, nd.acc, result))
@@ -224,6 +233,7 @@ class MCTS(BudgetedSearch):
     def root_stats(self) -> RootStats:
         """The raw statistics at the root (see :class:`RootStats`)."""
         root = self.root
+        skip = self.num_players  # the utilities: statistics report win shares and scores
         moves: list[int] = []
         visits: list[int] = []
         totals: list[list[float]] = []
@@ -231,14 +241,14 @@ class MCTS(BudgetedSearch):
             if child.n:
                 moves.append(move)
                 visits.append(child.n)
-                totals.append(list(child.acc))
+                totals.append(child.acc[skip:])
         return RootStats(
             player=root.player,
             num_players=self.num_players,
             iterations=self.iterations,
             elapsed=self.elapsed,
             visits=root.n,
-            totals=list(root.acc),
+            totals=root.acc[skip:],
             moves=moves,
             move_visits=visits,
             move_totals=totals,

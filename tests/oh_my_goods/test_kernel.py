@@ -13,7 +13,7 @@ import pytest
 
 from engine.kernelcheck import check_kernel
 from engine.oh_my_goods import GAME, fast
-from engine.oh_my_goods.rules import OhMyGoodsState
+from engine.oh_my_goods.rules import MAX_ROUNDS, OhMyGoodsState
 from tests.kernel_twins import assert_same, game_setups, kernel_state_or_skip, random_positions
 
 KernelState = kernel_state_or_skip(fast, "Oh My Goods!")
@@ -84,3 +84,18 @@ def test_states_that_do_not_fit_fall_back_to_the_reference() -> None:
     with pytest.raises(ValueError, match="starting hand"):
         twin(state)
     assert state.search_state() is state
+
+
+def test_round_limit_and_heuristic_agree_with_the_reference() -> None:
+    """The last-round safeguard and the heuristic's promises, move for move."""
+    state = GAME.new_game(5, 3)
+    state.round = MAX_ROUNDS - 1
+    k = twin(state)
+    rng = random.Random(5)
+    while not state.is_terminal():
+        assert k.heuristic() == pytest.approx(state.heuristic(), abs=1e-12)
+        move = rng.choice(state.legal_moves())
+        state.apply(move)
+        k.apply(move)
+        assert_same(state, k)
+    assert state.round == MAX_ROUNDS and k.to_json()["final_round"] == MAX_ROUNDS

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.game import IllegalMoveError
+from engine.game import IllegalMoveError, InvalidStateError
 from engine.oh_my_goods import GAME
 from engine.oh_my_goods.catalogue import default_catalogue
-from engine.oh_my_goods.rules import ORDERLY, SLOPPY
+from engine.oh_my_goods.rules import MAX_ROUNDS, ORDERLY, SLOPPY, state_from_json
 from tests.oh_my_goods.helpers import (
     blank,
     build,
@@ -314,6 +314,22 @@ def test_eight_buildings_trigger_one_more_round() -> None:
     while not s.is_terminal():
         s.apply(s.legal_moves()[0])
     assert s.round == start + 1
+
+
+def test_a_game_nobody_ends_stops_after_the_round_limit() -> None:
+    """Engine safeguard (docs/rules/oh-my-goods.md): round MAX_ROUNDS is the last."""
+    s = GAME.new_game(3, 2)
+    s.round = MAX_ROUNDS - 1
+    events: list[str] = []
+    while s.round == MAX_ROUNDS - 1:
+        events += s.apply(s.legal_moves()[0])
+    assert s.final_round == MAX_ROUNDS and not s.is_terminal()
+    assert any("last" in e for e in events)
+    while not s.is_terminal():
+        s.apply(s.legal_moves()[0])
+    assert s.round == MAX_ROUNDS and max(1 + len(p.buildings) for p in s.players) < 8
+    with pytest.raises(InvalidStateError, match="round"):
+        state_from_json({**s.to_json(), "round": MAX_ROUNDS + 1})
 
 
 def test_scoring_one_vp_per_five_coins_and_tie_break_on_leftover() -> None:
