@@ -1231,6 +1231,13 @@ cdef class KernelState:
     """An Oh My Goods! position on the C struct; behaves like ``OhMyGoodsState``."""
 
     info = INFO
+    # The protocol's own implementations fit the struct as they are (a registered
+    # class inherits nothing from State, so they are bound here).
+    chance_outcomes = State.chance_outcomes
+    search_state = State.search_state
+    legal_moves_text = State.legal_moves_text
+    apply_text = State.apply_text
+    outcome = State.outcome
 
     cdef St s
     cdef const Cat* cat
@@ -1437,9 +1444,6 @@ cdef class KernelState:
         twin.num_players = self.num_players
         return twin
 
-    def chance_outcomes(self) -> list:
-        return []
-
     def coins(self, int seat) -> int:
         return coins(&self.s, self.cat, seat)
 
@@ -1457,13 +1461,6 @@ cdef class KernelState:
             keys.append((vp_of(&self.s, self.cat, p) + money // COINS_PER_VP,
                          money % COINS_PER_VP))
         return rank_groups(keys)
-
-    def outcome(self) -> Outcome:
-        shares = [0.0] * self.num_players
-        winners = self.ranking()[0]
-        for seat in winners:
-            shares[seat] = 1.0 / len(winners)
-        return Outcome(tuple(self.scores()), tuple(shares))
 
     def heuristic(self) -> list:
         cdef St* s = &self.s
@@ -1626,15 +1623,6 @@ cdef class KernelState:
 
     def render(self, observer=None) -> str:
         return self.to_reference().render(observer)
-
-    def search_state(self) -> KernelState:
-        return self
-
-    def legal_moves_text(self) -> list:
-        return [self.move_to_text(m) for m in self.legal_moves()]
-
-    def apply_text(self, text) -> list:
-        return self.apply(self.parse_move(text))
 
     # -- extras ------------------------------------------------------------------------
     @property

@@ -815,6 +815,12 @@ cdef class KernelState:
     """A Samara position on the C struct; behaves like ``SamaraState`` move for move."""
 
     info = INFO
+    # The protocol's own implementations fit the struct as they are (a registered
+    # class inherits nothing from State, so they are bound here).
+    chance_outcomes = State.chance_outcomes
+    search_state = State.search_state
+    legal_moves_text = State.legal_moves_text
+    apply_text = State.apply_text
 
     cdef St s
     cdef const Cat* cat
@@ -1009,9 +1015,6 @@ cdef class KernelState:
         twin.num_players = self.num_players
         return twin
 
-    def chance_outcomes(self) -> list:
-        return []
-
     def scores(self) -> list:
         return [float(score_of(&self.s, self.cat, p)) for p in range(self.num_players)]
 
@@ -1113,15 +1116,6 @@ cdef class KernelState:
 
     def render(self, observer=None) -> str:
         return self.to_reference().render(observer)
-
-    def search_state(self) -> KernelState:
-        return self
-
-    def legal_moves_text(self) -> list:
-        return [self.move_to_text(m) for m in self.legal_moves()]
-
-    def apply_text(self, text) -> list:
-        return self.apply(self.parse_move(text))
 
     # -- extras ------------------------------------------------------------------------
     @property
