@@ -25,6 +25,7 @@ from typing import Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
 from engine.search.analysis import Analysis
+from engine.search.budget import BudgetedSearch
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
 from engine.search.mcts import DEFAULT_C
@@ -142,6 +143,9 @@ class MctsBot:
     last search is kept in ``last_analysis``.
     """
 
+    _kind = "mcts"
+    _default_c = DEFAULT_C
+
     def __init__(
         self,
         iterations: int | None = DEFAULT_MCTS_ITERATIONS,
@@ -151,33 +155,39 @@ class MctsBot:
         name: str | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
-            raise ValueError("MctsBot needs an iteration budget, a time limit, or both")
+            raise ValueError(
+                f"{type(self).__name__} needs an iteration budget, a time limit, or both")
         self.iterations = iterations
         self.time_limit = time_limit
         self.c = c
         self.seed = seed
         self._rng = random.Random(seed) if seed is not None else None
-        self.name = name or _mcts_name(iterations, time_limit, c)
+        self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
         self.last_analysis: Analysis | None = None
+
+    def _tree(self, state: State, seed: int) -> BudgetedSearch:
+        # Plain MCTS would read the hidden cards: a hidden-information game gets
+        # ISMCTS, with ISMCTS's own default c unless the spec set one.
+        return make_tree(state, None if self.c == DEFAULT_C else self.c, seed)
 
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
         source = self._rng if self._rng is not None else rng
-        seed = source.getrandbits(63)
-        # Plain MCTS would read the hidden cards: a hidden-information game gets
-        # ISMCTS, with ISMCTS's own default c unless the spec set one.
-        tree = make_tree(state, None if self.c == DEFAULT_C else self.c, seed)
+        tree = self._tree(state, source.getrandbits(63))
         self.last_analysis = tree.search(self.iterations, self.time_limit)
         return self.last_analysis.best_move
 
 
-class IsmctsBot:
+class IsmctsBot(MctsBot):
     """Single-observer ISMCTS (:mod:`engine.search.ismcts`) for every move.
 
     The search sees the position only through ``determinize`` for the seat to
     move, so the bot can be handed the full state of a hidden-information game
     without cheating.  Seeding and ``last_analysis`` work as in :class:`MctsBot`.
     """
+
+    _kind = "ismcts"
+    _default_c = DEFAULT_ISMCTS_C
 
     def __init__(
         self,
@@ -187,30 +197,14 @@ class IsmctsBot:
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
-        if iterations is None and time_limit is None:
-            raise ValueError("IsmctsBot needs an iteration budget, a time limit, or both")
-        self.iterations = iterations
-        self.time_limit = time_limit
-        self.c = c
-        self.seed = seed
-        self._rng = random.Random(seed) if seed is not None else None
-        self.name = name or _mcts_name(iterations, time_limit, c, "ismcts", DEFAULT_ISMCTS_C)
-        self.last_analysis: Analysis | None = None
+        super().__init__(iterations, time_limit, c, seed, name)
 
-    def choose(self, state: State, rng: random.Random) -> int:
-        _require_decision(state)
-        source = self._rng if self._rng is not None else rng
-        tree = ISMCTS(state, c=self.c, seed=source.getrandbits(63))
-        self.last_analysis = tree.search(self.iterations, self.time_limit)
-        return self.last_analysis.best_move
+    def _tree(self, state: State, seed: int) -> BudgetedSearch:
+        return ISMCTS(state, c=self.c, seed=seed)
 
 
 def _mcts_name(
-    iterations: int | None,
-    time_limit: float | None,
-    c: float,
-    kind: str = "mcts",
-    default_c: float = DEFAULT_C,
+    iterations: int | None, time_limit: float | None, c: float, kind: str, default_c: float,
 ) -> str:
     parts = [kind]
     if iterations is not None:
