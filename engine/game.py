@@ -20,7 +20,7 @@ from __future__ import annotations
 import abc
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.playout_rng import PlayoutRng
@@ -128,14 +128,37 @@ class Outcome:
     rewards: tuple[float, ...]
 
 
-@dataclass
-class MoveRecord:
-    """What happened when a move was applied: for logs and API answers."""
+@dataclass(frozen=True)
+class Event:
+    """Something that happened while a move was applied, and who sees it.
 
-    player: int
-    move: int
+    ``seats`` names the seats that see ``text`` (``None``: every seat, a public
+    event); every other seat sees ``others`` instead, or nothing when it is
+    ``None``.  The host (observer ``None``, see :meth:`State.observation`) sees
+    ``text``.
+
+    >>> drawn = Event("P1 draws mill-3", seats=frozenset({0}), others="P1 draws a card")
+    >>> drawn.seen_by(0), drawn.seen_by(1), drawn.seen_by(None)
+    ('P1 draws mill-3', 'P1 draws a card', 'P1 draws mill-3')
+    """
+
     text: str
-    events: list[str] = field(default_factory=list)
+    seats: frozenset[int] | None = None
+    others: str | None = None
+
+    def seen_by(self, observer: int | None) -> str | None:
+        """The text ``observer`` sees, or None when the event is hidden from it."""
+        if observer is None or self.seats is None or observer in self.seats:
+            return self.text
+        return self.others
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def events_seen_by(events: Sequence[Event], observer: int | None) -> list[str]:
+    """The texts of ``events`` that ``observer`` sees, in order."""
+    return [text for event in events if (text := event.seen_by(observer)) is not None]
 
 
 class State(abc.ABC):
@@ -158,10 +181,12 @@ class State(abc.ABC):
         """Legal moves in a fixed, reproducible order (empty when terminal)."""
 
     @abc.abstractmethod
-    def apply(self, move: int) -> list[str]:
-        """Play ``move``; returns a list of human-readable events.
+    def apply(self, move: int) -> list[Event]:
+        """Play ``move``; returns what happened, as :class:`Event` values.
 
+        Each event says who sees it (:func:`events_seen_by` picks one seat's view).
         Raises :class:`IllegalMoveError` (with the reason) for an illegal move.
+        Kernel twins, which exist for search, may return no events.
         """
 
     @abc.abstractmethod
@@ -228,13 +253,42 @@ class State(abc.ABC):
                 self.apply(legal[rng.below(len(legal))])
 
     # -- information --------------------------------------------------------
+    # The observer model.  ``observation(seat)`` is everything ``seat`` can see;
+    # whatever is shown to a seat or decided for it (renders, events, move texts,
+    # legal-move lists, bots, hints, estimates) derives from it, or from states
+    # that ``determinize(seat, rng)`` produced.  Observer ``None`` is the *host*:
+    # everything some seat sees (all hands, all secret choices), but not what no
+    # seat sees (the order of a shuffled deck, face-down cards, the generator of
+    # future draws).  tests/test_game_conformance.py proves it for every game.
     @abc.abstractmethod
-    def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` can see, as JSON-ready data."""
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` can see (``None``: the host), as JSON-ready data."""
 
     @abc.abstractmethod
-    def determinize(self, observer: int, rng: random.Random) -> State:
-        """A full state consistent with ``observer``'s information, hidden parts resampled."""
+    def determinize(self, observer: int | None, rng: random.Random) -> State:
+        """A full state with the same ``observation(observer)``, everything else resampled.
+
+        ``observer=None`` resamples only what no seat can see (deck order, face-down
+        cards, the generator of future draws).
+        """
+
+    def moves_known_to(self, observer: int | None) -> bool:
+        """Whether ``observer`` can know the legal moves of the seat to move.
+
+        The host, the seat to move itself, and everyone in a game of perfect
+        information can; in a hidden-information game another seat cannot (the
+        moves depend on cards it does not see), so it is shown no move list and
+        no judgement of a move.
+        """
+        return (observer is None or self.info.perfect_information
+                or observer == self.current_player())
+
+    def move_seen_by(self, move: int, observer: int | None) -> str | None:
+        """The text ``observer`` sees for ``move``, about to be played here by the
+        seat to move, or None when the move is secret to ``observer`` (it only
+        sees that the seat moved).  By default every move is public.
+        """
+        return self.move_to_text(move)
 
     # -- serialization and notation -----------------------------------------
     @abc.abstractmethod
@@ -254,8 +308,9 @@ class State(abc.ABC):
         """``None`` if ``move`` is legal here, otherwise the reason in words."""
 
     def render(self, observer: int | None = None) -> str:
-        """A text drawing of the position; with ``observer``, only what that seat sees."""
-        return repr(self.to_json())
+        """A text drawing of ``observation(observer)``: only what that seat sees
+        (``None``: the host's view)."""
+        return repr(self.observation(observer))
 
     # -- fast path ----------------------------------------------------------
     def search_state(self) -> State:
@@ -270,7 +325,7 @@ class State(abc.ABC):
     def legal_moves_text(self) -> list[str]:
         return [self.move_to_text(m) for m in self.legal_moves()]
 
-    def apply_text(self, text: str) -> list[str]:
+    def apply_text(self, text: str) -> list[Event]:
         return self.apply(self.parse_move(text))
 
 

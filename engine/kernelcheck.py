@@ -6,9 +6,10 @@ compares the legal moves (same integers, same order), the whole state
 (``to_json()``) and the player to move; at the end it compares scores and
 ranking.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
-both, and at every step that ``determinize(seat, random.Random(x))`` deals the
-same hidden cards on both (for one seat, cycling through the seats).  It only uses the :class:`~engine.game.State` protocol, so it works for any
-game that has a kernel.
+both, and at every step that ``determinize(observer, random.Random(x))`` deals
+the same hidden cards on both (for one observer, cycling through the seats and
+``None``, the host).  It only uses the :class:`~engine.game.State` protocol, so it
+works for any game that has a kernel.
 
 >>> from engine import registry
 >>> report = check_kernel(registry.get_game("samara"), games=2, seed=1)  # doctest: +SKIP
@@ -124,7 +125,15 @@ def _compare_rollout(state: State, twin: State, seed: int) -> str | None:
     return _compare_copies(f"rollout({seed})", state, twin, playout)
 
 
-def _compare_determinize(state: State, twin: State, observer: int, seed: int) -> str | None:
+def _observer(step: int, num_players: int) -> int | None:
+    """The observer whose determinization is compared at ``step``: the seats in
+    turn, then ``None`` (the host), and again."""
+    k = step % (num_players + 1)
+    return None if k == num_players else k
+
+
+def _compare_determinize(state: State, twin: State, observer: int | None,
+                         seed: int) -> str | None:
     """Determinize both for ``observer`` from equal generators; None if they agree."""
     def deal(s: State) -> tuple[State, Any]:
         return s.determinize(observer, random.Random(seed)), None
@@ -188,7 +197,7 @@ def check_kernel(game: Game, games: int, seed: int,
                 found.append((step, problem))
                 twin = state.search_state()  # resync and go on
             elif not state.is_terminal():
-                problem = _compare_determinize(state, twin, step % num_players,
+                problem = _compare_determinize(state, twin, _observer(step, num_players),
                                                playout_seed ^ (step << 1))
                 if problem:
                     found.append((step, problem))

@@ -206,9 +206,12 @@ ctypedef struct St:
     int pay_last
     int pay_purpose
     int pay_arg
+    int nreshuffled
     unsigned char deck[MAXC]
     unsigned char discard[MAXC]
     unsigned char display[MAXC]
+    unsigned char shown[MAXC]        # per card: a good every seat saw (rules ``shown``)
+    unsigned char reshuffled[MAXC]   # the last reshuffled pile, ascending (rules ``reshuffled``)
     Pl players[MAXP]
 
 
@@ -369,6 +372,8 @@ cdef inline int draw(St* s, const Cat* c) noexcept nogil:
             if present[i]:
                 s.deck[s.ndeck] = i
                 s.ndeck += 1
+        memcpy(s.reshuffled, s.deck, s.ndeck)
+        s.nreshuffled = s.ndeck
         s.ndiscard = 0
         shuffle(s, s.deck, s.ndeck)
     s.ndeck -= 1
@@ -830,29 +835,25 @@ cdef inline void produce(St* s, const Cat* c, int seat) noexcept nogil:
 
 
 cdef inline void do_chain(St* s, const Cat* c, int seat, int card) noexcept nogil:
+    """Every item the chain takes becomes a good here: the hand card (shown to every
+    seat) first, then one good from each source building, in source order."""
     cdef int slot = s.chain_slot
     cdef Pl* p = &s.players[seat]
     cdef int resource
     cdef int sources[2]
-    cdef int consumed[3]
-    cdef int nsrc, i, nc = 0, src
+    cdef int nsrc, i, src
     nsrc = chain_sources(s, c, seat, slot, &resource, sources)
     if card != NO_CARD:
-        consumed[nc] = card
-        nc += 1
         hand_remove(p, card)
+        s.shown[card] = 1
+        p.goods[slot][p.ngoods[slot]] = card
+        p.ngoods[slot] += 1
     for i in range(nsrc):
         src = sources[i]
         if src >= 0 and p.ngoods[src] > 0:
             p.ngoods[src] -= 1
-            consumed[nc] = p.goods[src][p.ngoods[src]]
-            nc += 1
-    if nc:
-        p.goods[slot][p.ngoods[slot]] = consumed[0]
-        p.ngoods[slot] += 1
-        for i in range(1, nc):
-            s.discard[s.ndiscard] = consumed[i]
-            s.ndiscard += 1
+            p.goods[slot][p.ngoods[slot]] = p.goods[src][p.ngoods[src]]
+            p.ngoods[slot] += 1
     if not can_chain(s, c, seat, slot):
         s.step = ST_RUN
         s.chain_slot = -1
@@ -941,7 +942,9 @@ cdef void apply_legal(St* s, const Cat* c, int move) noexcept nogil:
         next_seat(s, c)
     elif kind == PAY:
         p.ngoods[arg] -= 1
-        s.discard[s.ndiscard] = p.goods[arg][p.ngoods[arg]]
+        card = p.goods[arg][p.ngoods[arg]]
+        s.shown[card] = 0
+        s.discard[s.ndiscard] = card
         s.ndiscard += 1
         s.pay_paid += c.b_value[slot_building(s, c, seat, arg)]
         s.pay_last = arg
@@ -1225,6 +1228,77 @@ cdef inline void _remove_card(unsigned char* cards, int* n, int card) noexcept n
             return
 
 
+cdef int supply_cards(const St* s, const Cat* c, const unsigned char* unseen, int n,
+                      const unsigned char* in_pile, unsigned char* kept) noexcept nogil:
+    """``OhMyGoodsState._supply_cards``: the unseen cards the seat to move keeps while
+    it supplies out of sight, into ``kept`` (returns how many).
+
+    In ``unseen``'s order: per resource as many as still needed from outside the
+    reshuffled pile (``in_pile``), trimmed from the last resource to the mover's hand
+    size; then pile cards for what is missing, as far as the draw pile can spare them.
+    """
+    cdef int outside[5]
+    cdef int inside[5]
+    cdef int take[5]
+    cdef int r, i, total, got, card, room, spare, extra
+    cdef int nkept = 0
+    for r in range(5):
+        outside[r] = 0
+        inside[r] = 0
+    for i in range(n):
+        card = unseen[i]
+        if in_pile[card]:
+            inside[c.c_resource[card]] += 1
+        else:
+            outside[c.c_resource[card]] += 1
+    room = s.players[seat_of(s)].nhand
+    total = 0
+    for r in range(5):
+        take[r] = s.need[r] if s.need[r] < outside[r] else outside[r]
+        total += take[r]
+    r = 4
+    while total > room:
+        if take[r]:
+            take[r] -= 1
+            total -= 1
+        else:
+            r -= 1
+    for r in range(5):
+        got = 0
+        for i in range(n):
+            if got >= take[r]:
+                break
+            card = unseen[i]
+            if c.c_resource[card] == r and not in_pile[card]:
+                kept[nkept] = card
+                nkept += 1
+                got += 1
+    spare = -s.ndeck
+    for r in range(5):
+        spare += inside[r]
+    for r in range(5):
+        extra = s.need[r] - take[r]
+        if inside[r] < extra:
+            extra = inside[r]
+        if spare < extra:
+            extra = spare
+        if room - nkept < extra:
+            extra = room - nkept
+        if extra <= 0:
+            continue
+        got = 0
+        for i in range(n):
+            if got >= extra:
+                break
+            card = unseen[i]
+            if c.c_resource[card] == r and in_pile[card]:
+                kept[nkept] = card
+                nkept += 1
+                got += 1
+        spare -= extra
+    return nkept
+
+
 # -- the state ------------------------------------------------------------------------------
 
 cdef class KernelState:
@@ -1237,6 +1311,7 @@ cdef class KernelState:
     search_state = State.search_state
     legal_moves_text = State.legal_moves_text
     apply_text = State.apply_text
+    moves_known_to = State.moves_known_to
     outcome = State.outcome
 
     cdef St s
@@ -1284,6 +1359,12 @@ cdef class KernelState:
         _fill_cards(s.display, state.display, MAXC, "display")
         s.ndisplay = len(state.display)
         s.sunset_at = state.sunset_at
+        for card in state.shown:
+            if not 0 <= card < MAXC:
+                raise ValueError(f"shown goods: no card {card!r}")
+            s.shown[card] = 1
+        _fill_cards(s.reshuffled, state.reshuffled, MAXC, "reshuffled")
+        s.nreshuffled = len(state.reshuffled)
         if len(state.pool) > MAX_ASSISTANTS:
             raise ValueError("pool too large")
         s.npool = len(state.pool)
@@ -1396,6 +1477,8 @@ cdef class KernelState:
             "due": s.pay_due, "paid": s.pay_paid, "last": s.pay_last,
             "purpose": PURPOSES[s.pay_purpose], "arg": s.pay_arg}
         ref._starting_sizes = [s.starting[i] for i in range(s.nstarting)]
+        ref.shown = {i for i in range(MAXC) if s.shown[i]}
+        ref.reshuffled = [s.reshuffled[i] for i in range(s.nreshuffled)]
         return ref
 
     def __reduce__(self):
@@ -1493,46 +1576,56 @@ cdef class KernelState:
     def determinize(self, observer, rng) -> KernelState:
         """The reference's ``determinize``, drawing the same numbers from ``rng``.
 
+        ``observer`` is a seat, or None for the host (who sees every hand and plan).
         The shuffle and picks replay ``random.Random``'s own algorithms (``shuffle``,
         ``randrange`` through ``getrandbits``) so the twin is the oracle's determinization
         card for card; another generator class goes through the reference rules.
         """
+        if observer is not None and (not isinstance(observer, int)
+                                     or not 0 <= observer < self.num_players):
+            raise ValueError(f"observer must be None (the host) or a seat of "
+                             f"0-{self.num_players - 1}, not {observer!r}")
         if type(rng) is not Random:
             return KernelState.from_reference(self.to_reference().determinize(observer, rng))
-        if not isinstance(observer, int) or not 0 <= observer < self.num_players:
-            raise ValueError(f"observer must be a seat of 0-{self.num_players - 1}")
         cdef KernelState twin = self.clone()
         cdef St* s = &twin.s
         cdef const Cat* c = self.cat
         cdef Pl* pl
-        cdef int p, k, i, j, n, size, has_plan, tmp, nopt, pick
-        cdef int obs = observer
+        cdef int p, k, i, j, n, size, has_plan, tmp, nopt, pick, card, ndeck, nrest, nkept
+        cdef bint host = observer is None
+        cdef int obs = -1 if host else observer
         cdef int plan_seat = -1
         cdef unsigned char unseen[MAXC]
-        cdef unsigned char seen[MAXC]
+        cdef unsigned char rest[MAXC]
+        cdef unsigned char flag[MAXC]
+        cdef unsigned char kept[MAXC]
+        cdef unsigned char taken[MAXC]
         cdef int level[MAXP]
         cdef int options[2 * MAX_SLOTS]
         cdef unsigned char sorted_hand[MAXC]
         getrandbits = rng.getrandbits
         if s.phase == PH_ACT and s.has_pay and s.pay_purpose == PU_BUILD:
             plan_seat = seat_of(s)
-        # Every unseen card, in ascending order (cards are distinct numbers).
-        memset(seen, 0, MAXC)
+        # Every unseen card, in ascending order (cards are distinct numbers): the deck,
+        # goods no chain showed, and for a seat the other hands and secret plans.
+        memset(flag, 0, MAXC)
         for i in range(s.ndeck):
-            seen[s.deck[i]] = 1
+            flag[s.deck[i]] = 1
         for p in range(s.nplayers):
             pl = &s.players[p]
             for k in range(num_slots(s, p)):
                 for i in range(pl.ngoods[k]):
-                    seen[pl.goods[k][i]] = 1
-            if p != obs:
+                    card = pl.goods[k][i]
+                    if not s.shown[card]:
+                        flag[card] = 1
+            if not host and p != obs:
                 for i in range(pl.nhand):
-                    seen[pl.hand[i]] = 1
+                    flag[pl.hand[i]] = 1
                 if pl.plan >= 0 and p != plan_seat:
-                    seen[pl.plan] = 1
+                    flag[pl.plan] = 1
         n = 0
         for i in range(MAXC):
-            if seen[i]:
+            if flag[i]:
                 unseen[n] = i
                 n += 1
         for i in range(n - 1, 0, -1):
@@ -1540,10 +1633,43 @@ cdef class KernelState:
             tmp = unseen[i]
             unseen[i] = unseen[j]
             unseen[j] = tmp
-        # Deal them back where they were hidden, popping from the end like the reference.
+        # ``flag``: the cards of the last reshuffle (none before the first one).
+        memset(flag, 0, MAXC)
+        for i in range(s.nreshuffled):
+            flag[s.reshuffled[i]] = 1
+        # A seat supplying resources out of sight keeps cards that cover them.
+        nkept = 0
+        if not host and s.phase == PH_ACT and s.step == ST_SUPPLY and obs != seat_of(s):
+            nkept = supply_cards(s, c, unseen, n, flag, kept)
+            if nkept:
+                memset(taken, 0, MAXC)
+                for i in range(nkept):
+                    taken[kept[i]] = 1
+                j = 0
+                for i in range(n):
+                    if not taken[unseen[i]]:
+                        unseen[j] = unseen[i]
+                        j += 1
+                n = j
+        # The draw pile takes the first shuffled cards that may be there (after a
+        # reshuffle only cards of that pile); the rest keep their shuffled order.
+        ndeck = 0
+        nrest = 0
+        for i in range(n):
+            card = unseen[i]
+            if ndeck < s.ndeck and (s.nreshuffled == 0 or flag[card]):
+                s.deck[ndeck] = card
+                ndeck += 1
+            else:
+                rest[nrest] = card
+                nrest += 1
+        if ndeck != s.ndeck:
+            raise AssertionError("determinize: too few unseen cards fit the draw pile")
+        # Deal the rest back where they were hidden, popping from the end like the reference.
         for p in range(s.nplayers):
             level[p] = 0
-            if p == obs:
+        for p in range(s.nplayers):
+            if host or p == obs:
                 continue
             pl = &s.players[p]
             size = pl.nhand
@@ -1555,21 +1681,28 @@ cdef class KernelState:
                 size += has_plan
                 has_plan = 0
                 pl.plan = -1
-            for i in range(size):
-                n -= 1
-                pl.hand[i] = unseen[n]
+            i = 0
+            if p == seat_of(s):
+                memcpy(pl.hand, kept, nkept)
+                i = nkept
+            while i < size:
+                nrest -= 1
+                pl.hand[i] = rest[nrest]
+                i += 1
             pl.nhand = size
             if has_plan:
-                n -= 1
-                pl.plan = unseen[n]
+                nrest -= 1
+                pl.plan = rest[nrest]
         for p in range(s.nplayers):
             pl = &s.players[p]
             for k in range(num_slots(s, p)):
                 for i in range(pl.ngoods[k]):
-                    n -= 1
-                    pl.goods[k][i] = unseen[n]
-        memcpy(s.deck, unseen, n)
-        s.ndeck = n
+                    if not s.shown[pl.goods[k][i]]:
+                        nrest -= 1
+                        pl.goods[k][i] = rest[nrest]
+        if nrest:
+            raise AssertionError("determinize: the draw pile holds cards outside the "
+                                 "last reshuffle")
         s.rng = getrandbits(64)
         # Hidden phase II choices are drawn again, uniformly, for the new hands.
         for p in range(s.nplayers):
@@ -1623,6 +1756,9 @@ cdef class KernelState:
 
     def render(self, observer=None) -> str:
         return self.to_reference().render(observer)
+
+    def move_seen_by(self, move, observer):
+        return self.to_reference().move_seen_by(move, observer)
 
     # -- extras ------------------------------------------------------------------------
     @property

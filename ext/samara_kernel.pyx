@@ -821,6 +821,8 @@ cdef class KernelState:
     search_state = State.search_state
     legal_moves_text = State.legal_moves_text
     apply_text = State.apply_text
+    moves_known_to = State.moves_known_to
+    move_seen_by = State.move_seen_by
 
     cdef St s
     cdef const Cat* cat

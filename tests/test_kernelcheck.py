@@ -56,7 +56,7 @@ class CountState(State):
         self.num_players = num_players
         self.big = big
         self.goal = goal
-        self.twin = twin  # none | good | bad | dealer: what search_state() returns
+        self.twin = twin  # none | good | bad | dealer | host: what search_state() returns
         self.total = 0
         self.turn = 0
         self.added = [0] * num_players
@@ -89,10 +89,10 @@ class CountState(State):
     def ranking(self) -> list[list[int]]:
         return rank_groups([(a, -s) for s, a in enumerate(self.added)])
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: int | None) -> dict[str, Any]:
         return self.to_json()
 
-    def determinize(self, observer: int, rng: random.Random) -> State:
+    def determinize(self, observer: int | None, rng: random.Random) -> State:
         return self.clone()
 
     def to_json(self) -> dict[str, Any]:
@@ -111,7 +111,8 @@ class CountState(State):
     def search_state(self) -> State:
         if self.twin == "none":
             return self
-        cls = {"bad": BuggyTwin, "dealer": DealerTwin}.get(self.twin, CountState)
+        cls = {"bad": BuggyTwin, "dealer": DealerTwin,
+               "host": HostDealerTwin}.get(self.twin, CountState)
         twin = cls.__new__(cls)
         twin.__dict__.update(self.__dict__)
         twin.added = list(self.added)
@@ -130,9 +131,19 @@ class BuggyTwin(CountState):
 class DealerTwin(CountState):
     """Plays like the rules but its determinizations draw a different hidden total."""
 
-    def determinize(self, observer: int, rng: random.Random) -> State:
+    def determinize(self, observer: int | None, rng: random.Random) -> State:
         twin = self.clone()
         twin.goal += rng.randrange(2)
+        return twin
+
+
+class HostDealerTwin(CountState):
+    """Determinizes like the rules for every seat, but not for the host (observer None)."""
+
+    def determinize(self, observer: int | None, rng: random.Random) -> State:
+        twin = self.clone()
+        if observer is None:
+            twin.goal += 1
         return twin
 
 
@@ -185,6 +196,13 @@ def test_toy_twin_that_determinizes_differently_is_caught() -> None:
     report = check_kernel(CountGame("dealer"), 4, seed=0)
     assert report["mismatches"] >= 4
     assert all("determinize(" in e for e in report["examples"])
+
+
+def test_toy_twin_that_determinizes_differently_for_the_host_is_caught() -> None:
+    """The checker cycles the observer through the seats and None (the host)."""
+    report = check_kernel(CountGame("host"), 4, seed=0)
+    assert report["mismatches"] >= 4
+    assert all("determinize(None)" in e for e in report["examples"])
 
 
 def test_toy_without_twin_raises_clean_error() -> None:

@@ -1,47 +1,78 @@
-"""A text drawing of an Oh My Goods! position."""
+"""A text drawing of an Oh My Goods! position, made from one seat's observation.
+
+:func:`render_view` reads only the dict ``OhMyGoodsState.observation(observer)``
+returns (and the public catalogue), so a drawing never shows a seat more than it
+can see: another seat's hand is a count, a face-down good is a count, a secret
+phase II choice is not there at all.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
-if TYPE_CHECKING:
-    from engine.oh_my_goods.rules import OhMyGoodsState
+from engine.oh_my_goods.catalogue import Catalogue
+
+COINS_PER_VP = 5
 
 
-def render_state(state: OhMyGoodsState, observer: int | None = None) -> str:
-    """The position as text; with ``observer``, other players' hands and plans are hidden."""
-    cards = state.catalogue.cards
-    lines = [f"Oh My Goods! round {state.round}"
-             + (f" (last round {state.final_round})" if state.final_round else "")
-             + f", player {state.active + 1} active, phase {state.phase}"]
-    lines.append(f"deck {len(state.deck)}  discard {len(state.discard)}")
-    row = [cards[c].resource + ("*" if cards[c].half_sun else "") for c in state.display]
-    if state.sunset_at >= 0:
-        row.insert(state.sunset_at, "|")
+def _slot_buildings(view: Mapping[str, Any], catalogue: Catalogue, seat: int) -> list[Any]:
+    cards = {c.id: c for c in catalogue.cards}
+    player = view["players"][seat]
+    burner = catalogue.buildings[catalogue.charburner_building]
+    return [burner] + [catalogue.buildings[cards[b].building] for b in player["buildings"]]
+
+
+def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """The position as ``view`` (an observation) shows it."""
+    cards = {c.id: c for c in catalogue.cards}
+    assistants = {a.id: a for a in catalogue.assistants}
+    n = view["num_players"]
+    lines = [f"Oh My Goods! round {view['round']}"
+             + (f" (last round {view['final_round']})" if view["final_round"] else "")
+             + f", player {view['active'] + 1} active, phase {view['phase']}"]
+    lines.append(f"deck {view['deck']}  discard {len(view['discard'])}")
+    row = [cards[c].resource + ("*" if cards[c].half_sun else "") for c in view["display"]]
+    if view["sunset_at"] >= 0:
+        row.insert(view["sunset_at"], "|")
     lines.append("market: " + (" ".join(row) if row else "-"))
-    pool = [f"{state.catalogue.assistants[a].id}/{f}" for a, f in state.pool]
+    pool = [f"{p['assistant']}/{p['face']}" for p in view["pool"]]
     lines.append("assistants for hire: " + (", ".join(pool) if pool else "-"))
-    for seat, player in enumerate(state.players):
-        mark = ">" if state.phase != "over" and state.current_player() == seat else " "
-        lines.append(f"{mark}P{seat + 1}: {state.vp(seat)} VP, {state.coins(seat)} coins, "
-                     f"score {state.scores()[seat]:g}")
-        for slot in range(state.num_slots(seat)):
-            building = state.slot_building(seat, slot)
+    to_move = (view["active"] + view["turn"]) % n if view["phase"] != "over" else -1
+    for seat, player in enumerate(view["players"]):
+        buildings = _slot_buildings(view, catalogue, seat)
+        coins = sum(len(goods) * b.value for goods, b in zip(player["goods"], buildings,
+                                                                strict=True))
+        vp = sum(cards[b].vp for b in player["buildings"])
+        vp += sum(assistants[a["assistant"]].faces[a["face"]].vp for a in player["assistants"])
+        mark = ">" if seat == to_move else " "
+        lines.append(f"{mark}P{seat + 1}: {vp} VP, {coins} coins, "
+                     f"score {vp + coins // COINS_PER_VP}")
+        work = player["work"]
+        for slot, building in enumerate(buildings):
             who = ""
-            if player.work is not None and player.work[0] == slot and (
-                    observer is None or observer == seat or state.phase != "choose"):
-                who = f" [worker {('orderly', 'sloppy')[player.work[1]]}]"
-            a = state.assistant_at(seat, slot)
-            if a >= 0:
-                who += f" [{state.catalogue.assistants[a].id}]"
-            goods = player.goods[slot]
-            good = f" {len(goods)} {building.good}" if building.good else ""
+            if work is not None and work["slot"] == slot:
+                who = f" [worker {work['mode']}]"
+            for a in player["assistants"]:
+                if a["slot"] == slot:
+                    who += f" [{a['assistant']}]"
+            goods = player["goods"][slot]
+            shown = [c for c in goods if c is not None]
+            good = ""
+            if building.good:
+                good = f" {len(goods)} {building.good}"
+                if shown:
+                    good += f" (shown: {', '.join(shown)})"
             lines.append(f"    #{slot} {building.name}{good}{who}")
-        if observer is None or observer == seat:
-            hand = " ".join(f"{cards[c].id}({cards[c].resource})" for c in player.hand)
-            lines.append(f"    hand: {hand or '-'}")
-            if player.plan is not None:
-                lines.append(f"    plan: {cards[player.plan].id}")
+        hand = player["hand"]
+        if isinstance(hand, int):
+            lines.append(f"    hand: {hand} cards")
         else:
-            lines.append(f"    hand: {len(player.hand)} cards")
+            text = " ".join(f"{c}({cards[c].resource})" for c in hand)
+            lines.append(f"    hand: {text or '-'}")
+        plan = player["plan"]
+        if plan == "hidden":
+            lines.append("    plan: a card, face down")
+        elif plan is not None:
+            lines.append(f"    plan: {plan}")
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from engine.game import (
     TERMINAL,
+    Event,
     Game,
     GameInfo,
     GameOption,
@@ -152,6 +153,11 @@ class OhMyGoodsState(State):
         self.hired = -1
         self.shifted: list[int] = []
         self.pay: dict[str, Any] | None = None  # due, paid, last, purpose, arg
+        # Goods whose card every seat has seen (a hand card placed by a chain), and the
+        # cards of the last reshuffle: the draw pile holds only those, since the
+        # shuffled discard pile was public.  Both sharpen determinize().
+        self.shown: set[int] = set()
+        self.reshuffled: list[int] = []
         self._starting_sizes: list[int] = []  # hand sizes when phase I began
         self.last_rollout_steps = 0  # moves chosen by the last rollout(), for benchmarks
 
@@ -223,22 +229,28 @@ class OhMyGoodsState(State):
             j = _rng_below(self.rng, i + 1)
             cards[i], cards[j] = cards[j], cards[i]
 
-    def _draw(self, events: list[str]) -> int | None:
+    def _draw(self, events: list[Event]) -> int | None:
         if not self.deck:
             if not self.discard:
-                events.append("draw and discard piles are empty: everyone discards half "
-                              "their hand")
-                for player in self.players:
-                    for _ in range(len(player.hand) // 2):
-                        card = player.hand.pop(_rng_below(self.rng, len(player.hand)))
-                        self.discard.append(card)
+                dropped = []
+                for seat, player in enumerate(self.players):
+                    cards = [player.hand.pop(_rng_below(self.rng, len(player.hand)))
+                             for _ in range(len(player.hand) // 2)]
+                    self.discard.extend(cards)
+                    if cards:
+                        dropped.append(f"player {seat + 1} "
+                                       + ", ".join(self.card_name(c) for c in cards))
+                events.append(Event("draw and discard piles are empty: everyone discards half "
+                                    "their hand at random" + (": " + "; ".join(dropped)
+                                                              if dropped else "")))
             if not self.discard:
                 return None
             self.deck = sorted(self.discard)
+            self.reshuffled = list(self.deck)
             self.discard = []
             self._shuffle(self.deck)
-            events.append(f"the discard pile is shuffled into a new draw pile "
-                          f"({len(self.deck)} cards)")
+            events.append(Event(f"the discard pile is shuffled into a new draw pile "
+                          f"({len(self.deck)} cards)"))
         return self.deck.pop()
 
     # -- turn structure -----------------------------------------------------
@@ -250,8 +262,8 @@ class OhMyGoodsState(State):
             return TERMINAL
         return self.seat()
 
-    def _start_round(self, events: list[str]) -> None:
-        events.append(f"round {self.round} begins; player {self.active + 1} is active")
+    def _start_round(self, events: list[Event]) -> None:
+        events.append(Event(f"round {self.round} begins; player {self.active + 1} is active"))
         self.turn = 0
         self._starting_sizes = [len(p.hand) for p in self.players]
         if self.second_edition:
@@ -259,7 +271,7 @@ class OhMyGoodsState(State):
         else:
             self._deal(events)
 
-    def _deal(self, events: list[str]) -> None:
+    def _deal(self, events: list[Event]) -> None:
         for k in range(self.num_players):
             seat = (self.active + k) % self.num_players
             player = self.players[seat]
@@ -267,16 +279,21 @@ class OhMyGoodsState(State):
             if self._starting_sizes[seat] <= 3:
                 count += sum(self.catalogue.cards[c].market == EXTRA_CARD
                              for c in player.buildings)
-            for _ in range(count):
-                card = self._draw(events)
-                if card is not None:
-                    player.hand.append(card)
+            drawn = [card for _ in range(count) if (card := self._draw(events)) is not None]
+            player.hand.extend(drawn)
+            events.append(self._drawn_event(seat, drawn))
         self._market_row(events, "Sunrise")
         self.phase = "shift"
         self.turn = 0
         self.shifted = []
 
-    def _market_row(self, events: list[str], name: str) -> None:
+    def _drawn_event(self, seat: int, cards: list[int]) -> Event:
+        """``seat`` took ``cards`` into its hand: it sees which, the others how many."""
+        who = f"player {seat + 1}"
+        return Event(f"{who} draws " + (", ".join(self.card_name(c) for c in cards) or "nothing"),
+                     seats=frozenset({seat}), others=f"{who} draws {len(cards)} card(s)")
+
+    def _market_row(self, events: list[Event], name: str) -> None:
         suns = 0
         drawn = []
         while suns < 2:
@@ -287,9 +304,9 @@ class OhMyGoodsState(State):
             info = self.catalogue.cards[card]
             drawn.append(info.resource + ("*" if info.half_sun else ""))
             suns += info.half_sun
-        events.append(f"{name}: " + ", ".join(drawn))
+        events.append(Event(f"{name}: " + ", ".join(drawn)))
 
-    def _next_seat(self, events: list[str]) -> None:
+    def _next_seat(self, events: list[Event]) -> None:
         self.turn += 1
         self.shifted = []
         if self.turn < self.num_players:
@@ -303,9 +320,12 @@ class OhMyGoodsState(State):
             self.sunset_at = len(self.display)
             self._market_row(events, "Sunset")
             for seat, player in enumerate(self.players):
+                work = "keeps their worker idle"
                 if player.work is not None and player.work[0] >= 0:
-                    events.append(f"player {seat + 1} works {MODE_WORDS[player.work[1]]} in "
-                                  f"{self.slot_label(seat, player.work[0])}")
+                    work = (f"works {MODE_WORDS[player.work[1]]} in "
+                            f"{self.slot_label(seat, player.work[0])}")
+                plan = "has planned a building" if player.plan is not None else "plans nothing"
+                events.append(Event(f"player {seat + 1} {work} and {plan}"))
                 player.chosen = 0
             self.phase = "act"
             self._reset_act()
@@ -323,7 +343,7 @@ class OhMyGoodsState(State):
         self.hired = -1
         self.pay = None
 
-    def _end_round(self, events: list[str]) -> None:
+    def _end_round(self, events: list[Event]) -> None:
         self.discard.extend(self.display)
         self.display = []
         self.sunset_at = -1
@@ -331,15 +351,15 @@ class OhMyGoodsState(State):
             player.work = None
             if self.final_round is None and 1 + len(player.buildings) >= BUILDINGS_TO_END:
                 self.final_round = self.round + 1
-                events.append(f"player {seat + 1} has {BUILDINGS_TO_END} buildings: one more "
-                              f"round after this one")
+                events.append(Event(f"player {seat + 1} has {BUILDINGS_TO_END} buildings: one more "
+                              f"round after this one"))
         if self.final_round is None and self.round + 1 >= MAX_ROUNDS:
             self.final_round = MAX_ROUNDS
-            events.append(f"round {MAX_ROUNDS} will be the last (the engine's round limit)")
+            events.append(Event(f"round {MAX_ROUNDS} will be the last (the engine's round limit)"))
         if self.final_round is not None and self.round >= self.final_round:
             self.phase = "over"
-            events.append("game over: " + ", ".join(
-                f"player {s + 1} {self.scores()[s]:g} VP" for s in range(self.num_players)))
+            events.append(Event("game over: " + ", ".join(
+                f"player {s + 1} {self.scores()[s]:g} VP" for s in range(self.num_players))))
             return
         self.round += 1
         self.active = (self.active + 1) % self.num_players
@@ -651,7 +671,7 @@ class OhMyGoodsState(State):
         return None
 
     # -- applying moves -------------------------------------------------------
-    def apply(self, move: int) -> list[str]:
+    def apply(self, move: int) -> list[Event]:
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(reason)
@@ -659,7 +679,7 @@ class OhMyGoodsState(State):
         self._autoplay(events)
         return events
 
-    def _autoplay(self, events: list[str]) -> None:
+    def _autoplay(self, events: list[Event]) -> None:
         """Play forced moves (a single legal option) at once: no plies without a choice."""
         while self.phase != "over":
             moves = self.legal_moves()
@@ -667,30 +687,29 @@ class OhMyGoodsState(State):
                 return
             events.extend(self._apply_legal(moves[0]))
 
-    def _apply_legal(self, move: int) -> list[str]:
+    def _apply_legal(self, move: int) -> list[Event]:
         kind, arg = decode_move(move)
         seat = self.seat()
         player = self.players[seat]
         who = f"player {seat + 1}"
-        events: list[str] = []
+        events: list[Event] = []
         if kind == KEEP:
-            events.append(f"{who} keeps their hand")
+            events.append(Event(f"{who} keeps their hand"))
             self._next_seat(events)
         elif kind == REDRAW:
             count = len(player.hand)
+            events.append(Event(f"{who} discards their hand: "
+                                + ", ".join(self.card_name(c) for c in player.hand)))
             self.discard.extend(player.hand)
             player.hand = []
-            for _ in range(count):
-                card = self._draw(events)
-                if card is not None:
-                    player.hand.append(card)
-            events.append(f"{who} discards their hand and draws {count} new cards")
+            player.hand = [card for _ in range(count) if (card := self._draw(events)) is not None]
+            events.append(self._drawn_event(seat, player.hand))
             self._next_seat(events)
         elif kind == SHIFT:
             a, slot = divmod(arg, 64)
             self.pay = {"due": SHIFT_COST, "paid": 0, "last": 0, "purpose": "shift",
                         "arg": arg}
-            events.append(f"{who} moves {self._asst_text(a)} to {self.slot_label(seat, slot)}")
+            events.append(Event(f"{who} moves {self._asst_text(a)} to {self.slot_label(seat, slot)}"))
         elif kind == PASS:
             if self.phase == "act":
                 self._finish_act(events)
@@ -727,8 +746,8 @@ class OhMyGoodsState(State):
                 self.need[r] -= 1
             else:
                 self.need[5] -= 1
-            events.append(f"{who} discards {self.card_name(arg)} as "
-                          f"{RESOURCES[r]}")
+            events.append(Event(f"{who} discards {self.card_name(arg)} as "
+                          f"{RESOURCES[r]}"))
             if sum(self.need) <= self.slack:
                 events.extend(self._produce(seat))
         elif kind == CHAIN_ONLY:
@@ -752,7 +771,7 @@ class OhMyGoodsState(State):
                 events.extend(self._paid(seat))
         elif kind == SCRAP:
             assert player.plan is not None
-            events.append(f"{who} discards the planned {self.card_name(player.plan)}")
+            events.append(Event(f"{who} discards the planned {self.card_name(player.plan)}"))
             self.discard.append(player.plan)
             player.plan = None
             self.step = "hire"
@@ -766,22 +785,23 @@ class OhMyGoodsState(State):
             face = next(x[1] for x in self.pool if x[0] == self.hired)
             self.pool = [x for x in self.pool if x[0] != self.hired]
             player.assistants.append([self.hired, face, arg])
-            events.append(f"{who} hires {self._asst_text(self.hired)} into "
-                          f"{self.slot_label(seat, arg)}")
+            events.append(Event(f"{who} hires {self._asst_text(self.hired)} into "
+                          f"{self.slot_label(seat, arg)}"))
             self.hired = -1
             self._finish_act(events)
         return events
 
-    def _finish_act(self, events: list[str]) -> None:
+    def _finish_act(self, events: list[Event]) -> None:
         self._reset_act()
         self._next_seat(events)
         if self.phase == "act":
             self._reset_act()
 
-    def _pay(self, seat: int, slot: int) -> list[str]:
+    def _pay(self, seat: int, slot: int) -> list[Event]:
         pay = self.pay
         assert pay is not None
         card = self.players[seat].goods[slot].pop()
+        self.shown.discard(card)
         self.discard.append(card)
         pay["paid"] += self.slot_building(seat, slot).value
         pay["last"] = slot
@@ -789,13 +809,13 @@ class OhMyGoodsState(State):
             return self._paid(seat)
         return []
 
-    def _paid(self, seat: int) -> list[str]:
+    def _paid(self, seat: int) -> list[Event]:
         pay = self.pay
         assert pay is not None
         self.pay = None
         player = self.players[seat]
         who = f"player {seat + 1}"
-        events = [f"{who} pays {pay['paid']} coins"]
+        events = [Event(f"{who} pays {pay['paid']} coins")]
         if pay["purpose"] == "shift":
             a, slot = divmod(pay["arg"], 64)
             for entry in player.assistants:
@@ -807,25 +827,26 @@ class OhMyGoodsState(State):
             player.buildings.append(card)
             player.goods.append([])
             player.plan = None
-            events.append(f"{who} builds {self.card_name(card)}")
+            events.append(Event(f"{who} builds {self.card_name(card)}"))
             self.step = "hire"
         else:
             self.hired = pay["arg"]
             self.step = "place"
         return events
 
-    def _produce(self, seat: int) -> list[str]:
+    def _produce(self, seat: int) -> list[Event]:
         slot = self.running
         made = 0
+        events: list[Event] = []
         for _ in range(self.produce_count):
-            events: list[str] = []
             card = self._draw(events)
             if card is None:
                 break
             self.players[seat].goods[slot].append(card)
             made += 1
         building = self.slot_building(seat, slot)
-        out = [f"player {seat + 1}'s {building.name} #{slot} produces {made} {building.good}"]
+        events.append(Event(f"player {seat + 1}'s {building.name} #{slot} produces {made} "
+                            f"{building.good}"))
         self.running = -1
         self.need = [0] * 6
         if made and self._can_chain(seat, slot):
@@ -833,23 +854,25 @@ class OhMyGoodsState(State):
             self.chain_slot = slot
         else:
             self.step = "run"
-        return out
+        return events
 
-    def _chain(self, seat: int, card: int) -> list[str]:
+    def _chain(self, seat: int, card: int) -> list[Event]:
         slot = self.chain_slot
         player = self.players[seat]
         _, sources = self._chain_sources(seat, slot)
-        # One chain use makes one good from all its inputs: one input card becomes the
-        # good on this building (the hand card if there is one), the others are discarded.
-        consumed = [player.goods[src].pop() for src in sources]
+        # Every item the chain shows is placed on this building, and each is a good
+        # there: 1 Clay + 1 Coal on the Brickworks make 2 Bricks.  The hand card is
+        # shown to everyone first; goods moved from other buildings stay face down.
+        placed = [player.goods[src].pop() for src in sources]
         if card != NO_CARD:
             player.hand.remove(card)
-            consumed.insert(0, card)
-        player.goods[slot].append(consumed[0])
-        self.discard.extend(consumed[1:])
+            self.shown.add(card)
+            placed.insert(0, card)
+        player.goods[slot].extend(placed)
         building = self.slot_building(seat, slot)
-        events = [f"player {seat + 1}'s {building.name} #{slot} chains: +1 {building.good}"
-                  + (f" (shows {self.card_name(card)})" if card != NO_CARD else "")]
+        events = [Event(f"player {seat + 1}'s {building.name} #{slot} chains: "
+                        f"+{len(placed)} {building.good}"
+                        + (f" (shows {self.card_name(card)})" if card != NO_CARD else ""))]
         if not self._can_chain(seat, slot):
             self.step = "run"
             self.chain_slot = -1
@@ -924,6 +947,8 @@ class OhMyGoodsState(State):
         twin.shifted = list(self.shifted)
         twin.pay = dict(self.pay) if self.pay is not None else None
         twin._starting_sizes = list(self._starting_sizes)
+        twin.shown = set(self.shown)
+        twin.reshuffled = list(self.reshuffled)
         return twin
 
     def rollout(self, seed: int) -> Outcome:
@@ -945,54 +970,88 @@ class OhMyGoodsState(State):
         return fast.kernel_twin(self) or self
 
     # -- information -------------------------------------------------------------
-    def _hidden_choice(self, seat: int, observer: int) -> bool:
+    def _hidden_choice(self, seat: int, observer: int | None) -> bool:
         """Whether ``seat``'s phase II worker and plan are hidden from ``observer``."""
-        return self.phase == "choose" and seat != observer
+        return self.phase == "choose" and observer is not None and seat != observer
 
     def _plan_public(self, seat: int) -> bool:
         """A planned card is shown once its owner starts paying for it."""
         return (self.phase == "act" and self.pay is not None and
                 self.pay["purpose"] == "build" and seat == self.seat())
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def _plan_hidden(self, seat: int, observer: int | None) -> bool:
+        """Whether ``observer`` cannot see which card ``seat`` planned (if any)."""
+        return observer is not None and seat != observer and not self._plan_public(seat)
+
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` sees: hands and plans of its own (``None``: the host, every
+        seat's), never the deck order, face-down goods or the generator.
+
+        Other seats' hands are counts (a card planned in secret still counted in
+        phase II), a goods card is its id when a chain showed it and ``None`` when
+        face down, a plan made before Sunset is ``None`` and later ``"hidden"``.
+        """
         data = self.to_json()
         data["observer"] = seat
         del data["rng"]
         data["deck"] = len(self.deck)
         data["discard"] = sorted(data["discard"])
+        ids = [c.id for c in self.catalogue.cards]
         for p, entry in enumerate(data["players"]):
             player = self.players[p]
-            entry["goods"] = [len(g) for g in player.goods]
-            if p == seat:
+            entry["goods"] = [[ids[c] if c in self.shown else None for c in g]
+                              for g in player.goods]
+            if seat is None or p == seat:
                 continue
             hidden = self._hidden_choice(p, seat)
             entry["hand"] = len(player.hand) + (1 if hidden and player.plan is not None else 0)
             if hidden:
                 entry["work"] = None
                 entry["plan"] = None
-            elif player.plan is not None and not self._plan_public(p):
+            elif player.plan is not None and self._plan_hidden(p, seat):
                 entry["plan"] = "hidden"
         return data
 
-    def determinize(self, observer: int, rng: random.Random) -> OhMyGoodsState:
+    def determinize(self, observer: int | None, rng: random.Random) -> OhMyGoodsState:
+        """Deal every card ``observer`` cannot see afresh, keeping what it can.
+
+        The unseen cards (deck, face-down goods, and for a seat: other hands and
+        secret plans) are sorted and shuffled with ``rng``.  A seat supplying
+        resources in secret first keeps cards that cover them (``_supply_cards``);
+        the draw pile takes the first of the others that may be there (after a
+        reshuffle only cards of that public pile); the rest are dealt back by the
+        public counts, popping from the end: hands and plans seat by seat, then the
+        face-down goods.  Other seats' phase II choices still secret to ``observer``
+        are drawn again from their new hands.  Every determinization is a position
+        its seat to move can play on.
+        """
         twin = self.clone()
-        n = self.num_players
         unseen = list(self.deck)
         for p, player in enumerate(self.players):
             for goods in player.goods:
-                unseen.extend(goods)
-            if p != observer:
+                unseen.extend(c for c in goods if c not in self.shown)
+            if observer is not None and p != observer:
                 unseen.extend(player.hand)
-                if player.plan is not None and not self._plan_public(p):
+                if player.plan is not None and self._plan_hidden(p, observer):
                     unseen.append(player.plan)
         unseen.sort()
         rng.shuffle(unseen)
+        pile = set(self.reshuffled)
+        kept = self._supply_cards(observer, unseen, pile)
+        if kept:
+            taken = set(kept)
+            unseen = [c for c in unseen if c not in taken]
+        fits_deck = [c for c in unseen if c in pile] if pile else unseen
+        twin.deck = fits_deck[:len(self.deck)]
+        assert len(twin.deck) == len(self.deck)
+        in_deck = set(twin.deck)
+        rest = [c for c in unseen if c not in in_deck]
         redo: list[tuple[int, int]] = []
         for p, twin_player in enumerate(twin.players):
-            if p == observer:
+            if observer is None or p == observer:
                 continue
             size = len(twin_player.hand)
-            has_plan = twin_player.plan is not None and not self._plan_public(p)
+            has_plan = twin_player.plan is not None and self._plan_hidden(p, observer)
             if self._hidden_choice(p, observer) and twin_player.chosen > 0:
                 redo.append((p, twin_player.chosen))
                 twin_player.chosen = 0
@@ -1000,12 +1059,14 @@ class OhMyGoodsState(State):
                 size += has_plan
                 has_plan = False
                 twin_player.plan = None
-            twin_player.hand = [unseen.pop() for _ in range(size)]
+            own = kept if p == self.seat() else []
+            twin_player.hand = own + [rest.pop() for _ in range(size - len(own))]
             if has_plan:
-                twin_player.plan = unseen.pop()
+                twin_player.plan = rest.pop()
         for twin_player in twin.players:
-            twin_player.goods = [[unseen.pop() for _ in g] for g in twin_player.goods]
-        twin.deck = unseen
+            twin_player.goods = [[c if c in self.shown else rest.pop() for c in g]
+                                 for g in twin_player.goods]
+        assert not rest
         twin.rng = [rng.getrandbits(64)]
         for p, level in redo:
             twin_player = twin.players[p]
@@ -1019,8 +1080,52 @@ class OhMyGoodsState(State):
                     twin_player.hand.remove(pick)
                     twin_player.plan = pick
                 twin_player.chosen = 2
-        assert len(twin.players) == n
         return twin
+
+    def _supply_cards(self, observer: int | None, unseen: list[int], pile: set[int]) -> list[int]:
+        """Cards the seat to move must keep when it supplies resources out of sight.
+
+        It chose to produce knowing its hand covers what the market lacks (all but
+        ``slack`` units), so every determinization gives it such cards, in
+        ``unseen``'s (shuffled) order: per resource as many as it still needs, first
+        cards outside the reshuffled pile, trimmed from the last resource to its
+        hand size; then pile cards for what is still missing, as far as the draw
+        pile (which holds only pile cards) can spare them.  The result covers at
+        least as many units as the real hand did, so the seat can always go on.
+        """
+        mover = self.seat()
+        if not (self.phase == "act" and self.step == "supply" and observer is not None
+                and observer != mover):
+            return []
+        cards = self.catalogue.cards
+        outside: list[list[int]] = [[] for _ in RESOURCES]
+        inside: list[list[int]] = [[] for _ in RESOURCES]
+        for c in unseen:
+            (inside if c in pile else outside)[RESOURCES.index(cards[c].resource)].append(c)
+        room = len(self.players[mover].hand)
+        take = [min(self.need[r], len(outside[r])) for r in range(len(RESOURCES))]
+        r = len(RESOURCES) - 1
+        while sum(take) > room:
+            if take[r]:
+                take[r] -= 1
+            else:
+                r -= 1
+        kept = [c for r in range(len(RESOURCES)) for c in outside[r][:take[r]]]
+        spare = sum(len(cs) for cs in inside) - len(self.deck)
+        for r in range(len(RESOURCES)):
+            extra = min(self.need[r] - take[r], len(inside[r]), spare, room - len(kept))
+            if extra > 0:
+                kept.extend(inside[r][:extra])
+                spare -= extra
+        return kept
+
+    def move_seen_by(self, move: int, observer: int | None) -> str | None:
+        """Phase II worker and plan choices are secret from the other seats until Sunset."""
+        kind, _ = decode_move(move)
+        if (kind in (WORK_ORDERLY, WORK_SLOPPY, IDLE, PLAN, PLAN_NONE)
+                and self._hidden_choice(self.seat(), observer)):
+            return None
+        return self.move_to_text(move)
 
     # -- notation ------------------------------------------------------------------
     def move_to_text(self, move: int) -> str:
@@ -1116,6 +1221,8 @@ class OhMyGoodsState(State):
             "sunset_at": self.sunset_at,
             "pool": [{"assistant": assistants[a].id, "face": f} for a, f in self.pool],
             "starting_hands": list(self._starting_sizes),
+            "shown_goods": [ids[c] for c in sorted(self.shown)],
+            "reshuffled": [ids[c] for c in self.reshuffled],
             "players": [
                 {"charburner": self.catalogue.charburners[p.charburner].id,
                  "worker": self.catalogue.workers[p.worker],
@@ -1139,9 +1246,9 @@ class OhMyGoodsState(State):
         }
 
     def render(self, observer: int | None = None) -> str:
-        from engine.oh_my_goods.render import render_state
+        from engine.oh_my_goods.render import render_view
 
-        return render_state(self, observer)
+        return render_view(self.observation(observer), self.catalogue)
 
 
 # -- setup ------------------------------------------------------------------------
@@ -1164,7 +1271,7 @@ def new_state(catalogue: Catalogue, seed: int, num_players: int,
     for player in state.players:
         player.hand = [state.deck.pop() for _ in range(START_HAND)]
         player.goods[0] = [state.deck.pop() for _ in range(START_COAL)]
-    events: list[str] = []
+    events: list[Event] = []
     state._start_round(events)
     state._autoplay(events)
     return state
@@ -1299,6 +1406,23 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> OhMyGoods
                                 len(player.buildings)), MODE_WORDS.index(work["mode"]))
         player.chosen = _int(entry.get("chosen", 0), f"{where}.chosen", 0, 2)
         state.players.append(player)
+    goods_cards = {c for player in state.players for g in player.goods for c in g}
+    shown = data.get("shown_goods") or []
+    _expect(isinstance(shown, list), "shown_goods must be a list")
+    for i, value in enumerate(shown):
+        _expect(value in card_ids and card_ids[value] in goods_cards,
+                f"shown_goods[{i}]: {value!r} is not a card on a building")
+    state.shown = {card_ids[v] for v in shown}
+    reshuffled = data.get("reshuffled") or []
+    _expect(isinstance(reshuffled, list) and all(v in card_ids for v in reshuffled)
+            and len(set(reshuffled)) == len(reshuffled),
+            "reshuffled must list distinct card ids")
+    state.reshuffled = sorted(card_ids[v] for v in reshuffled)
+    if state.reshuffled:
+        pile = set(state.reshuffled)
+        stray = [catalogue.cards[c].id for c in state.deck if c not in pile]
+        _expect(not stray, f"deck: {', '.join(stray[:3])} cannot be in the draw pile: it holds "
+                           f"only cards of the last reshuffle (reshuffled)")
     _expect(len(seen) == len(catalogue.cards),
             f"cards: {len(catalogue.cards) - len(seen)} of the {len(catalogue.cards)} deck "
             f"cards are nowhere (each must be in the deck, discard, display, a hand, a plan, a "

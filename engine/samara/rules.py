@@ -9,7 +9,7 @@ Interpretations of the rulebook are listed in ``docs/rules/samara.md``.
 >>> state.month_name(state.month)
 'Sep'
 >>> state.move_to_text(state.legal_moves()[-1])
-'vacation'
+'recruit woman'
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from engine.game import (
     TERMINAL,
+    Event,
     Game,
     GameInfo,
     GameOption,
@@ -394,11 +395,12 @@ class SamaraState(State):
         return [f"{name} sends P{decision.target + 1}'s worker to {self.month_name(dest)}"]
 
     # -- applying moves -----------------------------------------------------
-    def apply(self, move: int) -> list[str]:
+    def apply(self, move: int) -> list[Event]:
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(f"illegal move {self._safe_text(move)}: {reason}")
-        return self._apply_legal(move)
+        # Perfect information: every event is public.
+        return [Event(text) for text in self._apply_legal(move)]
 
     def _apply_legal(self, move: int) -> list[str]:
         kind, si, arg, mask = decode_move(move)
@@ -718,12 +720,12 @@ class SamaraState(State):
         self.last_rollout_steps = steps
         return self.outcome()
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: int | None) -> dict[str, Any]:
         data = self.to_json()
         data["observer"] = seat
         return data
 
-    def determinize(self, observer: int, rng: random.Random) -> SamaraState:
+    def determinize(self, observer: int | None, rng: random.Random) -> SamaraState:
         # Samara is perfect information once the tiles are laid: nothing to resample.
         return self.clone()
 

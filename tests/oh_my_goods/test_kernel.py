@@ -40,8 +40,8 @@ def test_determinize_matches_reference() -> None:
             if i % 5:
                 continue
             k = twin(state)
-            for observer in range(players):
-                hidden_choices += state.phase == "choose" and any(
+            for observer in [*range(players), None]:
+                hidden_choices += state.phase == "choose" and observer is not None and any(
                     p.chosen for s, p in enumerate(state.players) if s != observer)
                 ref_rng, k_rng = random.Random(i), random.Random(i)
                 ref_det = state.determinize(observer, ref_rng)
@@ -71,10 +71,62 @@ def test_determinize_with_another_generator_class_uses_the_reference() -> None:
 
 
 def test_determinize_rejects_a_bad_observer() -> None:
-    """An observer who is not a seat of the game is refused."""
+    """An observer who is neither a seat of the game nor None (the host) is refused."""
     k = twin(GAME.new_game(1, 2))
-    with pytest.raises(ValueError, match="observer"):
-        k.determinize(2, random.Random(1))
+    for bad in (2, -1, "0", 0.0):
+        with pytest.raises(ValueError, match="observer"):
+            k.determinize(bad, random.Random(1))
+    assert isinstance(k.determinize(None, random.Random(1)), KernelState)
+
+
+def _shown_after_reshuffle() -> OhMyGoodsState:
+    """A seeded random position after a reshuffle, with goods a chain showed, a draw
+    pile, and a face-down good that was not in the reshuffled pile (so it must never
+    be dealt into the draw pile)."""
+    for seed, players, options in game_setups(GAME, 60):
+        for state in random_positions(GAME, seed, players, options):
+            if state.is_terminal() or not (state.reshuffled and state.shown and state.deck):
+                continue
+            pile = set(state.reshuffled)
+            if any(c not in pile and c not in state.shown
+                   for p in state.players for g in p.goods for c in g):
+                return state.clone()
+    raise AssertionError("no seeded game reached such a position")
+
+
+def test_determinize_keeps_shown_goods_and_the_reshuffled_draw_pile() -> None:
+    """Goods a chain showed stay in place and the draw pile is dealt only from the
+    cards of the last reshuffle, for every seat and for the host, as in the reference."""
+    state = _shown_after_reshuffle()
+    k = twin(state)
+    assert_same(state, k)
+    pile = set(state.reshuffled)
+    shown_ids = sorted(state.catalogue.cards[c].id for c in state.shown)
+    for observer in [*range(state.num_players), None]:
+        decks = set()
+        for seed in range(12):
+            ref_rng, k_rng = random.Random(seed), random.Random(seed)
+            ref_det = state.determinize(observer, ref_rng)
+            det = k.determinize(observer, k_rng)
+            assert_same(ref_det, det)
+            assert ref_rng.getrandbits(64) == k_rng.getrandbits(64)
+            dealt = det.to_reference()
+            assert det.to_json()["shown_goods"] == shown_ids
+            assert dealt.shown == state.shown and dealt.reshuffled == state.reshuffled
+            for player, before in zip(dealt.players, state.players, strict=True):
+                assert [len(g) for g in player.goods] == [len(g) for g in before.goods]
+                for goods, old in zip(player.goods, before.goods, strict=True):
+                    assert all(c == o for c, o in zip(goods, old, strict=True)
+                               if o in state.shown)
+                    assert not any(c in state.shown for c, o in zip(goods, old, strict=True)
+                                   if o not in state.shown)
+            assert len(dealt.deck) == len(state.deck) and set(dealt.deck) <= pile
+            decks.add(tuple(dealt.deck))
+            for p, (player, before) in enumerate(zip(dealt.players, state.players,
+                                                     strict=True)):
+                if observer is None or p == observer:
+                    assert player.hand == before.hand and player.plan == before.plan
+        assert len(decks) > 1  # the draw pile's order is resampled
 
 
 def test_states_that_do_not_fit_fall_back_to_the_reference() -> None:

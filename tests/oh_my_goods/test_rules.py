@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.game import IllegalMoveError, InvalidStateError
+from engine.game import Event, IllegalMoveError, InvalidStateError
 from engine.oh_my_goods import GAME
 from engine.oh_my_goods.catalogue import default_catalogue
 from engine.oh_my_goods.rules import MAX_ROUNDS, ORDERLY, SLOPPY, state_from_json
@@ -162,11 +162,19 @@ def test_brick_chain_needs_clay_and_coal_together() -> None:
     goods(s, 0, 0, 2)  # 2 coal
     s.players[0].work = (bricks, ORDERLY)
     s.apply_text(f"produce #{bricks}")
+    produced = len(s.players[0].goods[bricks])
+    assert produced == 2
     s.apply_text(f"chain {CAT.cards[clays[0]].id}")
     s.apply_text(f"chain {CAT.cards[clays[1]].id}")
-    assert len(s.players[0].goods[bricks]) == 4  # effectively 4 Bricks
+    # "place 2 Coal and 2 Clay on the Brickworks, effectively producing 4 Bricks":
+    # every item placed is a brick, so each use of the two-input chain makes 2.
+    assert len(s.players[0].goods[bricks]) == produced + 4
+    assert s.coins(0) == (produced + 4) * 2
     assert len(s.players[0].goods[0]) == 0
     assert clays[2] in s.players[0].hand  # no coal left: the chain stopped by itself
+    # the Clay cards were shown; the coal came face down from the Charburner
+    assert {clays[0], clays[1]} <= s.shown
+    assert len(s.shown & set(s.players[0].goods[bricks])) == 2
 
 
 def test_why_illegal_names_the_missing_good() -> None:
@@ -320,11 +328,11 @@ def test_a_game_nobody_ends_stops_after_the_round_limit() -> None:
     """Engine safeguard (docs/rules/oh-my-goods.md): round MAX_ROUNDS is the last."""
     s = GAME.new_game(3, 2)
     s.round = MAX_ROUNDS - 1
-    events: list[str] = []
+    events: list[Event] = []
     while s.round == MAX_ROUNDS - 1:
         events += s.apply(s.legal_moves()[0])
     assert s.final_round == MAX_ROUNDS and not s.is_terminal()
-    assert any("last" in e for e in events)
+    assert any("last" in e.text for e in events)
     while not s.is_terminal():
         s.apply(s.legal_moves()[0])
     assert s.round == MAX_ROUNDS and max(1 + len(p.buildings) for p in s.players) < 8
@@ -380,9 +388,53 @@ def test_empty_draw_and_discard_piles_halve_the_hands() -> None:
     rest = s.deck[10:]
     s.deck = []
     s.players[1].goods[0] = rest
-    events: list[str] = []
+    events: list[Event] = []
     card_drawn = s._draw(events)
     assert card_drawn is not None
     assert len(s.players[0].hand) == 4 and len(s.players[1].hand) == 2
-    assert any("half" in e for e in events)
+    assert any("half" in e.text for e in events)
     assert len(s.deck) + 1 == 3 + 1
+
+
+def test_a_reshuffle_during_production_is_reported() -> None:
+    """Issue 8, item 9: draws inside production used to throw their events away."""
+    s = blank()
+    s.players[0].work = (0, ORDERLY)
+    for key, n in s.slot_inputs(0, 0):
+        market(s, *[key] * n)
+    s.discard = s.deck[1:]
+    s.deck = s.deck[:1]  # one card left: the second good needs a reshuffle
+    events = s.apply_text("produce #0")
+    texts = [e.text for e in events]
+    assert any("shuffled into a new draw pile" in t for t in texts), texts
+    assert any("produces 2 coal" in t for t in texts), texts
+    assert s.reshuffled and set(s.deck) <= set(s.reshuffled)
+
+
+def test_everyone_discarding_half_during_production_is_reported() -> None:
+    s = blank()
+    s.players[0].work = (0, ORDERLY)
+    for key, n in s.slot_inputs(0, 0):
+        market(s, *[key] * n)
+    s.players[1].hand = s.deck[:6]
+    s.deck = s.deck[6:7]  # one card, an empty discard pile: the second draw halves hands
+    events = s.apply_text("produce #0")
+    texts = [e.text for e in events]
+    assert any("discards half" in t for t in texts), texts
+    assert len(s.players[1].hand) == 3
+
+
+def test_own_draws_are_private_events() -> None:
+    s = GAME.new_game(5, 3)
+    while s.phase != "act":
+        s.apply(s.legal_moves()[0])
+    events: list[Event] = []
+    while not any("draws" in e.text for e in events):
+        events = s.apply(s.legal_moves()[0])
+    draws = [e for e in events if " draws " in e.text]
+    assert len(draws) == 3
+    for seat, event in enumerate(sorted(draws, key=lambda e: e.text)):
+        assert event.seats == frozenset({seat})
+        assert event.seen_by(seat) == event.text and event.seen_by(None) == event.text
+        other = (seat + 1) % 3
+        assert event.seen_by(other) == f"player {seat + 1} draws 2 card(s)"

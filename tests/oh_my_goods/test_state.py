@@ -121,7 +121,7 @@ def test_observation_hides_hands_deck_and_pending_choices() -> None:
     assert other["work"] is None and other["plan"] is None
     assert other["hand"] == len(state.players[done].hand) + (state.players[done].plan is not None)
     assert "rng" not in obs
-    assert all(isinstance(g, int) for g in other["goods"])
+    assert all(card is None for g in other["goods"] for card in g)  # face down
     json.dumps(obs)
 
 
@@ -251,3 +251,35 @@ def test_render_and_heuristic() -> None:
     text = state.render()
     assert "Charburner" in text and "market:" in text
     assert len(state.heuristic()) == 3
+
+
+def test_a_seat_supplying_out_of_sight_keeps_a_playable_hand() -> None:
+    """Determinizing another seat's supply step: its new hand still covers the need, and
+    the draw pile still fits inside the last reshuffle (a sloppy worker one unit short
+    once took a pile card the draw pile needed)."""
+    state = GAME.new_game(101, 3, {"second_edition": False})
+    rng = random.Random(101)
+    for _ in range(350):
+        state.apply(rng.choice(state.legal_moves()))
+    assert state.step == "supply" and state.reshuffled and state.slack == 1
+    mover = state.seat()
+    for observer in range(3):
+        for k in range(50):
+            twin = state.determinize(observer, random.Random(k))
+            assert twin.legal_moves(), (observer, k)
+            assert len(twin.deck) == len(state.deck)
+            assert set(twin.deck) <= set(state.reshuffled)
+            assert twin._shortfall(mover, twin.need) <= twin.slack
+    # many more supply steps, seen from every other seat
+    checked = 0
+    for seed in range(12):
+        s = GAME.new_game(seed, 2 + seed % 3)
+        r = random.Random(seed)
+        while not s.is_terminal():
+            if s.phase == "act" and s.step == "supply":
+                for observer in range(s.num_players):
+                    twin = s.determinize(observer, random.Random(checked))
+                    assert twin.legal_moves()
+                    checked += 1
+            s.apply(r.choice(s.legal_moves()))
+    assert checked > 100

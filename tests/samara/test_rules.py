@@ -165,7 +165,7 @@ def test_example_building_the_hut_takes_three_months_for_one_worker() -> None:
     move = state.parse_move("build r1c3 1")
     assert move in state.legal_moves()
     events = state.apply(move)
-    assert "builds Hut at r1c3" in events[0]
+    assert "builds Hut at r1c3" in events[0].text
     assert state.spot_tile[spot(state, "r1c3")] is None
     assert state.foremen[0].buildings == [state.catalogue.tile_index("hut-1")]
     assert track_codes(state)[DEC] == ["P1W1"]
@@ -335,7 +335,7 @@ def test_hospital_others_lose_one_strength_never_the_last_woman() -> None:
                            OCT: ["P2M2", "P3M1", "P3M2", "P1M2"]})
     events = state.apply_text("build r1c1 1")
     # P2's only eligible worker is the double man: no choice to ask for.
-    assert any("drops to strength 1" in e for e in events)
+    assert any("drops to strength 1" in e.text for e in events)
     assert state.current_player() == 2  # P3 chooses between its two men
     assert texts(state) == ["weaken 2", "weaken 3"]
     state.apply_text("weaken 2")  # the single man dies: his pawn goes back to the board
