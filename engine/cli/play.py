@@ -1,4 +1,10 @@
-"""``furnace play``: a person against bots in the terminal, with hints on request."""
+"""``furnace play``: a person against bots in the terminal, with hints on request.
+
+The person sees only what their seat sees: the board is ``render(seat)``, other
+seats' moves are shown as ``move_seen_by(move, seat)`` (a secret choice is shown
+as such) and their events as ``Event.seen_by(seat)``.  Hints search from the
+seat's own information.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine import registry
-from engine.game import TERMINAL, FurnaceError, InvalidStateError, State
+from engine.game import TERMINAL, FurnaceError, InvalidStateError, State, events_seen_by
 from engine.search import Bot, make_bot, search_for
 
 HELP = """commands:
@@ -18,7 +24,8 @@ HELP = """commands:
   moves         list the legal moves
   hint [ITERS]  ask the bot for advice (default: --iterations)
   board         draw the position again
-  save FILE     save the game as JSON (resume with --load FILE)
+  save FILE     save the whole game as JSON, every hand included (that is what
+                resuming needs: --load FILE); keep the file to yourself
   help          this text
   quit          stop playing"""
 
@@ -36,8 +43,9 @@ def load_state(path: str) -> State:
 
 
 def hint_text(state: State, iterations: int, seed: int) -> str:
-    analysis = search_for(state, iterations=iterations, seed=seed)
+    """Advice for the seat to move, from that seat's information only."""
     seat = state.current_player()
+    analysis = search_for(state, seat, iterations=iterations, seed=seed)
     lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
              f"best {analysis.best_move_text}"]
     for stats in analysis.moves[:5]:
@@ -76,11 +84,12 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
         player = state.current_player()
         if player != human:
             move = bots[player].choose(state, rng)
-            text = state.move_to_text(move)
+            seen = state.move_seen_by(move, human)
             events = state.apply(move)
-            output(f"P{player + 1} ({bots[player].name}): {text}")
-            for event in events:
-                output(f"  {event}")
+            output(f"P{player + 1} ({bots[player].name}): "
+                   + (seen if seen is not None else "makes a secret choice"))
+            for text in events_seen_by(events, human):
+                output(f"  {text}")
             continue
         try:
             line = input_fn(f"P{human + 1}> ").strip()
@@ -137,8 +146,8 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
                 output(f"illegal move {line!r}: {reason}")
                 continue
             output(f"P{human + 1} (you): {state.move_to_text(move)}")
-            for event in state.apply(move):
-                output(f"  {event}")
+            for text in events_seen_by(state.apply(move), human):
+                output(f"  {text}")
             output(state.render(human))
     output(state.render(human))
     scores = state.scores()

@@ -24,7 +24,8 @@ from engine.search.bots import (
     make_bot,
 )
 from engine.search.dispatch import make_tree, search_for, search_kind
-from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS, ismcts_search
+from engine.search.estimate import Estimate, SeatEstimate, estimate_scores
+from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS, DeterminizationError, ismcts_search
 from engine.search.mcts import DEFAULT_C, MCTS, mcts_search
 from engine.search.parallel import parallel_search
 
@@ -36,14 +37,18 @@ __all__ = [
     "Analysis",
     "Bot",
     "BotSpecError",
+    "DeterminizationError",
+    "Estimate",
     "GreedyBot",
     "IsmctsBot",
     "MctsBot",
     "MoveStats",
     "RandomBot",
     "RootStats",
+    "SeatEstimate",
     "analysis_from_stats",
     "build_analysis",
+    "estimate_scores",
     "ismcts_search",
     "make_bot",
     "make_tree",

@@ -8,7 +8,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from math import exp
 
-from engine.game import Outcome
+from engine.game import Outcome, State
 
 _SEED_MASK = (1 << 63) - 1
 
@@ -45,6 +45,24 @@ def sample_chance(outcomes: Sequence[tuple[int, float]], rng: random.Random) -> 
     if not outcomes:
         raise ValueError("chance node without outcomes")
     return outcomes[sample_index(cumulative([p for _, p in outcomes]), rng)][0]
+
+
+#: The ``margin_scale`` argument of the searches that means "what the game declares"
+#: (``GameInfo.score_margin_scale``); ``None`` means the bare win share.
+GAME_MARGIN = "game"
+MarginScale = float | None | str
+
+
+def resolve_margin(state: State, margin_scale: MarginScale) -> float | None:
+    """The margin scale a search of ``state`` uses (see :data:`GAME_MARGIN`)."""
+    if margin_scale == GAME_MARGIN:
+        return state.info.score_margin_scale
+    if margin_scale is None:
+        return None
+    if isinstance(margin_scale, str) or not margin_scale > 0:
+        raise ValueError(f"margin_scale must be positive, None or {GAME_MARGIN!r}, "
+                         f"not {margin_scale!r}")
+    return float(margin_scale)
 
 
 def backup_values(outcome: Outcome, margin_scale: float | None) -> tuple[float, ...]:

@@ -56,6 +56,9 @@ class Analysis:
     moves: list[MoveStats] = field(default_factory=list)
     principal_variation: list[str] = field(default_factory=list)
     principal_variation_moves: list[int] = field(default_factory=list)
+    #: Why the search stopped: ``"iterations"``, ``"time_limit"`` or ``"stopped"``
+    #: (``should_stop``); see :mod:`engine.search.budget`.
+    stop_reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +72,7 @@ class Analysis:
             "moves": [m.to_json() for m in self.moves],
             "principal_variation": list(self.principal_variation),
             "principal_variation_moves": list(self.principal_variation_moves),
+            "stop_reason": self.stop_reason,
         }
 
 

@@ -3,19 +3,24 @@
 Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
 
 * ``random`` - uniform over the legal moves;
-* ``greedy`` - best one-ply ``heuristic()`` difference (see :class:`GreedyBot`);
+* ``greedy`` - best one-ply ``heuristic()`` difference, averaged over determinizations
+  of its own view in a hidden-information game (see :class:`GreedyBot`);
 * ``mcts`` - UCT with the default budget of :data:`DEFAULT_MCTS_ITERATIONS` iterations;
   options follow, separated by ``:``: a bare integer or ``i=N`` is the iteration
   budget, ``t=SECONDS`` a time limit (both may be given: whichever runs out
-  first), ``c=FLOAT`` the exploration constant.  Examples: ``mcts:2000``,
-  ``mcts:2000:c=1.0``, ``mcts:t=1.5``, ``mcts:5000:t=2``;
+  first), ``c=FLOAT`` the exploration constant, ``m=SCALE`` the score-margin scale
+  of the utility (``m=0``: the bare win share; default: the game's
+  ``score_margin_scale``).  Examples: ``mcts:2000``, ``mcts:2000:c=1.0``,
+  ``mcts:t=1.5``, ``mcts:5000:t=2``, ``ismcts:2000:m=3``;
 * ``ismcts`` - single-observer information set MCTS (:mod:`engine.search.ismcts`)
   for hidden-information games, default :data:`DEFAULT_ISMCTS_ITERATIONS`
   iterations and ``c`` :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`; same
   options as ``mcts``: ``ismcts:2000``, ``ismcts:t=1:c=0.5``.
 
-Bots never modify the state they are given.  They raise ``ValueError`` when
-asked to move in a chance or finished position.
+Bots never modify the state they are given, and decide only from what the seat
+to move can see: random and greedy bots from its legal moves and determinizations
+of its view, tree searches through ISMCTS in hidden-information games.  They
+raise ``ValueError`` when asked to move in a chance or finished position.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import random
 from typing import Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
+from engine.search._common import GAME_MARGIN, MarginScale
 from engine.search.analysis import Analysis
 from engine.search.budget import BudgetedSearch
 from engine.search.dispatch import make_tree
@@ -34,6 +40,8 @@ from engine.search.mcts import DEFAULT_C
 DEFAULT_MCTS_ITERATIONS = 1000
 #: Iterations of a bare ``ismcts`` spec.
 DEFAULT_ISMCTS_ITERATIONS = 1000
+#: Determinizations a greedy bot scores its moves on in a hidden-information game.
+DEFAULT_GREEDY_SAMPLES = 8
 #: Weight of the win share in GreedyBot's evaluation of a finished position.
 _WIN_WEIGHT = 1e9
 
@@ -77,47 +85,61 @@ class RandomBot:
 
 
 class GreedyBot:
-    """One ply of lookahead on ``State.heuristic()``.
+    """One ply of lookahead on ``State.heuristic()``, from the seat's own information.
 
-    Each legal move is played on a clone and scored ``h[me] - max(h[others])``
-    (just ``h[me]`` alone in a one-player game).  When the move leads to a chance
-    node the score is the probability-weighted average over that node's outcomes
-    (one level: a chance node right after an outcome is evaluated as it stands).
-    A finished position adds ``1e9 * (reward[me] - max(reward[others]))`` from
-    its outcome, so an immediate win is always taken and an immediate loss
-    avoided.  Equal scores are broken uniformly with ``rng``.
+    Each legal move is played on copies of the position and scored
+    ``h[me] - max(h[others])`` (just ``h[me]`` alone in a one-player game).  In a
+    game of perfect information the copy is the position itself; otherwise the
+    bot never sees the hidden parts: it scores every move on ``samples``
+    determinizations of its own view (``determinize(me, rng)``) and averages.
+    When the move leads to a chance node the score is the probability-weighted
+    average over that node's outcomes (one level: a chance node right after an
+    outcome is evaluated as it stands).  A finished position adds
+    ``1e9 * (reward[me] - max(reward[others]))`` from its outcome, so an
+    immediate win is always taken and an immediate loss avoided.  Equal scores
+    are broken uniformly with ``rng``.
     """
 
-    def __init__(self, name: str = "greedy") -> None:
+    def __init__(self, name: str = "greedy", samples: int = DEFAULT_GREEDY_SAMPLES) -> None:
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, not {samples}")
         self.name = name
+        self.samples = samples
 
     def choose(self, state: State, rng: random.Random) -> int:
         me = _require_decision(state)
         moves = state.legal_moves()
         if not moves:
             raise ValueError("no legal moves")
+        root = state.search_state()
+        if state.info.perfect_information:
+            worlds = [root]
+        else:
+            worlds = [root.determinize(me, rng).search_state() for _ in range(self.samples)]
         best: list[int] = []
         best_value = float("-inf")
         for move in moves:
-            child = state.clone()
-            child.apply(move)
-            if child.current_player() == CHANCE:
-                value = 0.0
-                total = 0.0
-                for outcome, prob in child.chance_outcomes():
-                    after = child.clone()
-                    after.apply(outcome)
-                    value += prob * self._evaluate(after, me)
-                    total += prob
-                value = value / total if total > 0 else self._evaluate(child, me)
-            else:
-                value = self._evaluate(child, me)
+            value = sum(self._move_value(world, move, me) for world in worlds) / len(worlds)
             if value > best_value + 1e-9:
                 best_value = value
                 best = [move]
             elif value >= best_value - 1e-9:
                 best.append(move)
         return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+
+    def _move_value(self, world: State, move: int, me: int) -> float:
+        child = world.clone()
+        child.apply(move)
+        if child.current_player() != CHANCE:
+            return self._evaluate(child, me)
+        value = 0.0
+        total = 0.0
+        for outcome, prob in child.chance_outcomes():
+            after = child.clone()
+            after.apply(outcome)
+            value += prob * self._evaluate(after, me)
+            total += prob
+        return value / total if total > 0 else self._evaluate(child, me)
 
     @staticmethod
     def _evaluate(state: State, me: int) -> float:
@@ -153,6 +175,7 @@ class MctsBot:
         c: float = DEFAULT_C,
         seed: int | None = None,
         name: str | None = None,
+        margin_scale: MarginScale = GAME_MARGIN,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError(
@@ -161,6 +184,7 @@ class MctsBot:
         self.time_limit = time_limit
         self.c = c
         self.seed = seed
+        self.margin_scale = margin_scale
         self._rng = random.Random(seed) if seed is not None else None
         self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
         self.last_analysis: Analysis | None = None
@@ -168,7 +192,8 @@ class MctsBot:
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
         # Plain MCTS would read the hidden cards: a hidden-information game gets
         # ISMCTS, with ISMCTS's own default c unless the spec set one.
-        return make_tree(state, None if self.c == DEFAULT_C else self.c, seed)
+        return make_tree(state, None if self.c == DEFAULT_C else self.c, seed,
+                         margin_scale=self.margin_scale)
 
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
@@ -196,11 +221,12 @@ class IsmctsBot(MctsBot):
         c: float = DEFAULT_ISMCTS_C,
         seed: int | None = None,
         name: str | None = None,
+        margin_scale: MarginScale = GAME_MARGIN,
     ) -> None:
-        super().__init__(iterations, time_limit, c, seed, name)
+        super().__init__(iterations, time_limit, c, seed, name, margin_scale)
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
-        return ISMCTS(state, c=self.c, seed=seed)
+        return ISMCTS(state, c=self.c, seed=seed, margin_scale=self.margin_scale)
 
 
 def _mcts_name(
@@ -217,8 +243,8 @@ def _mcts_name(
 
 
 _SPEC_HELP = (
-    "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT], "
-    "ismcts[:ITERATIONS][:t=SECONDS][:c=FLOAT]"
+    "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE], "
+    "ismcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE]"
 )
 
 
@@ -243,6 +269,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     iterations: int | None = None
     time_limit: float | None = None
     c = DEFAULT_C if kind == "mcts" else DEFAULT_ISMCTS_C
+    margin: MarginScale = GAME_MARGIN
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -263,7 +290,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 ) from None
             if iterations < 1:
                 raise BotSpecError(f"iterations must be at least 1, got {value!r} in {text!r}")
-        elif key in ("t", "c"):
+        elif key in ("t", "c", "m"):
             try:
                 number = float(value)
             except ValueError:
@@ -276,6 +303,10 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 if number <= 0:
                     raise BotSpecError(f"time limit must be positive, got {value!r} in {text!r}")
                 time_limit = number
+            elif key == "m":
+                if number < 0:
+                    raise BotSpecError(f"m must not be negative, got {value!r} in {text!r}")
+                margin = number if number > 0 else None
             else:
                 if number < 0:
                     raise BotSpecError(f"c must not be negative, got {value!r} in {text!r}")
@@ -285,7 +316,9 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     if kind == "ismcts":
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ISMCTS_ITERATIONS
-        return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text)
+        return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
+                         margin_scale=margin)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
-    return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text)
+    return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
+                   margin_scale=margin)

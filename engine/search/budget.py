@@ -16,11 +16,18 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import replace
 
 from engine.search.analysis import Analysis
 
 #: Default seconds between two ``on_progress`` calls.
 DEFAULT_PROGRESS_INTERVAL = 0.5
+
+#: Why a search stopped (``Analysis.stop_reason``): its iteration budget ran out,
+#: its time limit did, or ``should_stop`` asked it to.
+STOP_ITERATIONS = "iterations"
+STOP_TIME_LIMIT = "time_limit"
+STOP_REQUESTED = "stopped"
 
 ProgressCallback = Callable[[Analysis], None]
 StopCallback = Callable[[], bool]
@@ -45,6 +52,8 @@ class BudgetedSearch(ABC):
     iterations: int = 0
     #: Seconds spent searching so far, over every :meth:`search` call.
     elapsed: float = 0.0
+    #: Why the last :meth:`search` call stopped (a ``STOP_*`` constant).
+    stop_reason: str = ""
 
     @abstractmethod
     def _iteration(self) -> Callable[[], None]:
@@ -74,7 +83,7 @@ class BudgetedSearch(ABC):
         if on_progress is not None and not progress_interval > 0:
             raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
         self._run(iterations, time_limit, should_stop, on_progress, progress_interval)
-        return self.analysis()
+        return replace(self.analysis(), stop_reason=self.stop_reason)
 
     def _run(
         self,
@@ -94,16 +103,20 @@ class BudgetedSearch(ABC):
         base_elapsed = self.elapsed
         iterate = self._iteration()
         done = 0
+        self.stop_reason = ""
         try:
             while True:
                 if done:
                     if done == limit:
+                        self.stop_reason = STOP_ITERATIONS
                         break
                     if should_stop is not None and should_stop():
+                        self.stop_reason = STOP_REQUESTED
                         break
                     if use_clock:
                         now = clock()
                         if deadline is not None and now >= deadline:
+                            self.stop_reason = STOP_TIME_LIMIT
                             break
                         if next_progress is not None and now >= next_progress:
                             assert on_progress is not None

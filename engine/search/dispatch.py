@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.game import State
+from engine.search._common import GAME_MARGIN, MarginScale
 from engine.search.analysis import Analysis
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
 from engine.search.mcts import DEFAULT_C, MCTS
@@ -34,18 +35,24 @@ def search_kind(state: State) -> str:
 
 def make_tree(
     state: State, c: float | None = None, seed: int | None = None, observer: int | None = None,
+    margin_scale: MarginScale = GAME_MARGIN,
 ) -> MCTS | ISMCTS:
-    """The search tree that suits ``state``'s game, for ``observer`` (the seat to move).
+    """The search tree that suits ``state``'s game, for the seat to move.
 
-    ``c=None`` takes that search's own default exploration constant.  For a
-    perfect-information game ``observer``, when given, must be the seat to move.
+    ``c=None`` takes that search's own default exploration constant, ``margin_scale``
+    the game's utility (:data:`~engine.search._common.GAME_MARGIN`).  ``observer``,
+    when given, is whose information the search may use: it must be able to know
+    the mover's moves (:meth:`~engine.game.State.moves_known_to`), so in a
+    hidden-information game it must be the seat to move.
     """
+    player = state.current_player()
+    if observer is not None and player >= 0 and not state.moves_known_to(observer):
+        raise ValueError(f"seat {player} is to move: seat {observer} cannot search for it, "
+                         f"its moves depend on what seat {observer} cannot see")
     if search_kind(state) == "mcts":
-        player = state.current_player()
-        if observer is not None and player >= 0 and observer != player:
-            raise ValueError(f"seat {player} is to move, cannot search for observer {observer}")
-        return MCTS(state, c=DEFAULT_C if c is None else c, seed=seed)
-    return ISMCTS(state, observer, c=DEFAULT_ISMCTS_C if c is None else c, seed=seed)
+        return MCTS(state, c=DEFAULT_C if c is None else c, seed=seed, margin_scale=margin_scale)
+    return ISMCTS(state, observer, c=DEFAULT_ISMCTS_C if c is None else c, seed=seed,
+                  margin_scale=margin_scale)
 
 
 def search_for(state: State, observer: int | None = None, **budget: Any) -> Analysis:

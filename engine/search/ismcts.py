@@ -45,6 +45,12 @@ of deeper moves in the principal variation are recorded from the determinization
 in which the node was created.  So two positions that differ only in what the
 observer cannot see give the same analysis for the same seed and budget.
 
+**Debug mode.**  With ``check_determinizations`` (default: the environment
+variable ``FURNACE_DEBUG=1``) every determinization is compared with the root:
+one that shows the observer a different ``observation(observer)`` raises
+:class:`DeterminizationError`.  It is slow (an observation per iteration); the
+conformance suite turns it on for every game.
+
 Determinism: all randomness comes from ``random.Random(seed)`` (through the
 game's ``determinize`` and the rollout seeds), children live in insertion-ordered
 dicts, and the clock is read only for ``time_limit`` and ``on_progress``; with
@@ -58,6 +64,7 @@ generator it is given.
 
 from __future__ import annotations
 
+import os
 import random
 from bisect import bisect_right
 from collections.abc import Callable
@@ -65,7 +72,13 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import backup_values, cumulative
+from engine.search._common import (
+    GAME_MARGIN,
+    MarginScale,
+    backup_values,
+    cumulative,
+    resolve_margin,
+)
 from engine.search.analysis import Analysis, RootStats, analysis_from_stats
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -76,6 +89,12 @@ from engine.search.budget import (
 
 #: Default exploration constant of ISMCTS (the value of Cowling et al., rewards in [0, 1]).
 DEFAULT_ISMCTS_C = 0.7
+#: Whether ISMCTS checks every determinization by default (``FURNACE_DEBUG=1``).
+DEBUG = os.environ.get("FURNACE_DEBUG", "") == "1"
+
+
+class DeterminizationError(AssertionError):
+    """A game's ``determinize`` changed what the observer sees (a bug in the game)."""
 
 
 class InfoNode:
@@ -133,6 +152,8 @@ class ISMCTS(BudgetedSearch):
         *,
         c: float = DEFAULT_ISMCTS_C,
         seed: int | None = None,
+        check_determinizations: bool | None = None,
+        margin_scale: MarginScale = GAME_MARGIN,
     ) -> None:
         player = state.current_player()
         if player < 0:
@@ -155,10 +176,13 @@ class ISMCTS(BudgetedSearch):
         self.observer = observer
         self.num_players = state.num_players
         self.width = 3 * self.num_players
-        self.margin_scale = state.info.score_margin_scale
+        self.margin_scale = resolve_margin(state, margin_scale)
         # The kernel twin determinizes without a round trip through the reference rules.
         self._state = state.search_state()
         self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
+        if check_determinizations is None:
+            check_determinizations = DEBUG
+        self._root_view = state.observation(observer) if check_determinizations else None
         self.root = InfoNode(-1, "", -1, self.width)
         self.iterations = 0
         self.elapsed = 0.0
@@ -177,9 +201,15 @@ class ISMCTS(BudgetedSearch):
         new_node = InfoNode
         chance = CHANCE
         terminal = TERMINAL
+        root_view = self._root_view
 
         def iterate() -> None:
-            state = root_state.determinize(observer, rng).search_state()
+            world = root_state.determinize(observer, rng)
+            if root_view is not None and world.observation(observer) != root_view:
+                raise DeterminizationError(
+                    f"a determinization shows seat {observer} something else than the root "
+                    f"position: {type(world).__name__}.determinize is wrong")
+            state = world.search_state()
             node = root
             path = [node]
             while True:

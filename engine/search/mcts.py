@@ -38,7 +38,13 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import backup_values, cumulative
+from engine.search._common import (
+    GAME_MARGIN,
+    MarginScale,
+    backup_values,
+    cumulative,
+    resolve_margin,
+)
 from engine.search.analysis import Analysis, RootStats, build_analysis
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -130,7 +136,8 @@ class MCTS(BudgetedSearch):
     growing the same tree (statistics accumulate).
     """
 
-    def __init__(self, state: State, *, c: float = DEFAULT_C, seed: int | None = None) -> None:
+    def __init__(self, state: State, *, c: float = DEFAULT_C, seed: int | None = None,
+                 margin_scale: MarginScale = GAME_MARGIN) -> None:
         player = state.current_player()
         if player < 0:
             kind = "a chance" if player == CHANCE else "a finished"
@@ -145,7 +152,7 @@ class MCTS(BudgetedSearch):
             self.root_state = self.state
         self.num_players = state.num_players
         self.width = 3 * self.num_players
-        self.margin_scale = state.info.score_margin_scale
+        self.margin_scale = resolve_margin(state, margin_scale)
         self.root = Node(self.root_state, self.width, self.margin_scale)
         self.iterations = 0
         self.elapsed = 0.0

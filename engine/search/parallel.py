@@ -31,12 +31,13 @@ import random
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from engine.game import State
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, RootStats, build_analysis, merge_root_stats
-from engine.search.budget import check_budget
+from engine.search.budget import STOP_ITERATIONS, STOP_TIME_LIMIT, check_budget
 from engine.search.dispatch import make_tree
 
 #: Rebuilds a state from ``State.to_json()`` data in a worker; must be a picklable
@@ -137,4 +138,6 @@ def parallel_search(
             executor.shutdown(wait=True, cancel_futures=True)
     merged = merge_root_stats(parts)
     merged.elapsed = time.perf_counter() - start
-    return build_analysis(state, merged)
+    finished = iterations is not None and merged.iterations >= iterations
+    return replace(build_analysis(state, merged),
+                   stop_reason=STOP_ITERATIONS if finished else STOP_TIME_LIMIT)

@@ -97,9 +97,11 @@ def test_bench_json_of_a_hidden_information_game(capsys: pytest.CaptureFixture[s
         assert report["kernel_determinize_per_s"] > 0 and report["determinize_speedup"] > 0
 
 
-def _play(tmp_path: Path, lines: list[str], *extra: str) -> list[str]:
+def _play(tmp_path: Path, lines: list[str], *extra: str, game: str = "samara",
+          players: int = 2) -> list[str]:
     args = build_parser().parse_args(
-        ["play", "samara", "--players", "2", "--bots", "random", "--iterations", "20", *extra])
+        ["play", game, "--players", str(players), "--bots", "random", "--iterations", "20",
+         *extra])
     feed = iter(lines)
     printed: list[str] = []
 
@@ -132,3 +134,21 @@ def test_play_explains_bad_moves_and_keeps_going(tmp_path: Path) -> None:
 def test_play_ends_cleanly_on_end_of_input(tmp_path: Path) -> None:
     printed = _play(tmp_path, [])
     assert printed[-1] == "bye (the game was not saved)"
+
+
+def test_play_keeps_the_bots_secret_choices_secret(tmp_path: Path) -> None:
+    """Issue 8, item 3: the bots' phase II choices were printed before the human chose."""
+    printed = _play(tmp_path, ["board", "quit"], "--seat", "3", game="oh-my-goods", players=3)
+    text = "\n".join(printed)
+    for bot in ("P1", "P2"):
+        assert f"{bot} (random): makes a secret choice" in text
+        for line in printed:
+            assert not line.startswith(f"{bot} (random): work"), line
+            assert not line.startswith(f"{bot} (random): idle"), line
+            assert not line.startswith(f"{bot} (random): plan"), line
+    # on the boards drawn for P3, other seats' hands are counts, P3's own hand is cards
+    hands = [line.strip() for line in text.splitlines() if line.strip().startswith("hand:")]
+    assert len(hands) == 2 * 3  # the opening board and the 'board' command, 3 seats each
+    for board in (hands[:3], hands[3:]):
+        assert all(line.endswith(" cards") and "(" not in line for line in board[:2])
+        assert "(" in board[2]

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from engine.game import (
     TERMINAL,
+    Event,
     Game,
     GameInfo,
     GameOption,
@@ -111,14 +112,14 @@ class TricksState(State):
             return f"seat {player} does not hold that card"
         return None
 
-    def apply(self, move: int) -> list[str]:
+    def apply(self, move: int) -> list[Event]:
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(reason)
         player = self.current_player()
         self.hands[player].remove(move)
         self.trick.append(move)
-        events = [f"seat {player} plays {self.card_text(move)}"]
+        events = [Event(f"seat {player} plays {self.card_text(move)}")]
         n = self.num_players
         if len(self.trick) == n:
             led = self.suit(self.trick[0])
@@ -129,7 +130,7 @@ class TricksState(State):
             winner = (self.leader + best) % n
             gain = sum(self.value(card) for card in self.trick)
             self.points[winner] += gain
-            events.append(f"seat {winner} wins the trick for {gain}")
+            events.append(Event(f"seat {winner} wins the trick for {gain}"))
             self.played.extend(self.trick)
             self.trick = []
             self.leader = winner

@@ -19,7 +19,12 @@ from engine.search.bots import (
     IsmctsBot,
     make_bot,
 )
-from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS, ismcts_search
+from engine.search.ismcts import (
+    DEFAULT_ISMCTS_C,
+    ISMCTS,
+    DeterminizationError,
+    ismcts_search,
+)
 from engine.search.mcts import mcts_search
 
 from .hidden_toy_games import TricksGame, TricksState, deal
@@ -269,11 +274,11 @@ def test_time_limit_and_whichever_budget_first() -> None:
     state = deal(2, seed=3)
     start = time.perf_counter()
     analysis = ismcts_search(state, time_limit=0.2, seed=0)
-    assert 0.2 <= analysis.elapsed < 0.45
-    assert time.perf_counter() - start < 0.8
-    assert analysis.iterations > 50
-    quick = ismcts_search(state, iterations=100, time_limit=30.0, seed=0)
-    assert quick.iterations == 100 and quick.elapsed < 5.0
+    assert analysis.stop_reason == "time_limit"
+    assert analysis.elapsed >= 0.2 and analysis.iterations >= 1
+    assert time.perf_counter() - start < 0.2 + 30.0  # only a search ignoring its limit fails
+    quick = ismcts_search(state, iterations=100, time_limit=600.0, seed=0)
+    assert quick.iterations == 100 and quick.stop_reason == "iterations"
 
 
 def test_should_stop_cancels() -> None:
@@ -331,6 +336,23 @@ def test_search_runs_on_the_search_state_twin() -> None:
     root = Root(2, 3, 6, [[0, 7, 13], [2, 9, 16]], [1, 3, 4, 5, 6, 8, 10, 11, 12, 14])
     ismcts_search(root, iterations=100, seed=0)
     assert 90 <= len(rollouts) <= 100
+
+
+def test_debug_mode_catches_a_determinization_that_changes_the_view() -> None:
+    class Leaky(TricksState):
+        def determinize(self, observer: int, rng: random.Random) -> TricksState:
+            det = super().determinize(observer, rng)
+            mine, theirs = det.hands[observer], det.hands[1 - observer]
+            mine[0], theirs[0] = theirs[0], mine[0]  # the observer's own hand changed
+            return det
+
+    fine = deal(2, seed=5)
+    root = Leaky.__new__(Leaky)
+    root.__dict__.update(fine.clone().__dict__)
+    ismcts_search(root, iterations=20, seed=0)  # unnoticed without the check
+    with pytest.raises(DeterminizationError, match="seat 0"):
+        ISMCTS(root, seed=0, check_determinizations=True).search(20)
+    ISMCTS(fine, seed=0, check_determinizations=True).search(50)
 
 
 # -- bots and the search picker ---------------------------------------------------------
@@ -393,5 +415,10 @@ def test_search_for_picks_by_perfect_information() -> None:
     )
     with pytest.raises(TypeError):
         search_for(hidden, iterations=10, workers=2)
-    with pytest.raises(ValueError):
-        search_for(perfect, 1, iterations=10)
+    # Perfect information: every seat knows the mover's options and may search for it.
+    assert _stable(search_for(perfect, 1, iterations=400, seed=1)) == _stable(
+        mcts_search(perfect, iterations=400, seed=1)
+    )
+    # Hidden information: another seat cannot know them.
+    with pytest.raises(ValueError, match="cannot search"):
+        search_for(hidden, 1, iterations=10)

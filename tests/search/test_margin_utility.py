@@ -9,8 +9,19 @@ from typing import Any, ClassVar
 
 import pytest
 
-from engine.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, Outcome, State, rank_groups
+from engine.game import (
+    CHANCE,
+    TERMINAL,
+    Event,
+    GameInfo,
+    IllegalMoveError,
+    Outcome,
+    State,
+    rank_groups,
+)
+from engine.search import make_bot
 from engine.search._common import backup_values
+from engine.search.bots import BotSpecError
 from engine.search.ismcts import ismcts_search
 from engine.search.mcts import mcts_search
 
@@ -60,7 +71,7 @@ class GambleState(State):
             return None if move in (0, 1) else "heads or tails"
         return "the game is over"
 
-    def apply(self, move: int) -> list[str]:
+    def apply(self, move: int) -> list[Event]:
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(reason)
@@ -157,3 +168,14 @@ def test_margin_utility_prefers_the_landslide_but_reports_win_shares(
     assert 0.3 < risky.win_probability < 0.7
     assert 9.0 < risky.expected_scores[0] < 60.0 and risky.expected_scores[1] == 10.0
     assert sum(analysis.win_probability) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("kind", ["mcts", "ismcts"])
+def test_bot_specs_set_the_margin_scale(kind: str) -> None:
+    # m=0: the bare win share even where the game asks for margins, and the reverse
+    assert make_bot(f"{kind}:400:m=0", seed=3).choose(
+        HiddenMarginGambleState(), random.Random(0)) == 0  # safe
+    assert make_bot(f"{kind}:400:m=10", seed=3).choose(GambleState(), random.Random(0)) == 1
+    assert make_bot(f"{kind}:400", seed=3).choose(MarginGambleState(), random.Random(0)) == 1
+    with pytest.raises(BotSpecError, match="m must not be negative"):
+        make_bot(f"{kind}:10:m=-1")

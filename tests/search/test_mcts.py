@@ -140,23 +140,25 @@ def test_requires_a_budget() -> None:
 
 
 def test_time_limit_is_respected() -> None:
+    # Behaviour, not speed: the time limit is what stopped the search, not before its
+    # time; the wall-clock bound only catches a search that ignores its limit (a
+    # loaded machine may deschedule this process for seconds).
     state = FastRaceState(3, 200, 3)
     start = time.perf_counter()
     analysis = mcts_search(state, time_limit=0.25, seed=0)
     wall = time.perf_counter() - start
-    # The upper bounds leave room for a loaded CI machine descheduling the process;
-    # a search that ignored its time limit would run for minutes.
-    assert 0.25 <= analysis.elapsed < 1.25
-    assert wall < 1.5
-    assert analysis.iterations > 50
+    assert analysis.stop_reason == "time_limit"
+    assert analysis.elapsed >= 0.25 and analysis.iterations >= 1
+    assert wall < 0.25 + 30.0
 
 
 def test_whichever_budget_runs_out_first() -> None:
     state = FastRaceState(2, 100, 3)
-    quick = mcts_search(state, iterations=100, time_limit=30.0, seed=0)
-    assert quick.iterations == 100 and quick.elapsed < 5.0
+    quick = mcts_search(state, iterations=100, time_limit=600.0, seed=0)
+    assert quick.iterations == 100 and quick.stop_reason == "iterations"
     timed = mcts_search(state, iterations=10**9, time_limit=0.1, seed=0)
-    assert timed.iterations < 10**9 and timed.elapsed < 0.4
+    assert timed.iterations < 10**9 and timed.stop_reason == "time_limit"
+    assert timed.elapsed >= 0.1
 
 
 def test_should_stop_cancels() -> None:

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from engine.game import (
     CHANCE,
     TERMINAL,
+    Event,
     Game,
     GameInfo,
     GameOption,
@@ -84,7 +85,7 @@ class RaceState(State):
             return f"the total may not pass {self.target}"
         return None
 
-    def apply(self, move: int) -> list[str]:
+    def apply(self, move: int) -> list[Event]:
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(reason)
@@ -93,9 +94,9 @@ class RaceState(State):
         self.added[player] += move
         if self.total == self.target:
             self.winner = player
-            return [f"seat {player} reaches {self.target} and wins"]
+            return [Event(f"seat {player} reaches {self.target} and wins")]
         self.to_move = (player + 1) % self.num_players
-        return [f"seat {player} adds {move}"]
+        return [Event(f"seat {player} adds {move}")]
 
     def clone(self) -> RaceState:
         return type(self)(
@@ -257,15 +258,15 @@ class LotteryState(State):
             return None if 0 <= move < len(LOTTERIES[self.lottery][1]) else "no such ball"
         return "the game is over"
 
-    def apply(self, move: int) -> list[str]:
+    def apply(self, move: int) -> list[Event]:
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(reason)
         if self.lottery is None:
             self.lottery = move
-            return [f"seat 0 picks lottery {LOTTERIES[move][0]}"]
+            return [Event(f"seat 0 picks lottery {LOTTERIES[move][0]}")]
         self.ball = move
-        return [f"ball {move} is drawn"]
+        return [Event(f"ball {move} is drawn")]
 
     def clone(self) -> LotteryState:
         return LotteryState(self.lottery, self.ball)
