@@ -418,10 +418,15 @@ def test_everyone_discarding_half_during_production_is_reported() -> None:
         market(s, *[key] * n)
     s.players[1].hand = s.deck[:6]
     s.deck = s.deck[6:7]  # one card, an empty discard pile: the second draw halves hands
+    hand = list(s.players[1].hand)
     events = s.apply_text("produce #0")
     texts = [e.text for e in events]
-    assert any("discards half" in t for t in texts), texts
-    assert len(s.players[1].hand) == 3
+    produced = next(i for i, t in enumerate(texts) if "produces 2 coal" in t)
+    halved = [i for i, t in enumerate(texts[:produced]) if "discards half" in t]
+    assert halved, texts  # reported as part of the production that caused it
+    dropped = [c for c in hand if c not in s.players[1].hand]
+    assert len(dropped) == 3
+    assert all(s.card_name(c) in texts[halved[0]] for c in dropped)
 
 
 def test_own_draws_are_private_events() -> None:
