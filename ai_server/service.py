@@ -3,9 +3,16 @@
 The servicer holds no game state between requests and has no rules or search
 of its own: positions are rebuilt and validated by the game
 (``registry.get_game(name).state_from_json``), legality comes from the game
-(``parse_move``, ``why_illegal``), and searches run in :mod:`ai_server.worker`
-inside the process pool.  Every failure is answered with a status from
-:mod:`ai_server.errors`, never UNKNOWN.
+(``parse_move``, ``why_illegal``), and searches and score estimates run in
+:mod:`ai_server.worker` inside the process pool.  Every failure is answered with
+a status from :mod:`ai_server.errors`, never UNKNOWN.
+
+Whose view: a request's state is the whole position; ``GameState.observer_seat``
+(``None`` without it: the host, who sees every seat's private information) says
+whom the answer is for.  Everything shown goes through the game's observer model:
+renders are ``render(observer)``, move records ``move_seen_by`` and
+``events_seen_by``, and the moves of a seat the observer cannot know
+(``moves_known_to``) are neither listed, judged nor searched for.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from engine.game import (
     MoveParseError,
     State,
     UnknownGameError,
+    events_seen_by,
 )
 
 log = logging.getLogger(__name__)
@@ -138,6 +146,7 @@ class SearchPlan:
     seed: int
     c: float | None
     max_candidates: int
+    observer: int | None = None
 
 
 def _option_default(value: bool | int | str) -> pb.OptionValue:
@@ -231,8 +240,22 @@ class MoveCheck:
     field: str = "move"
 
 
-def check_move(state: State, move: pb.Move, seat: int | None, present: bool = True) -> MoveCheck:
-    """Resolve ``move`` (id and/or text) and judge it in ``state`` through the game."""
+def hidden_moves_reason(state: State, observer: int | None) -> str:
+    """Why ``observer`` is told nothing about the moves of the seat to move."""
+    player = state.current_player()
+    mover = "chance" if player == CHANCE else f"seat {player}"
+    return (f"seat {observer} cannot judge {mover}'s moves: they depend on what seat "
+            f"{observer} cannot see")
+
+
+def check_move(state: State, move: pb.Move, seat: int | None, present: bool = True,
+               observer: int | None = None) -> MoveCheck:
+    """Resolve ``move`` (id and/or text) and judge it in ``state`` through the game.
+
+    ``observer`` (``None``: the host) is whom the answer is for: after the checks
+    that reveal nothing (notation, id, game over, turn), a move of a seat whose
+    moves the observer cannot know is not judged (``ILLEGAL_REASON_HIDDEN``).
+    """
     has_id = present and move.HasField("id")
     text = move.text.strip() if present else ""
     resolved = pb.Move()
@@ -269,6 +292,9 @@ def check_move(state: State, move: pb.Move, seat: int | None, present: bool = Tr
         whose = "chance moves next" if player == CHANCE else f"it is seat {player}'s turn"
         return MoveCheck(False, resolved, f"{whose}, not seat {seat}'s",
                          pb.ILLEGAL_REASON_NOT_YOUR_TURN, "seat")
+    if not state.moves_known_to(observer):
+        return MoveCheck(False, resolved, hidden_moves_reason(state, observer),
+                         pb.ILLEGAL_REASON_HIDDEN, "state.observer_seat")
     if player == CHANCE:
         if any(m == resolved.id for m, _ in state.chance_outcomes()):
             return MoveCheck(True, resolved)
@@ -374,6 +400,13 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         if seat is not None and seat != player:
             raise precondition(f"it is seat {player}'s turn, not seat {seat}'s", "seat",
                                errors.NOT_YOUR_TURN)
+        observer = loaded.decoded.observer_seat
+        if observer is not None and not state.moves_known_to(observer):
+            raise invalid(f"seat {player} is to move, and its moves depend on what seat "
+                          f"{observer} (state.observer_seat) cannot see: a search for seat "
+                          f"{player} needs its own view (observer_seat {player}) or the "
+                          f"host's (no observer_seat)", "state.observer_seat",
+                          errors.OBSERVER_CANNOT_SEE_MOVER)
         iterations, time_limit = self._budget(request.budget, analyze)
         exploration = float(request.exploration)
         if exploration != 0 and not (math.isfinite(exploration)
@@ -392,6 +425,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             seed=int(request.seed),
             c=c,
             max_candidates=int(request.max_candidates),
+            observer=observer,
         )
 
     @staticmethod
@@ -463,18 +497,22 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         loaded = self._load(request.state, request.HasField("state"))
         state = loaded.state
         seat = self._seat(request, state)
+        observer = loaded.decoded.observer_seat
         player = state.current_player()
         response = pb.LegalMovesResponse(status=status_message(state))
-        if player >= 0 and (seat is None or seat == player):
+        wanted = (player >= 0 and (seat is None or seat == player)) or (
+            player == CHANCE and seat is None)
+        if wanted and not state.moves_known_to(observer):
+            response.moves_hidden = True  # they depend on what the observer cannot see
+        elif player >= 0 and wanted:
             response.moves.extend(move_message(state, m) for m in state.legal_moves())
-        elif player == CHANCE and seat is None:
+        elif wanted:
             for move, probability in state.chance_outcomes():
                 response.chance_outcomes.add(move=move_message(state, move),
                                              probability=probability)
         if request.include_render:
-            # Drawn as the asking seat sees it: hidden hands stay hidden.
-            viewer = seat if seat is not None else loaded.decoded.observer_seat
-            response.render = state.render(viewer)
+            # Drawn as the observer sees it (the host without one).
+            response.render = state.render(observer)
         return response
 
     @unary
@@ -482,7 +520,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                         context: grpc.aio.ServicerContext) -> pb.CheckMoveResponse:
         loaded = self._load(request.state, request.HasField("state"))
         seat = self._seat(request, loaded.state)
-        check = check_move(loaded.state, request.move, seat, request.HasField("move"))
+        check = check_move(loaded.state, request.move, seat, request.HasField("move"),
+                           loaded.decoded.observer_seat)
         return pb.CheckMoveResponse(legal=check.legal, move=check.move, reason=check.reason,
                                     reason_code=check.code)
 
@@ -492,7 +531,15 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         loaded = self._load(request.state, request.HasField("state"))
         state = loaded.state
         seat = self._seat(request, state)
+        observer = loaded.decoded.observer_seat
+        # Judged as the host: the client vouches for the move even when its observer
+        # could not judge it; only the error's words depend on the observer.
         check = check_move(state, request.move, seat, request.HasField("move"))
+        if not check.legal and check.code == pb.ILLEGAL_REASON_RULES \
+                and not state.moves_known_to(observer):
+            # The rules' reason would show the observer what it cannot see.
+            check.reason = ("the rules forbid it here (the reason is withheld: "
+                            + hidden_moves_reason(state, observer) + ")")
         if not check.legal:
             code_name = pb.IllegalReason.Name(check.code)
             if check.code == pb.ILLEGAL_REASON_GAME_OVER:
@@ -507,12 +554,18 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             raise invalid(f"illegal move {text!r}: {check.reason}" if text else check.reason,
                           check.field, reason, illegal_reason=code_name)
         player = state.current_player()
+        seen = state.move_seen_by(check.move.id, observer)
         events = state.apply(check.move.id)
+        record = pb.MoveRecord(player=player, events=events_seen_by(events, observer))
+        if seen is None:
+            record.move_hidden = True  # the observer only learns that `player` moved
+        else:
+            record.move.CopyFrom(pb.Move(id=check.move.id, text=seen))
         return pb.ApplyMoveResponse(
             state=self._encode(loaded, state, request.state_format),
-            record=pb.MoveRecord(player=player, move=check.move, events=list(events)),
+            record=record,
             status=status_message(state),
-            render=state.render(loaded.decoded.observer_seat),
+            render=state.render(observer),
         )
 
     @unary
@@ -521,7 +574,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         _, plan = self._plan(request, context, analyze=False)
         job = self.pool.submit(worker.search_job, plan.data, iterations=plan.iterations,
                                time_limit=plan.time_limit, deadline=plan.deadline,
-                               seed=plan.seed, c=plan.c)
+                               seed=plan.seed, c=plan.c, observer=plan.observer)
         try:
             result = await self._finish(job)
         finally:
@@ -544,7 +597,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         progress = await loop.run_in_executor(self._io, self.pool.new_queue)
         job = self.pool.submit(worker.search_job, plan.data, iterations=plan.iterations,
                                time_limit=plan.time_limit, deadline=plan.deadline,
-                               seed=plan.seed, c=plan.c, progress_queue=progress,
+                               seed=plan.seed, c=plan.c, observer=plan.observer,
+                               progress_queue=progress,
                                progress_interval=interval_ms / 1000)
         sequence = 0
         try:
@@ -579,8 +633,10 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             raise invalid(f"playouts must be in 0..{cfg.max_playouts} "
                           f"(0: {cfg.default_playouts}), got {request.playouts}", "playouts",
                           errors.OUT_OF_RANGE)
+        # With observer_seat: from that seat's information; without: the host's.
         job = self.pool.submit(worker.estimate_job, loaded.state.to_json(), playouts=playouts,
-                               seed=int(request.seed), deadline=self._deadline(context))
+                               seed=int(request.seed), deadline=self._deadline(context),
+                               observer=loaded.decoded.observer_seat)
         try:
             result = await self._finish(job)
         finally:

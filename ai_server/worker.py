@@ -1,9 +1,10 @@
 """Jobs run in the search worker processes (spawned, so this module must import cleanly).
 
 Each job rebuilds the position from the game's JSON (validated again by the
-game), runs the engine's search or playouts, and returns plain picklable data.
-Nothing here knows a game: it goes through :mod:`engine.registry` and the
-:class:`engine.game.State` protocol only.
+game), calls the engine (``make_tree(...).search`` or ``estimate_scores``) for
+the request's observer, and returns plain picklable data.  Nothing here knows a
+game or holds search logic: it goes through :mod:`engine.registry`,
+:mod:`engine.search` and the :class:`engine.game.State` protocol only.
 
 Cancellation: the server passes a shared byte array at pool start; job ``slot``
 stops as soon as ``flags[slot]`` is non-zero (checked between iterations).
@@ -12,9 +13,7 @@ Progress (Analyze): ``on_progress`` puts a result dict on a Manager queue.
 
 from __future__ import annotations
 
-import math
 import os
-import random
 import signal
 import time
 from collections.abc import Callable, MutableSequence
@@ -71,6 +70,20 @@ def _rebuild(data: dict[str, Any]) -> Any:
     return registry.get_game(data["game"]).state_from_json(data)
 
 
+def _stopper(slot: int | None, deadline: float | None = None) -> Callable[[], bool] | None:
+    """A ``should_stop`` for the engine: job ``slot`` was cancelled, or ``deadline`` passed."""
+    flags, index = (_FLAGS, slot) if slot is not None and _FLAGS is not None else (None, 0)
+    if flags is None and deadline is None:
+        return None
+
+    def should_stop() -> bool:
+        if flags is not None and flags[index] != 0:
+            return True
+        return deadline is not None and time.time() >= deadline
+
+    return should_stop
+
+
 def _time_budget(time_limit: float | None, deadline: float | None) -> tuple[float | None, bool]:
     """The search's time limit in seconds, and whether the call's deadline set it."""
     if deadline is None:
@@ -121,12 +134,15 @@ def search_job(
     deadline: float | None,
     seed: int,
     c: float | None,
+    observer: int | None = None,
     slot: int | None = None,
     progress_queue: Any = None,
     progress_interval: float = 0.5,
 ) -> dict[str, Any] | None:
     """Search ``data`` (the game's JSON) for the seat to move; None if cancelled before it ran.
 
+    ``observer`` is whose information the search may use (``None``: the host;
+    the engine's ``make_tree`` refuses a seat that cannot know the mover's moves).
     ``deadline`` is a wall-clock time (``time.time()``) the search must stop by;
     ``iterations``/``time_limit`` are the request's budget (at least one is set,
     or ``deadline`` is).
@@ -137,13 +153,8 @@ def search_job(
         return None
     state = _rebuild(data)
     limit, by_deadline = _time_budget(time_limit, deadline)
-    tree = make_tree(state, c, seed)
-    should_stop: Callable[[], bool] | None = None
-    if slot is not None and _FLAGS is not None:
-        flags = _FLAGS
-
-        def should_stop() -> bool:
-            return flags[slot] != 0
+    tree = make_tree(state, c, seed, observer)
+    should_stop = _stopper(slot)
 
     on_progress = None
     if progress_queue is not None:
@@ -180,48 +191,24 @@ def estimate_job(
     playouts: int,
     seed: int,
     deadline: float | None,
+    observer: int | None = None,
     slot: int | None = None,
 ) -> dict[str, Any] | None:
-    """``playouts`` random playouts (``State.rollout``) with seeds drawn from ``seed``.
+    """``engine.search.estimate_scores`` of ``data`` as ``observer`` sees it (None: the host).
 
     Returns per-seat win share, score mean, sample standard deviation, min and
-    max, and the number of playouts run (fewer only when the deadline was near).
+    max, and the number of playouts run (fewer only when the job was cancelled
+    or the deadline was near); None if cancelled before it ran.
     """
+    from engine.search import estimate_scores
+
     if _cancelled(slot):
         return None
     state = _rebuild(data)
-    base = state.search_state()
-    rng = random.Random(seed)
-    k = state.num_players
-    wins = [0.0] * k
-    sums = [0.0] * k
-    squares = [0.0] * k
-    lows = [math.inf] * k
-    highs = [-math.inf] * k
-    start = time.perf_counter()
-    done = 0
-    for _ in range(playouts):
-        if done and (_cancelled(slot) or (deadline is not None and time.time() >= deadline)):
-            break
-        outcome = base.clone().rollout(rng.getrandbits(64))
-        for p in range(k):
-            score = float(outcome.scores[p])
-            wins[p] += float(outcome.rewards[p])
-            sums[p] += score
-            squares[p] += score * score
-            lows[p] = min(lows[p], score)
-            highs[p] = max(highs[p], score)
-        done += 1
-    seats = []
-    for p in range(k):
-        mean = sums[p] / done
-        variance = (squares[p] - done * mean * mean) / (done - 1) if done > 1 else 0.0
-        seats.append({
-            "seat": p,
-            "win_probability": wins[p] / done,
-            "score_mean": mean,
-            "score_stddev": math.sqrt(max(variance, 0.0)),
-            "score_min": lows[p],
-            "score_max": highs[p],
-        })
-    return {"seats": seats, "playouts": done, "elapsed": time.perf_counter() - start}
+    estimate = estimate_scores(state, observer, playouts=playouts, seed=seed,
+                               should_stop=_stopper(slot, deadline))
+    return {
+        "seats": [seat.to_json() for seat in estimate.seats],
+        "playouts": estimate.playouts,
+        "elapsed": estimate.elapsed,
+    }

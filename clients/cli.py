@@ -4,7 +4,9 @@ The ``furnace`` main calls :func:`add_commands` with its subparsers;
 ``python -m clients ...`` works without it.  Every sub-command takes
 ``--server HOST:PORT``.  Positions come from ``--state FILE`` (``-`` for stdin: the
 game's JSON state, as ``new-game``/``apply-move`` print it) or from a new game
-(``--game NAME --players N --seed S [--option NAME=VALUE]``).
+(``--game NAME --players N --seed S [--option NAME=VALUE]``).  ``--observer SEAT``
+asks as that seat (``GameState.observer_seat``): renders, records and move lists
+show only what it sees; without it the answers are the host's (every hand).
 
 Exit codes: 0 success; 1 the server could not be reached or failed, or
 ``check-move`` found the move illegal; 2 bad input (usage, unreadable state,
@@ -101,17 +103,23 @@ def parse_move(text: str) -> pb.Move:
 
 
 def load_state(client: FurnaceClient, args: argparse.Namespace) -> pb.GameState:
-    """The position of a command: ``--state`` or a new game from ``--game``."""
+    """The position of a command: ``--state`` or a new game from ``--game``, as ``--observer``."""
     if args.state is not None and args.game is not None:
         raise UsageError("give either --state or --game, not both")
+    observer = getattr(args, "observer", None)
     if args.state is not None:
-        return make_state(read_state_file(args.state))
+        return make_state(read_state_file(args.state), observer)
     if args.game is None:
         raise UsageError("give --state FILE (- for standard input) or --game NAME for a new game")
     options = dict(parse_option(o) for o in args.option or [])
     reply = client.new_game(args.game, args.players, seed=args.seed, options=options,
                             state_format=pb.STATE_FORMAT_JSON)
-    return reply.state
+    return make_state(reply.state, observer)
+
+
+def _viewer(args: argparse.Namespace) -> str:
+    observer = getattr(args, "observer", None)
+    return "the host" if observer is None else f"seat {observer}"
 
 
 def _percent(x: float) -> str:
@@ -192,7 +200,11 @@ def cmd_legal_moves(client: FurnaceClient, args: argparse.Namespace) -> int:
         print(f"{move.id}\t{move.text}")
     for outcome in reply.chance_outcomes:
         print(f"{outcome.move.id}\t{outcome.move.text}\t(p={outcome.probability:.4g})")
-    if not reply.moves and not reply.chance_outcomes:
+    if reply.moves_hidden:
+        print(f"moves hidden: {_viewer(args)} cannot know the moves of seat "
+              f"{reply.status.current_player} (they depend on what it cannot see)",
+              file=sys.stderr)
+    elif not reply.moves and not reply.chance_outcomes:
         print("no legal moves" + (" (the game is over)" if reply.status.terminal else ""),
               file=sys.stderr)
     return 0
@@ -204,6 +216,8 @@ def cmd_check_move(client: FurnaceClient, args: argparse.Namespace) -> int:
         print(to_json(reply))
     elif reply.legal:
         print(f"legal: {reply.move.text} (id {reply.move.id})")
+    elif reply.reason_code == pb.ILLEGAL_REASON_HIDDEN:
+        print(f"not judged (HIDDEN): {reply.reason}")
     else:
         code = pb.IllegalReason.Name(reply.reason_code).replace("ILLEGAL_REASON_", "")
         print(f"illegal ({code}): {reply.reason}")
@@ -217,7 +231,11 @@ def cmd_apply_move(client: FurnaceClient, args: argparse.Namespace) -> int:
         print(to_json(reply))
     else:
         _print_state(reply.state, sys.stdout)
-    for event in reply.record.events:
+    record = reply.record
+    if record.move_hidden:
+        print(f"# P{record.player + 1} makes a secret choice (hidden from {_viewer(args)})",
+              file=sys.stderr)
+    for event in record.events:
         print(f"# {event}", file=sys.stderr)
     if args.render:
         print(reply.render, file=sys.stderr)
@@ -303,7 +321,8 @@ def cmd_estimate(client: FurnaceClient, args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(reply))
         return 0
-    print(f"{reply.playouts} playouts in {reply.elapsed_seconds:.2f}s")
+    print(f"{reply.playouts} playouts in {reply.elapsed_seconds:.2f}s, "
+          f"from {_viewer(args)}'s information")
     print(f"{'seat':>4}  {'win':>6}  {'mean':>7}  {'stddev':>7}  {'min':>5}  {'max':>5}")
     for s in reply.seats:
         print(f"{'P' + str(s.seat + 1):>4}  {_percent(s.win_probability)}  {s.score_mean:7.2f}  "
@@ -365,6 +384,9 @@ def add_commands(subparsers: Any) -> None:
     state_args.add_argument("--state", metavar="FILE",
                             help="the game's JSON state (- for standard input); "
                             "or start a new game with --game")
+    state_args.add_argument("--observer", type=int, default=None, metavar="SEAT",
+                            help="ask as this seat (0-based): answers show and use only what "
+                            "it sees (default: the host, who sees every hand)")
 
     seat_args = argparse.ArgumentParser(add_help=False)
     seat_args.add_argument("--seat", type=int, default=None, help="seat (0-based) acting")
@@ -415,7 +437,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--interval", type=float, default=None, metavar="SECONDS",
                    help="seconds between updates (default: the server's, 0.5)")
     p = add("estimate", cmd_estimate,
-            "win probability and score mean/spread per seat from random playouts",
+            "win probability and score mean/spread per seat from random playouts "
+            "(from --observer's information; default: the host's)",
             [state_args])
     p.add_argument("--playouts", type=int, default=0, help="playouts (0: server default)")
     p.add_argument("--search-seed", type=int, default=0, help="seed of the playouts")

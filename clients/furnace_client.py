@@ -11,6 +11,14 @@ Positions may be given as a ``GameState`` message, as the game's JSON state (a
 dict or JSON text: sent in the opaque form) or as opaque bytes.  Moves may be a
 ``Move``, an int (id) or a str (text notation).  Methods return the response
 messages; :func:`to_dict` turns any message into plain data.
+
+Whose view: every method that takes a state also takes ``observer_seat``, the
+seat the answer is for (it sets ``GameState.observer_seat``; ``None`` keeps the
+state's own, and a state without one asks as the host, who sees every hand).
+Renders, move records and move lists then show only what that seat sees::
+
+    view = client.apply_move(state, "work #0 sloppy", observer_seat=1)
+    view.record.move_hidden          # True: seat 1 may not know seat 0's choice
 """
 
 from __future__ import annotations
@@ -64,7 +72,11 @@ def decode_opaque(blob: bytes) -> dict[str, Any]:
 
 
 def make_state(state: StateLike, observer_seat: int | None = None) -> pb.GameState:
-    """A ``GameState`` from a message, a JSON dict or text (sent opaque), or opaque bytes."""
+    """A ``GameState`` from a message, a JSON dict or text (sent opaque), or opaque bytes.
+
+    ``observer_seat`` sets whom answers are for; ``None`` keeps the message's own
+    (see :func:`host_state` to drop it).
+    """
     if isinstance(state, pb.GameState):
         message = pb.GameState()
         message.CopyFrom(state)
@@ -81,6 +93,13 @@ def make_state(state: StateLike, observer_seat: int | None = None) -> pb.GameSta
         raise TypeError(f"cannot send {type(state).__name__} as a game state")
     if observer_seat is not None:
         message.observer_seat = observer_seat
+    return message
+
+
+def host_state(state: StateLike) -> pb.GameState:
+    """``state`` without ``observer_seat``: answers about it are for the host."""
+    message = make_state(state)
+    message.ClearField("observer_seat")
     return message
 
 
@@ -236,9 +255,11 @@ class FurnaceClient:
         return result
 
     def legal_moves(self, state: StateLike, seat: int | None = None, *,
-                    include_render: bool = False,
+                    include_render: bool = False, observer_seat: int | None = None,
                     timeout: float | None = None) -> pb.LegalMovesResponse:
-        request = pb.LegalMovesRequest(state=make_state(state), include_render=include_render)
+        """Moves of the seat to move (``moves_hidden`` when the observer cannot know them)."""
+        request = pb.LegalMovesRequest(state=make_state(state, observer_seat),
+                                       include_render=include_render)
         if seat is not None:
             request.seat = seat
         result: pb.LegalMovesResponse = self.stub.LegalMoves(
@@ -246,8 +267,11 @@ class FurnaceClient:
         return result
 
     def check_move(self, state: StateLike, move: MoveLike, seat: int | None = None, *,
+                   observer_seat: int | None = None,
                    timeout: float | None = None) -> pb.CheckMoveResponse:
-        request = pb.CheckMoveRequest(state=make_state(state), move=make_move(move))
+        """Whether ``move`` is legal (``ILLEGAL_REASON_HIDDEN``: the observer cannot know)."""
+        request = pb.CheckMoveRequest(state=make_state(state, observer_seat),
+                                      move=make_move(move))
         if seat is not None:
             request.seat = seat
         result: pb.CheckMoveResponse = self.stub.CheckMove(
@@ -256,9 +280,11 @@ class FurnaceClient:
 
     def apply_move(self, state: StateLike, move: MoveLike, seat: int | None = None, *,
                    state_format: pb.StateFormat = pb.STATE_FORMAT_UNSPECIFIED,
+                   observer_seat: int | None = None,
                    timeout: float | None = None) -> pb.ApplyMoveResponse:
-        request = pb.ApplyMoveRequest(state=make_state(state), move=make_move(move),
-                                      state_format=state_format)
+        """Play ``move``: the whole new state, and the record and render as the observer sees."""
+        request = pb.ApplyMoveRequest(state=make_state(state, observer_seat),
+                                      move=make_move(move), state_format=state_format)
         if seat is not None:
             request.seat = seat
         result: pb.ApplyMoveResponse = self.stub.ApplyMove(
@@ -268,8 +294,9 @@ class FurnaceClient:
     @staticmethod
     def _search_fields(request: Any, state: StateLike, iterations: int,
                        time_limit: float | None, seed: int, seat: int | None,
-                       exploration: float, max_candidates: int) -> None:
-        request.state.CopyFrom(make_state(state))
+                       exploration: float, max_candidates: int,
+                       observer_seat: int | None) -> None:
+        request.state.CopyFrom(make_state(state, observer_seat))
         request.budget.iterations = iterations
         if time_limit:
             request.budget.time_limit_ms = max(1, int(round(time_limit * 1000)))
@@ -282,31 +309,38 @@ class FurnaceClient:
     def best_move(self, state: StateLike, *, iterations: int = 0,
                   time_limit: float | None = None, seed: int = 0, seat: int | None = None,
                   exploration: float = 0.0, max_candidates: int = 0,
+                  observer_seat: int | None = None,
                   timeout: float | None = None) -> pb.BestMoveResponse:
-        """Search ``state``; ``time_limit`` in seconds.  No budget: the server's default."""
+        """Search ``state``; ``time_limit`` in seconds.  No budget: the server's default.
+
+        With an observer, in a hidden-information game, it must be the seat to move.
+        """
         request = pb.BestMoveRequest()
         self._search_fields(request, state, iterations, time_limit, seed, seat, exploration,
-                            max_candidates)
+                            max_candidates, observer_seat)
         result: pb.BestMoveResponse = self.stub.BestMove(request, timeout=self._timeout(timeout))
         return result
 
     def analyze(self, state: StateLike, *, iterations: int = 0,
                 time_limit: float | None = None, seed: int = 0, seat: int | None = None,
                 exploration: float = 0.0, max_candidates: int = 0,
-                update_interval: float | None = None,
+                update_interval: float | None = None, observer_seat: int | None = None,
                 timeout: float | None = None) -> AnalyzeStream:
         """Stream of updates ending with one ``final`` message; ``cancel()`` stops it."""
         request = pb.AnalyzeRequest()
         self._search_fields(request, state, iterations, time_limit, seed, seat, exploration,
-                            max_candidates)
+                            max_candidates, observer_seat)
         if update_interval:
             request.update_interval_ms = max(1, int(round(update_interval * 1000)))
         stream: AnalyzeStream = self.stub.Analyze(request, timeout=self._timeout(timeout))
         return stream
 
     def estimate_scores(self, state: StateLike, playouts: int = 0, seed: int = 0, *,
+                        observer_seat: int | None = None,
                         timeout: float | None = None) -> pb.EstimateScoresResponse:
-        request = pb.EstimateScoresRequest(state=make_state(state), playouts=playouts, seed=seed)
+        """Random playouts from the observer's information (without one: the host's)."""
+        request = pb.EstimateScoresRequest(state=make_state(state, observer_seat),
+                                           playouts=playouts, seed=seed)
         result: pb.EstimateScoresResponse = self.stub.EstimateScores(
             request, timeout=self._timeout(timeout))
         return result

@@ -3,6 +3,13 @@
 The human plays ``seat``; every other seat asks the server for its BestMove.
 Only NewGame, LegalMoves, CheckMove, ApplyMove and BestMove are used: the
 board drawing is the ``render`` text the server sends with each state.
+
+Whose view: this client is the *host*.  It holds the whole position (every hand)
+and asks for the bots' moves as the host (no ``observer_seat``; the search for a
+seat only ever uses that seat's information).  Everything it shows the human is
+asked for with ``observer_seat`` = the human's seat: the board (LegalMoves and
+ApplyMove renders), other seats' moves (the ApplyMove record: a secret choice is
+shown as such) and events, so the human sees only what their seat sees.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from collections.abc import Callable
 import grpc
 
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from clients.furnace_client import FurnaceClient, describe_error
+from clients.furnace_client import FurnaceClient, describe_error, host_state
 
 HELP = ("enter a move's number from the list or its text (e.g. 'tool saw r2c2 1+2'); "
         "'list' shows the moves again, 'board' draws the board, 'quit' ends the game")
@@ -66,16 +73,18 @@ def _play(client: FurnaceClient, game: str, players: int, seat: int, seed: int,
           iterations: int, input_fn: Callable[[str], str],
           output: Callable[[str], object]) -> int:
     started = client.new_game(game, players, seed=seed, state_format=pb.STATE_FORMAT_OPAQUE)
-    state = started.state
-    board = started.render
+    # The whole position, asked about as the host; the human's view is asked for
+    # with observer_seat=seat (NewGame's own render is the host's: never shown).
+    state = host_state(started.state)
     output(f"{game}: you are {_name(seat)} (seat {seat}) against {players - 1} bot(s); "
            f"type 'help' for help")
     chance_rng = random.Random(seed)
     ply = 0
     show_board = True
     while True:
-        legal = client.legal_moves(state)
-        status = legal.status
+        view = client.legal_moves(state, include_render=True, observer_seat=seat)
+        status = view.status
+        board = view.render
         if status.terminal:
             output(board)
             scores = ", ".join(f"{_name(i)} {s:g}" for i, s in enumerate(status.scores))
@@ -88,17 +97,17 @@ def _play(client: FurnaceClient, game: str, players: int, seat: int, seed: int,
             return 0
         player = status.current_player
         if status.chance:
-            outcomes = list(legal.chance_outcomes)
+            # Chance outcomes may depend on what the human cannot see: the host draws.
+            outcomes = list(view.chance_outcomes) if not view.moves_hidden else \
+                list(client.legal_moves(state).chance_outcomes)
             weights = [o.probability for o in outcomes]
             move = chance_rng.choices(outcomes, weights=weights)[0].move
             actor = None
         elif player == seat:
             if show_board:
-                # The board as this seat sees it: other players' hidden cards stay hidden.
-                board = client.legal_moves(state, seat=seat, include_render=True).render
                 output(board)
                 show_board = False
-            picked = _ask(client, state, list(legal.moves), seat, input_fn, output, board)
+            picked = _ask(client, state, list(view.moves), seat, input_fn, output, board)
             if picked is None:
                 return 1
             if picked == "quit":
@@ -111,12 +120,15 @@ def _play(client: FurnaceClient, game: str, players: int, seat: int, seed: int,
                                      seed=(seed + ply) % (1 << 64), seat=player)
             move = reply.move
             actor = player
-            output(f"{_name(player)} plays {move.text}")
-        applied = client.apply_move(state, move, seat=actor)
-        for event in applied.record.events:
+        # Applied to the whole position; the record and render are the human's view.
+        applied = client.apply_move(state, move, seat=actor, observer_seat=seat)
+        record = applied.record
+        if actor is not None and actor != seat:
+            output(f"{_name(player)} makes a secret choice" if record.move_hidden
+                   else f"{_name(player)} plays {record.move.text}")
+        for event in record.events:
             output(f"  {event}")
-        state = applied.state
-        board = applied.render
+        state = host_state(applied.state)
         ply += 1
         if actor != seat:
             show_board = True
@@ -154,7 +166,7 @@ def _ask(client: FurnaceClient, state: pb.GameState, moves: list[pb.Move], seat:
                 return moves[number - 1]
             output(f"no move number {number}: pick 1..{len(moves)}")
             continue
-        check = client.check_move(state, line, seat=seat)
+        check = client.check_move(state, line, seat=seat, observer_seat=seat)
         if check.legal:
             return check.move
         output(f"not allowed: {check.reason}")

@@ -2,8 +2,11 @@
 
 The codec only moves fields; it checks nothing.  Unset enums become ``None`` and
 the game's own ``state_from_json`` rejects them with a message naming the field.
-The message carries the whole state; ``GameState.observer_seat`` says whose view
-it is, and searches never read what that seat cannot see (see the .proto).
+The message carries the whole state; ``GameState.observer_seat`` says whom an
+answer is for, and answers never use what that seat cannot see (see the .proto).
+``shown_goods`` (goods a chain showed face up) and ``reshuffled`` (the public
+cards of the last reshuffle) are part of it: they tell every seat's
+``determinize`` what it may not resample.
 """
 
 from __future__ import annotations
@@ -100,6 +103,8 @@ def to_json(message: pb.OhMyGoodsState) -> dict[str, Any]:
         "sunset_at": message.sunset_at,
         "pool": [{"assistant": a.assistant, "face": a.face} for a in message.pool],
         "starting_hands": list(message.starting_hands),
+        "shown_goods": list(message.shown_goods),
+        "reshuffled": list(message.reshuffled),
         "players": [_player_to_json(p) for p in message.players],
         "act": _act_to_json(message.act),
     }
@@ -166,6 +171,8 @@ def from_json(data: dict[str, Any]) -> pb.OhMyGoodsState:
         pool=[pb.OhMyGoodsPoolAssistant(assistant=str(a["assistant"]), face=int(a["face"]))
               for a in data.get("pool") or []],
         starting_hands=[int(v) for v in data.get("starting_hands") or []],
+        shown_goods=[str(v) for v in data.get("shown_goods") or []],
+        reshuffled=[str(v) for v in data.get("reshuffled") or []],
         players=[_player_from_json(p) for p in data["players"]],
         act=_act_from_json(data["act"]),
     )

@@ -54,7 +54,7 @@ def _typed(data: dict[str, Any], observer: int | None = None) -> pb.GameState:
 # -- codec ------------------------------------------------------------------------------------
 def test_typed_round_trip(games: list[list[State]]) -> None:
     seen: dict[str, set[Any]] = {"phase": set(), "pay": set(), "players": set(),
-                                 "edition": set()}
+                                 "edition": set(), "shown": set(), "reshuffled": set()}
     for states in games:
         for state in states:
             data = state.to_json()
@@ -67,11 +67,39 @@ def test_typed_round_trip(games: list[list[State]]) -> None:
             seen["pay"].add(None if data["act"]["pay"] is None else data["act"]["pay"]["purpose"])
             seen["players"].add(data["num_players"])
             seen["edition"].add(data["options"]["second_edition"])
+            seen["shown"].add(bool(data["shown_goods"]))
+            seen["reshuffled"].add(bool(data["reshuffled"]))
+            assert list(message.shown_goods) == data["shown_goods"]
+            assert list(message.reshuffled) == data["reshuffled"]
     # The positions cover the whole format.
     assert seen["phase"] == {"redraw", "shift", "choose", "act", "over"}
     assert seen["pay"] == {None, "shift", "build", "hire"}
     assert seen["players"] == {2, 3, 4}
     assert seen["edition"] == {False, True}
+    assert seen["shown"] == {False, True} and seen["reshuffled"] == {False, True}
+
+
+def test_states_without_the_newer_fields_still_decode() -> None:
+    """JSON written before shown_goods/reshuffled existed: the codec and the game agree."""
+    data = _game().new_game(seed=3, num_players=2).to_json()
+    old = {k: v for k, v in data.items() if k not in ("shown_goods", "reshuffled")}
+    message = omg_codec.from_json(old)
+    assert not message.shown_goods and not message.reshuffled
+    assert _game().state_from_json(omg_codec.to_json(message)).to_json() == data
+
+
+def test_shown_goods_and_reshuffle_survive_the_server(stub, games: list[list[State]]) -> None:
+    """A typed position with face-up goods and a reshuffle goes through ApplyMove intact."""
+    state = next(s for states in games for s in states
+                 if s.to_json()["shown_goods"] and s.to_json()["reshuffled"]
+                 and not s.is_terminal())
+    move = state.legal_moves()[0]
+    reply = stub.ApplyMove(pb.ApplyMoveRequest(state=_typed(state.to_json()),
+                                               move=pb.Move(id=move)))
+    after = state.clone()
+    after.apply(move)
+    assert omg_codec.to_json(reply.state.oh_my_goods) == after.to_json()
+    assert list(reply.state.oh_my_goods.reshuffled) == after.to_json()["reshuffled"]
 
 
 def test_round_trip_validates_in_the_game(games: list[list[State]]) -> None:

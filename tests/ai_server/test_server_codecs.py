@@ -7,13 +7,13 @@ import zlib
 
 import pytest
 from google.protobuf import json_format
-from helpers_furnace import random_positions
 
 from ai_server import codecs
 from ai_server.codecs import samara as samara_codec
 from ai_server.errors import RequestError
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from engine import registry
+from tests.ai_server.helpers_furnace import random_positions
 
 
 @pytest.fixture(scope="module")

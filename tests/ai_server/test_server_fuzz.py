@@ -18,12 +18,12 @@ import grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from helpers_furnace import positions_json, rpc_error_info
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ai_server.codecs import samara as samara_codec
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
 BASE_STATES: list[dict[str, Any]] = positions_json(16, seed=77)
 ALLOWED = {

@@ -14,11 +14,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from helpers_furnace import random_positions, rpc_error_info
 
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.server import BackgroundServer
 from engine import registry
+from engine.game import events_seen_by
+from tests.ai_server.helpers_furnace import random_positions, rpc_error_info
 
 
 def opaque_of(state_json: dict) -> pb.GameState:
@@ -173,7 +174,8 @@ def test_apply_move_returns_state_in_request_form(stub, new_state) -> None:
     assert reply.status.current_player == 1
     engine_state = registry.get_game("samara").new_game(seed=1, num_players=2)
     events = engine_state.apply_text("recruit woman")
-    assert list(reply.record.events) == events
+    assert list(reply.record.events) == events_seen_by(events, None)
+    assert not reply.record.move_hidden
     assert reply.render == engine_state.render()
 
     opaque = opaque_of(registry.get_game("samara").new_game(seed=1, num_players=2).to_json())

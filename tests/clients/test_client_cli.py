@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients import cli
 
 
@@ -147,3 +148,46 @@ def test_unreachable_server_exits_1(capsys) -> None:
     code, _, err = run(["list-games", "--server", "127.0.0.1:1", "--timeout", "3"], None, capsys)
     assert code == 1
     assert "cannot reach a Furnace server at 127.0.0.1:1" in err
+
+
+@pytest.fixture(scope="module")
+def omg_file(tmp_path_factory, address) -> str:
+    """Oh My Goods!, seed 7: seat 0 (P1) to move in phase II."""
+    from clients.furnace_client import FurnaceClient, state_json
+
+    with FurnaceClient(address) as client:
+        data = state_json(client.new_game("oh-my-goods", 2, seed=7,
+                                          state_format=pb.STATE_FORMAT_JSON).state)
+    path = tmp_path_factory.mktemp("states") / "omg.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_observer_option(address, capsys, omg_file) -> None:
+    p1_hand = json.loads(open(omg_file).read())["players"][0]["hand"]
+    code, out, err = run(["legal-moves", "--state", omg_file, "--observer", "1"], address, capsys)
+    assert code == 0 and out == ""
+    assert "moves hidden: seat 1 cannot know the moves of seat 0" in err
+    code, out, _ = run(["legal-moves", "--state", omg_file, "--observer", "0"], address, capsys)
+    assert code == 0 and "work #0 sloppy" in out
+    code, out, _ = run(["legal-moves", "--state", omg_file, "--observer", "1", "--json"],
+                       address, capsys)
+    assert json.loads(out)["moves_hidden"] is True
+    code, out, _ = run(["check-move", "--state", omg_file, "--observer", "1", "work #0 sloppy"],
+                       address, capsys)
+    assert code == 1 and out.startswith("not judged (HIDDEN): seat 1 cannot judge")
+    code, out, _ = run(["show", "--state", omg_file, "--observer", "1"], address, capsys)
+    assert code == 0 and "hand: 7 cards" in out
+    assert not any(card in out for card in p1_hand)
+    code, out, err = run(["apply-move", "--state", omg_file, "--observer", "1",
+                          "work #0 sloppy"], address, capsys)
+    assert code == 0 and json.loads(out)["players"][0]["work"] == {"slot": 0, "mode": "sloppy"}
+    assert "# P1 makes a secret choice (hidden from seat 1)" in err
+    code, out, _ = run(["estimate", "--state", omg_file, "--observer", "0", "--playouts", "10"],
+                       address, capsys)
+    assert code == 0 and "10 playouts" in out and "from seat 0's information" in out
+    code, _, err = run(["best-move", "--state", omg_file, "--observer", "1", "--iterations",
+                        "10"], address, capsys)
+    assert code == 2 and "OBSERVER_CANNOT_SEE_MOVER" in err and "state.observer_seat" in err
+    code, _, err = run(["show", "--state", omg_file, "--observer", "5"], address, capsys)
+    assert code == 2 and "SEAT_OUT_OF_RANGE" in err

@@ -106,3 +106,37 @@ def test_helpers() -> None:
         make_move(True)
     with pytest.raises(TypeError):
         make_state(3.5)  # type: ignore[arg-type]
+
+
+def test_observer_seat_on_every_state_method(client: FurnaceClient) -> None:
+    """Oh My Goods!, seat 0 to move in phase II: asked as seat 1, nothing of seat 0's."""
+    from clients.furnace_client import host_state
+
+    game = client.new_game("oh-my-goods", 2, seed=7)
+    data = state_json(client.new_game("oh-my-goods", 2, seed=7,
+                                      state_format=pb.STATE_FORMAT_JSON).state)
+    legal = client.legal_moves(game.state, observer_seat=1, include_render=True)
+    assert legal.moves_hidden and not legal.moves
+    assert not any(card in legal.render for card in data["players"][0]["hand"])
+    assert client.legal_moves(game.state, observer_seat=0).moves
+    check = client.check_move(game.state, "work #0 sloppy", observer_seat=1)
+    assert not check.legal and check.reason_code == pb.ILLEGAL_REASON_HIDDEN
+    assert client.check_move(game.state, "work #0 sloppy", observer_seat=0).legal
+    applied = client.apply_move(game.state, "work #0 sloppy", seat=0, observer_seat=1)
+    assert applied.record.move_hidden and not applied.record.HasField("move")
+    assert applied.state.observer_seat == 1
+    # The state keeps its observer; host_state() asks as the host again.
+    assert client.legal_moves(applied.state).moves_hidden
+    host = host_state(applied.state)
+    assert not host.HasField("observer_seat") and client.legal_moves(host).moves
+    for search in (lambda: client.best_move(game.state, iterations=10, observer_seat=1),
+                   lambda: list(client.analyze(game.state, iterations=10, observer_seat=1))):
+        with pytest.raises(grpc.RpcError) as info:
+            search()
+        details = error_details(info.value)
+        assert details["reason"] == "OBSERVER_CANNOT_SEE_MOVER"
+        assert details["fields"][0]["field"] == "state.observer_seat"
+    best = client.best_move(game.state, iterations=10, seed=1, observer_seat=0)
+    assert best.move.text == client.best_move(game.state, iterations=10, seed=1).move.text
+    estimate = client.estimate_scores(game.state, playouts=10, seed=2, observer_seat=1)
+    assert estimate.playouts == 10 and len(estimate.seats) == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from clients.play import play_remote
@@ -68,3 +69,41 @@ def test_remote_board_hides_the_bots_hand(address) -> None:
                   or line.lstrip(">").startswith("P2:"))
         assert lines[p2 + 2].strip().startswith("hand: ") and "cards" in lines[p2 + 2]
         assert "(" not in lines[p2 + 2]  # no card names, only a count
+
+
+def _mentions(text: str, card: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(card)}(?![\w-])", text) is not None
+
+
+def test_remote_play_shows_only_the_humans_view(address) -> None:
+    """Oh My Goods!: after the human's first move, neither the printed output nor the
+    ``board`` command shows the bot's hand or its secret phase II choices."""
+    from engine import registry  # the test's referee knows the truth; the client does not
+
+    seed = 3
+    start = registry.get_game("oh-my-goods").new_game(seed=seed, num_players=2)
+    assert start.current_player() == 0 and start.to_json()["phase"] == "choose"
+    bot_hand = start.to_json()["players"][1]["hand"]
+    out: list[str] = []
+    # Work, board (the human still to plan), plan; then the bot chooses in secret,
+    # Sunset, and the human acts first in phase IV: board, board, quit.
+    code = play_remote(address, "oh-my-goods", 2, 0, seed, 20,
+                       input_fn=scripted(["1", "board", "1", "board", "board", "quit"]),
+                       output=out.append)
+    lines = [str(o) for o in out]
+    text = "\n".join(lines)
+    assert code == 0 and lines[-1] == "game abandoned", text[-2000:]
+    leaked = [card for card in bot_hand if _mentions(text, card)]
+    assert not leaked, f"the bot's cards {leaked} were shown:\n{text}"
+    # The bot's two phase II choices are secret: shown as such, never by name.
+    assert text.count("P2 makes a secret choice") == 2, text
+    for line in lines:
+        assert not re.match(r"P2 plays (work|idle|plan)", line), line
+    boards = [line for line in lines if line.startswith("Oh My Goods!")]
+    assert len(boards) == 5  # the first, 'board' in phase II, phase IV's and 'board' twice
+    for board in boards:
+        p2 = board.split("P2:", 1)[1]
+        assert re.search(r"hand: \d+ cards", p2), board
+        assert "plan: a card, face down" in p2 or "plan:" not in p2, board
+    # After Sunset the placement is public, the planned card still is not.
+    assert "player 2 works" in text and "has planned a building" in text

@@ -30,6 +30,7 @@ class IllegalReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ILLEGAL_REASON_NOT_YOUR_TURN: _ClassVar[IllegalReason]
     ILLEGAL_REASON_RULES: _ClassVar[IllegalReason]
     ILLEGAL_REASON_EMPTY: _ClassVar[IllegalReason]
+    ILLEGAL_REASON_HIDDEN: _ClassVar[IllegalReason]
 
 class SearchStopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -106,6 +107,7 @@ ILLEGAL_REASON_GAME_OVER: IllegalReason
 ILLEGAL_REASON_NOT_YOUR_TURN: IllegalReason
 ILLEGAL_REASON_RULES: IllegalReason
 ILLEGAL_REASON_EMPTY: IllegalReason
+ILLEGAL_REASON_HIDDEN: IllegalReason
 SEARCH_STOP_REASON_UNSPECIFIED: SearchStopReason
 SEARCH_STOP_REASON_ITERATIONS: SearchStopReason
 SEARCH_STOP_REASON_TIME_LIMIT: SearchStopReason
@@ -320,16 +322,18 @@ class LegalMovesRequest(_message.Message):
     def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., include_render: _Optional[bool] = ...) -> None: ...
 
 class LegalMovesResponse(_message.Message):
-    __slots__ = ("status", "moves", "chance_outcomes", "render")
+    __slots__ = ("status", "moves", "chance_outcomes", "render", "moves_hidden")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     MOVES_FIELD_NUMBER: _ClassVar[int]
     CHANCE_OUTCOMES_FIELD_NUMBER: _ClassVar[int]
     RENDER_FIELD_NUMBER: _ClassVar[int]
+    MOVES_HIDDEN_FIELD_NUMBER: _ClassVar[int]
     status: GameStatus
     moves: _containers.RepeatedCompositeFieldContainer[Move]
     chance_outcomes: _containers.RepeatedCompositeFieldContainer[ChanceOutcome]
     render: str
-    def __init__(self, status: _Optional[_Union[GameStatus, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., chance_outcomes: _Optional[_Iterable[_Union[ChanceOutcome, _Mapping]]] = ..., render: _Optional[str] = ...) -> None: ...
+    moves_hidden: bool
+    def __init__(self, status: _Optional[_Union[GameStatus, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., chance_outcomes: _Optional[_Iterable[_Union[ChanceOutcome, _Mapping]]] = ..., render: _Optional[str] = ..., moves_hidden: _Optional[bool] = ...) -> None: ...
 
 class CheckMoveRequest(_message.Message):
     __slots__ = ("state", "move", "seat")
@@ -366,14 +370,16 @@ class ApplyMoveRequest(_message.Message):
     def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., seat: _Optional[int] = ..., state_format: _Optional[_Union[StateFormat, str]] = ...) -> None: ...
 
 class MoveRecord(_message.Message):
-    __slots__ = ("player", "move", "events")
+    __slots__ = ("player", "move", "events", "move_hidden")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    MOVE_HIDDEN_FIELD_NUMBER: _ClassVar[int]
     player: int
     move: Move
     events: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, player: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., events: _Optional[_Iterable[str]] = ...) -> None: ...
+    move_hidden: bool
+    def __init__(self, player: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., events: _Optional[_Iterable[str]] = ..., move_hidden: _Optional[bool] = ...) -> None: ...
 
 class ApplyMoveResponse(_message.Message):
     __slots__ = ("state", "record", "status", "render")
@@ -628,7 +634,7 @@ class SamaraDecision(_message.Message):
     def __init__(self, kind: _Optional[_Union[SamaraDecisionKind, str]] = ..., player: _Optional[int] = ..., target: _Optional[int] = ..., spot: _Optional[str] = ..., count: _Optional[int] = ..., only: _Optional[_Union[SamaraToolFilter, str]] = ...) -> None: ...
 
 class OhMyGoodsState(_message.Message):
-    __slots__ = ("version", "num_players", "options", "rng", "round", "active", "final_round", "phase", "turn", "deck", "discard", "display", "sunset_at", "pool", "starting_hands", "players", "act")
+    __slots__ = ("version", "num_players", "options", "rng", "round", "active", "final_round", "phase", "turn", "deck", "discard", "display", "sunset_at", "pool", "starting_hands", "players", "act", "shown_goods", "reshuffled")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -646,6 +652,8 @@ class OhMyGoodsState(_message.Message):
     STARTING_HANDS_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     ACT_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_GOODS_FIELD_NUMBER: _ClassVar[int]
+    RESHUFFLED_FIELD_NUMBER: _ClassVar[int]
     version: int
     num_players: int
     options: OhMyGoodsOptions
@@ -663,7 +671,9 @@ class OhMyGoodsState(_message.Message):
     starting_hands: _containers.RepeatedScalarFieldContainer[int]
     players: _containers.RepeatedCompositeFieldContainer[OhMyGoodsPlayer]
     act: OhMyGoodsAct
-    def __init__(self, version: _Optional[int] = ..., num_players: _Optional[int] = ..., options: _Optional[_Union[OhMyGoodsOptions, _Mapping]] = ..., rng: _Optional[str] = ..., round: _Optional[int] = ..., active: _Optional[int] = ..., final_round: _Optional[int] = ..., phase: _Optional[_Union[OhMyGoodsPhase, str]] = ..., turn: _Optional[int] = ..., deck: _Optional[_Iterable[str]] = ..., discard: _Optional[_Iterable[str]] = ..., display: _Optional[_Iterable[str]] = ..., sunset_at: _Optional[int] = ..., pool: _Optional[_Iterable[_Union[OhMyGoodsPoolAssistant, _Mapping]]] = ..., starting_hands: _Optional[_Iterable[int]] = ..., players: _Optional[_Iterable[_Union[OhMyGoodsPlayer, _Mapping]]] = ..., act: _Optional[_Union[OhMyGoodsAct, _Mapping]] = ...) -> None: ...
+    shown_goods: _containers.RepeatedScalarFieldContainer[str]
+    reshuffled: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, version: _Optional[int] = ..., num_players: _Optional[int] = ..., options: _Optional[_Union[OhMyGoodsOptions, _Mapping]] = ..., rng: _Optional[str] = ..., round: _Optional[int] = ..., active: _Optional[int] = ..., final_round: _Optional[int] = ..., phase: _Optional[_Union[OhMyGoodsPhase, str]] = ..., turn: _Optional[int] = ..., deck: _Optional[_Iterable[str]] = ..., discard: _Optional[_Iterable[str]] = ..., display: _Optional[_Iterable[str]] = ..., sunset_at: _Optional[int] = ..., pool: _Optional[_Iterable[_Union[OhMyGoodsPoolAssistant, _Mapping]]] = ..., starting_hands: _Optional[_Iterable[int]] = ..., players: _Optional[_Iterable[_Union[OhMyGoodsPlayer, _Mapping]]] = ..., act: _Optional[_Union[OhMyGoodsAct, _Mapping]] = ..., shown_goods: _Optional[_Iterable[str]] = ..., reshuffled: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class OhMyGoodsOptions(_message.Message):
     __slots__ = ("second_edition",)

@@ -98,21 +98,24 @@ class FurnaceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def LegalMoves(self, request, context):
-        """The legal moves in a position (empty when the game is over).
+        """The legal moves in a position (empty when the game is over, and when the
+        observer cannot know the moves of the seat to move: moves_hidden).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def CheckMove(self, request, context):
-        """Whether a move is legal, and if not why (in words and as a code).
+        """Whether a move is legal, and if not why (in words and as a code); never a
+        judgement the observer could not make itself (ILLEGAL_REASON_HIDDEN).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ApplyMove(self, request, context):
-        """Play a move: the new position plus what happened.
+        """Play a move: the new (whole) position plus what happened, as the observer
+        sees it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -135,7 +138,8 @@ class FurnaceServiceServicer:
 
     def EstimateScores(self, request, context):
         """Win probability and final score (mean and spread) of every seat, from
-        seeded random playouts of the position.
+        seeded random playouts of the position as the observer sees it (every
+        playout deals what the observer cannot see afresh).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
