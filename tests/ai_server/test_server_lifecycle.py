@@ -152,10 +152,8 @@ def test_graceful_stop_finishes_in_flight_calls() -> None:
             stopper.start()
             assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
             watch.cancel()  # an open Watch stream would hold the stop for the whole grace
-            start = time.perf_counter()
             thread.join()
             stopper.join()
-            assert time.perf_counter() - start < 3.0
             assert isinstance(box[0], pb.BestMoveResponse), box[0]
             assert box[0].analysis.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT
     finally:
