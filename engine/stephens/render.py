@@ -1,0 +1,81 @@
+"""A text drawing of a Stephens position, made from an observation.
+
+:func:`render_view` reads only the dict ``observation()`` returns (and the public
+catalogue), so a drawing shows what the players see: deck sizes, the face-up
+profession deck tops, never the order of a deck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.stephens.components import Catalogue
+from engine.stephens.vocabulary import COLOURS, PLACES
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    shown = [f"{n} {name}" for name, n in counts.items() if n]
+    return ", ".join(shown) or "-"
+
+
+def _cards(ids: list[str | None]) -> str:
+    return " ".join(i or "--" for i in ids) or "-"
+
+
+def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
+    """The position as ``view`` (an observation) shows it."""
+    lines = [f"Stephens, {view['num_players']} players, round {view['round']}, "
+             f"player {view['active'] + 1} to play; French army on {view['army']}"]
+    decisions = view["decisions"]
+    if decisions:
+        top = decisions[-1]
+        lines.append(f"waiting for player {top['seat'] + 1}: {top['kind']} "
+                     f"({len(decisions)} decision(s) pending)")
+    lines.append("furnaces: " + "  ".join(
+        f"{name} {n} {COLOURS[cat.furnaces[k].colour]}"
+        for k, (name, n) in enumerate(view["furnaces"].items())))
+    lines.append("small factories: " + "  ".join(
+        f"{name} [{_counts(cubes)}]" for name, cubes in view["small_factories"].items()))
+    profs = view["professions"]
+    red, blue = profs["red_deck"], profs["blue_deck"]
+    lines.append(f"professions: red deck {red['count']} (top {red['top'] or '-'}) | "
+                 f"{_cards(profs['display'])} | blue deck {blue['count']} "
+                 f"(top {blue['top'] or '-'}); discards {len(profs['red_discard'])} red, "
+                 f"{len(profs['blue_discard'])} blue")
+    for kind, costs in (("contracts", cat.contract_costs), ("investments", cat.investment_costs)):
+        section = view[kind]
+        row = "  ".join(f"{cost}:{card or '--'}" for cost, card in
+                        zip(costs, section["display"], strict=True))
+        lines.append(f"{kind}: {row}  (deck {section['deck']}, discard "
+                     f"{len(section['discard'])})")
+    for name in PLACES:
+        cards = view["places"][name]
+        if not cards:
+            continue
+        workers = []
+        for entry in cards:
+            text = f"{entry['card']}[P{entry['master'] + 1}"
+            if entry["apprentice"] is not None:
+                text += f"+P{entry['apprentice'] + 1}"
+            workers.append(text + "]")
+        lines.append(f"  {name}: " + " ".join(workers))
+    for seat, p in enumerate(view["players"]):
+        lines.append(f"P{seat + 1}: {p['vp']} VP, {p['coins']} coins, influence "
+                     f"{p['influence']}, forest {p['forest']}, dune {p['dune']}")
+        lines.append(f"    cubes: {_counts(p['cubes'])}; accessories: "
+                     f"{_counts(p['accessories'])}; unlocked: "
+                     f"{' '.join(p['unlocked']) or '-'}")
+        if p["contracts"]:
+            lines.append(f"    contracts to fulfil: {' '.join(p['contracts'])}")
+        for colour, row in p["investments"].items():
+            if row:
+                lines.append(f"    {colour} investments: {' '.join(row)}")
+        if any(p["reserved"].values()):
+            lines.append(f"    reserved: {_counts(p['reserved'])}")
+        for kind, row in p["fulfilled"].items():
+            if row:
+                lines.append(f"    fulfilled {kind}: {' '.join(row)}")
+        if any(p["placed_accessories"].values()):
+            lines.append(f"    accessories on contracts: {_counts(p['placed_accessories'])}")
+    return "\n".join(lines)

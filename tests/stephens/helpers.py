@@ -1,0 +1,102 @@
+"""Building blocks for Stephens tests: positions set up by hand."""
+
+from __future__ import annotations
+
+from engine.stephens.abilities import unlockable_disks
+from engine.stephens.codec import state_from_json
+from engine.stephens.setup import new_state
+from engine.stephens.state import EMPTY, StephensState
+from engine.stephens.vocabulary import COLOURS, NOBODY, PLACES
+
+
+def blank(num_players: int = 4, seed: int = 0) -> StephensState:
+    """A set-up game with the setup decisions dropped and the starting professions
+    back in the box: an empty board, every player as player setup leaves them."""
+    state = new_state(seed, num_players)
+    for cards in state.places:
+        for card in cards:
+            state.master[card] = NOBODY
+            state.box.append(card)
+        cards.clear()
+    state.box.sort()
+    state.decisions = []
+    return state
+
+
+def prof(state: StephensState, card_id: str) -> int:
+    return state.catalogue.profession_ids[card_id]
+
+
+def _take_profession(state: StephensState, card: int) -> None:
+    for pile in (*state.profession_decks, *state.profession_discards, state.box):
+        if card in pile:
+            pile.remove(card)
+            return
+    if card in state.profession_display:
+        state.profession_display[state.profession_display.index(card)] = EMPTY
+        return
+    raise AssertionError(f"{state.catalogue.professions[card].id} is already in play")
+
+
+def attach(state: StephensState, card_id: str, place: str, master: int,
+           apprentice: int | None = None) -> int:
+    """Put profession ``card_id`` on ``place`` with its workers (no rules checked)."""
+    card = prof(state, card_id)
+    _take_profession(state, card)
+    state.places[PLACES.index(place)].append(card)
+    state.master[card] = master
+    state.apprentice[card] = NOBODY if apprentice is None else apprentice
+    return card
+
+
+def settle_disks(state: StephensState, prefer: dict[int, list[str]] | None = None) -> None:
+    """Take one disk off each player's board per worker they have on cards: first the
+    ``prefer``red ones (disk ids, in order), then the first allowed ones."""
+    cat = state.catalogue
+    for seat, player in enumerate(state.players):
+        wanted = [cat.disk_ids[d] for d in (prefer or {}).get(seat, [])]
+        while player.disks_taken < state.workers_of(seat):
+            options = unlockable_disks(cat, player, lowest_influence_only=False)
+            pick = next((d for d in wanted if d in options), options[0])
+            player.unlocked[pick] = 1
+
+
+def contract(state: StephensState, card_id: str) -> int:
+    """Take contract ``card_id`` out of the deck or display (a hole in the display is
+    refilled from the deck)."""
+    card = state.catalogue.contract_ids[card_id]
+    if card in state.contract_deck:
+        state.contract_deck.remove(card)
+    else:
+        slot = state.contract_display.index(card)
+        state.contract_display[slot] = state.contract_deck.pop()
+    return card
+
+
+def investment(state: StephensState, card_id: str) -> int:
+    card = state.catalogue.investment_ids[card_id]
+    if card in state.investment_deck:
+        state.investment_deck.remove(card)
+    else:
+        slot = state.investment_display.index(card)
+        state.investment_display[slot] = state.investment_deck.pop()
+    return card
+
+
+def give_investment(state: StephensState, seat: int, card_id: str, row: str) -> int:
+    """Fund ``card_id`` into ``seat``'s row of colour ``row`` (no rules checked)."""
+    card = investment(state, card_id)
+    rows = state.catalogue.board.investment_rows
+    state.players[seat].investments[rows.index(COLOURS.index(row))].append(card)
+    return card
+
+
+def cubes(**counts: int) -> list[int]:
+    return [counts.get(c, 0) for c in COLOURS]
+
+
+def round_trip(state: StephensState) -> StephensState:
+    """The state through JSON: proves the hand-made position is a legal one."""
+    twin = state_from_json(state.to_json())
+    assert twin.to_json() == state.to_json()
+    return twin
