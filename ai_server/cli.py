@@ -12,6 +12,7 @@ import logging
 import sys
 from typing import Any
 
+from ai_server import fuzz, security
 from ai_server.config import ServerConfig, default_workers
 
 _DEFAULTS = ServerConfig()
@@ -51,7 +52,9 @@ def add_commands(subparsers: Any) -> None:
                         help="seconds in-flight calls get on shutdown (default %(default)g)")
     parser.add_argument("--log-level", default="INFO",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
+    security.add_arguments(parser)
     parser.set_defaults(func=run_serve)
+    fuzz.add_command(subparsers)
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -80,18 +83,22 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         config = config_from_args(args)
+        hosting, warnings = security.config_from_args(args)
     except ValueError as exc:
         print(f"furnace serve: error: {exc}", file=sys.stderr)
         return 2
+    for warning in warnings:
+        print(f"furnace serve: warning: {warning}", file=sys.stderr)
     logging.basicConfig(level=getattr(logging, args.log_level, logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     def ready(port: int) -> None:
         print(f"furnace server listening on {args.host}:{port} "
-              f"({config.workers} workers); Ctrl-C to stop", file=sys.stderr, flush=True)
+              f"({config.workers} workers; {hosting.describe()}); Ctrl-C to stop",
+              file=sys.stderr, flush=True)
 
     try:
-        asyncio.run(serve(args.host, args.port, config=config, ready=ready))
+        asyncio.run(serve(args.host, args.port, config=config, ready=ready, security=hosting))
     except OSError as exc:
         print(f"furnace serve: error: {exc}", file=sys.stderr)
         return 2

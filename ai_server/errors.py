@@ -10,6 +10,7 @@ reads on the client side.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import grpc
@@ -39,6 +40,51 @@ QUEUE_FULL = "QUEUE_FULL"
 WORKER_FAILED = "WORKER_FAILED"
 SHUTTING_DOWN = "SHUTTING_DOWN"
 INTERNAL = "INTERNAL"
+
+#: Longest piece of a client's input an error quotes back (see :func:`clip`).
+MAX_ECHO = 60
+#: Longest error message: the message travels in metadata, which has a size limit.
+MAX_MESSAGE = 1000
+
+
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """``text``, or its first ``limit`` characters, an ellipsis and its full length.
+
+    >>> clip("samara")
+    'samara'
+    >>> clip("x" * 100, 5)
+    'xxxxx… (100 characters)'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+# A quoted text (as repr() writes it) or a long run without spaces: the shapes
+# in which a message echoes a client's input.
+_QUOTED = r"(?:[^{q}\\\n]|\\.){{{n},}}"
+_ECHO = re.compile("'(" + _QUOTED.format(q="'", n=MAX_ECHO + 1) + ")'"
+                   + '|"(' + _QUOTED.format(q='"', n=MAX_ECHO + 1) + ')"'
+                   + r"|\S{" + str(2 * MAX_ECHO + 1) + ",}")
+
+
+# One escape sequence of repr(): one character of the input.
+_ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+
+
+def _clip_echo(match: re.Match[str]) -> str:
+    for group, quote in ((1, "'"), (2, '"')):
+        text = match.group(group)
+        if text is not None:
+            # The length of the input itself, not of its escaped form.
+            length = len(text) - sum(len(e) - 1 for e in _ESCAPE.findall(text))
+            return f"{quote}{text[:MAX_ECHO]}… ({length} characters){quote}"
+    return clip(match.group(0))
+
+
+def clip_message(message: str) -> str:
+    """``message`` with every quoted input clipped (:func:`clip`), at most MAX_MESSAGE long."""
+    return clip(_ECHO.sub(_clip_echo, message), MAX_MESSAGE)
 
 
 class RequestError(Exception):
@@ -81,25 +127,31 @@ def precondition(message: str, field: str | None, reason: str, **metadata: str) 
 
 
 def to_status_proto(error: RequestError) -> status_pb2.Status:
-    """The ``google.rpc.Status`` of ``error`` with BadRequest and ErrorInfo details."""
+    """The ``google.rpc.Status`` of ``error`` with BadRequest and ErrorInfo details.
+
+    Input the message quotes back is clipped (:func:`clip_message`), so an error
+    about a huge field stays a small answer.
+    """
+    message = clip_message(error.message)
     details = []
     if error.field:
         bad = error_details_pb2.BadRequest(
             field_violations=[
                 error_details_pb2.BadRequest.FieldViolation(
-                    field=error.field, description=error.message
+                    field=clip_message(error.field), description=message
                 )
             ]
         )
         packed = any_pb2.Any()
         packed.Pack(bad)
         details.append(packed)
-    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN,
-                                       metadata=error.metadata)
+    info = error_details_pb2.ErrorInfo(
+        reason=error.reason, domain=DOMAIN,
+        metadata={clip(k): clip(v, 200) for k, v in error.metadata.items()})
     packed = any_pb2.Any()
     packed.Pack(info)
     details.append(packed)
-    return status_pb2.Status(code=error.code.value[0], message=error.message, details=details)
+    return status_pb2.Status(code=error.code.value[0], message=message, details=details)
 
 
 def to_grpc_status(error: RequestError) -> grpc.Status:

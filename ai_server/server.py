@@ -10,6 +10,10 @@
 * Health checking (``grpc.health.v1.Health``, overall and per service) and server
   reflection are on.  On shutdown health goes NOT_SERVING first, new calls are
   refused and in-flight calls get ``grace`` seconds to finish.
+* ``security=`` (:class:`~ai_server.security.SecurityConfig`) adds TLS, mutual
+  TLS and bearer tokens, or turns reflection off.  Requests reach the servicer
+  through :mod:`ai_server.wire`: size-checked, parsed off the event loop and
+  counted before any game code runs.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from ai_server import wire
 from ai_server.config import ServerConfig
 from ai_server.pool import SearchPool
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from ai_server.security import SecurityConfig
 from ai_server.service import FurnaceServicer
 
 log = logging.getLogger("ai_server")
@@ -81,6 +86,8 @@ async def create_server(
     host: str = "127.0.0.1",
     config: ServerConfig | None = None,
     warm: bool = True,
+    security: SecurityConfig | None = None,
+    wire_limits: wire.WireLimits | None = None,
     **settings: Any,
 ) -> tuple[FurnaceServer, int]:
     """Build a server bound to ``host:port`` (0: any free port); returns it and the port.
@@ -88,8 +95,11 @@ async def create_server(
     Must be awaited on the event loop that will run the server.  ``workers``,
     ``max_queue`` and ``settings`` (any :class:`ServerConfig` field, e.g.
     ``max_iterations=``, ``max_time=``) override ``config``.  ``warm`` starts every
-    worker process before returning.  Call ``await server.start()`` to serve.
+    worker process before returning.  ``security`` sets TLS, tokens and reflection
+    (default: plaintext, no tokens, reflection on); ``wire_limits`` the request
+    limits checked before the servicer.  Call ``await server.start()`` to serve.
     """
+    security = security or SecurityConfig()
     config = (config or ServerConfig()).with_overrides(
         workers=workers, max_queue=max_queue, **settings).resolved()
     pool = SearchPool(config.workers, config.max_queue)
@@ -99,19 +109,20 @@ async def create_server(
             ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ]
-        grpc_server = grpc.aio.server(options=options)
+        grpc_server = grpc.aio.server(options=options, interceptors=security.interceptors())
         servicer = FurnaceServicer(config, pool)
-        pb_grpc.add_FurnaceServiceServicer_to_server(servicer, grpc_server)
+        wire.add_service(servicer, grpc_server, wire_limits)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
         for name in ("", SERVICE_NAME):
             await health_servicer.set(name, NOT_SERVING)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), grpc_server)
+        if security.reflection:
+            reflection.enable_server_reflection(
+                (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), grpc_server)
         address = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else \
             f"{host}:{port}"
         try:
-            bound = grpc_server.add_insecure_port(address)
+            bound = security.add_port(grpc_server, address)
         except RuntimeError as exc:
             raise OSError(f"cannot listen on {address}: {exc}") from None
         if not bound:

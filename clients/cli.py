@@ -8,15 +8,22 @@ game's JSON state, as ``new-game``/``apply-move`` print it) or from a new game
 asks as that seat (``GameState.observer_seat``): renders, records and move lists
 show only what it sees; without it the answers are the host's (every hand).
 
-Exit codes: 0 success; 1 the server could not be reached or failed, or
-``check-move`` found the move illegal; 2 bad input (usage, unreadable state,
-INVALID_ARGUMENT / FAILED_PRECONDITION / OUT_OF_RANGE from the server).
+A hosted server (docs/api.md, "Hosting"): ``--tls`` (``--ca-cert FILE`` to trust
+a private CA), ``--client-cert FILE --client-key FILE`` for mutual TLS, and a bearer
+token from ``--token`` or, better (command lines are visible to other users), the
+``FURNACE_TOKEN`` environment variable.  ``furnace play --server`` takes the same.
+
+Exit codes: 0 success; 1 the server could not be reached or failed, refused the
+credentials, or ``check-move`` found the move illegal; 2 bad input (usage,
+unreadable state, INVALID_ARGUMENT / FAILED_PRECONDITION / OUT_OF_RANGE from the
+server).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -34,6 +41,9 @@ from clients.furnace_client import (
     state_json,
     to_json,
 )
+
+#: Environment variable holding the bearer token (``--token`` overrides it).
+TOKEN_ENV = "FURNACE_TOKEN"
 
 #: Server answers that mean the request itself was wrong (exit code 2).
 BAD_INPUT_CODES = {
@@ -337,20 +347,68 @@ def cmd_health(client: FurnaceClient, args: argparse.Namespace) -> int:
 
 
 # -- wiring ------------------------------------------------------------------------------
+def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--tls``, ``--ca-cert``, ``--client-cert``, ``--client-key``, ``--token``."""
+    group = parser.add_argument_group("connection to a hosted server")
+    group.add_argument("--tls", action="store_true",
+                       help="connect with TLS (implied by the certificate options)")
+    group.add_argument("--ca-cert", metavar="PEM",
+                       help="trust this CA for the server's certificate (default: the system's)")
+    group.add_argument("--client-cert", metavar="PEM",
+                       help="mutual TLS: present this certificate (needs --client-key)")
+    group.add_argument("--client-key", metavar="PEM", help="mutual TLS: its private key")
+    group.add_argument("--token", default=None,
+                       help=f"bearer token (default: ${TOKEN_ENV}; prefer the variable, a "
+                       "command line is visible to other users)")
+
+
+def connection_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """:class:`FurnaceClient` keyword arguments of :func:`add_connection_arguments`' flags."""
+    token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
+    return {"tls": args.tls, "ca_cert": args.ca_cert, "client_cert": args.client_cert,
+            "client_key": args.client_key, "token": token}
+
+
+def describe_connection_error(exc: grpc.RpcError, server: str, tls: bool = False) -> str | None:
+    """Words for a failure to connect or to be let in, or None for other errors.
+
+    ``tls``: whether the connection used TLS (a server that refuses a client
+    certificate just closes the connection).
+    """
+    code = exc.code() if hasattr(exc, "code") else None
+    details = " ".join(str(exc.details() if hasattr(exc, "details") else exc).split())
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        return (f"the server at {server} refused the credentials: give a valid token "
+                f"(--token or ${TOKEN_ENV})")
+    if code != grpc.StatusCode.UNAVAILABLE:
+        return None
+    lowered = details.lower()
+    if tls or any(word in lowered for word in ("ssl", "tls", "handshake", "certificate")):
+        return (f"cannot connect to {server} over TLS ({details}): check --ca-cert, and "
+                "--client-cert/--client-key if the server requires client certificates")
+    if "connect" in lowered:
+        return (f"cannot reach a Furnace server at {server} "
+                "(is `furnace serve` running? with TLS, pass --tls)")
+    return None
+
+
 def _runner(name: str, handler: Handler) -> Callable[[argparse.Namespace], int]:
     def func(args: argparse.Namespace) -> int:
         prog = f"furnace client {name}"
         try:
-            with FurnaceClient(args.server, timeout=args.timeout) as client:
+            with FurnaceClient(args.server, timeout=args.timeout,
+                               **connection_kwargs(args)) as client:
                 return handler(client, args)
         except UsageError as exc:
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 2
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
-            if code == grpc.StatusCode.UNAVAILABLE and "connect" in str(exc.details()).lower():
-                print(f"{prog}: error: cannot reach a Furnace server at {args.server} "
-                      "(is `furnace serve` running?)", file=sys.stderr)
+            connection = connection_kwargs(args)
+            tls = bool(connection["tls"] or connection["ca_cert"] or connection["client_cert"])
+            problem = describe_connection_error(exc, args.server, tls)
+            if problem is not None:
+                print(f"{prog}: error: {problem}", file=sys.stderr)
                 return 1
             print(f"{prog}: error: {describe_error(exc)}", file=sys.stderr)
             return 2 if code in BAD_INPUT_CODES else 1
@@ -372,6 +430,7 @@ def add_commands(subparsers: Any) -> None:
                         help="deadline of each call (default %(default)g)")
     common.add_argument("--json", action="store_true",
                         help="print the server's answer as protobuf JSON")
+    add_connection_arguments(common)
 
     game_args = argparse.ArgumentParser(add_help=False)
     game_args.add_argument("--game", help="game name (see list-games)")
@@ -444,6 +503,28 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--search-seed", type=int, default=0, help="seed of the playouts")
     p = add("health", cmd_health, "the server's health status", [])
     p.add_argument("--service", default="", help="service name ('' for the whole server)")
+    _extend_play(subparsers)
+
+
+def _extend_play(subparsers: Any) -> None:
+    """Give ``furnace play --server`` (engine.cli's parser, when present) the connection flags."""
+    play = getattr(subparsers, "choices", {}).get("play")
+    if play is None or play.get_default("func") is None:
+        return
+    add_connection_arguments(play)
+    local = play.get_default("func")
+
+    def func(args: argparse.Namespace) -> int:
+        if not getattr(args, "server", None):
+            result: int = local(args)
+            return result
+        from clients.play import play_remote
+
+        # As engine.cli's own --server branch, plus the connection.
+        return play_remote(args.server, args.game, args.players, args.seat - 1, args.seed,
+                           args.iterations, connection=connection_kwargs(args))
+
+    play.set_defaults(func=func)
 
 
 def main(argv: list[str] | None = None) -> int:

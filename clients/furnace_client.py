@@ -19,14 +19,23 @@ Renders, move records and move lists then show only what that seat sees::
 
     view = client.apply_move(state, "work #0 sloppy", observer_seat=1)
     view.record.move_hidden          # True: seat 1 may not know seat 0's choice
+
+A server hosted in the open (docs/api.md, "Hosting") takes TLS, a client
+certificate and a bearer token::
+
+    FurnaceClient("ai.example.org:443", tls=True, token=os.environ["FURNACE_TOKEN"])
+    FurnaceClient("ai.internal:50051", ca_cert="ca.pem", client_cert="me.pem",
+                  client_key="me.key")
 """
 
 from __future__ import annotations
 
 import json
+import os
 import zlib
-from collections.abc import Iterator, Mapping
-from typing import Any, Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
 
 import grpc
 from google.protobuf import json_format
@@ -43,6 +52,8 @@ DEFAULT_ADDRESS = "localhost:50051"
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 StateLike = pb.GameState | Mapping[str, Any] | bytes | str
+#: PEM data, or the path of a PEM file.
+PemLike = bytes | str | os.PathLike[str]
 MoveLike = pb.Move | int | str
 OptionLike = bool | int | str
 
@@ -159,7 +170,11 @@ def to_json(message: Message, indent: int | None = 2) -> str:
 
 # -- errors -----------------------------------------------------------------------------
 def error_details(error: grpc.RpcError) -> dict[str, Any]:
-    """The code, message, bad fields and ErrorInfo of a failed call."""
+    """The code, message, bad fields, ErrorInfo and retry delay of a failed call.
+
+    ``retry_delay`` is the seconds the server advises waiting before a retry
+    (``google.rpc.RetryInfo``, else the ``grpc-retry-pushback-ms`` trailer), or None.
+    """
     code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     info: dict[str, Any] = {
         "code": code.name if code is not None else "UNKNOWN",
@@ -167,7 +182,18 @@ def error_details(error: grpc.RpcError) -> dict[str, Any]:
         "fields": [],
         "reason": None,
         "metadata": {},
+        "retry_delay": None,
     }
+    try:
+        trailers = error.trailing_metadata() or ()  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):
+        trailers = ()
+    for key, value in trailers:
+        if key == "grpc-retry-pushback-ms":
+            try:
+                info["retry_delay"] = max(int(value), 0) / 1000
+            except (TypeError, ValueError):
+                pass
     try:
         status = rpc_status.from_call(error)  # type: ignore[arg-type]
     except (ValueError, AttributeError):
@@ -185,6 +211,10 @@ def error_details(error: grpc.RpcError) -> dict[str, Any]:
                 detail.Unpack(error_info)
                 info["reason"] = error_info.reason
                 info["metadata"] = dict(error_info.metadata)
+            elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                retry = error_details_pb2.RetryInfo()
+                detail.Unpack(retry)
+                info["retry_delay"] = retry.retry_delay.ToMilliseconds() / 1000
     return info
 
 
@@ -194,9 +224,103 @@ def describe_error(error: grpc.RpcError) -> str:
     extra = [f"field {f['field']}" for f in info["fields"]]
     if info["reason"]:
         extra.append(info["reason"])
+    if info["retry_delay"] is not None:
+        extra.append(f"retry after {info['retry_delay']:g} s")
     message = " ".join(str(info["message"] or "").split())
     suffix = f" ({', '.join(extra)})" if extra else ""
     return f"{info['code']}: {message}{suffix}"
+
+
+# -- connecting ---------------------------------------------------------------------------
+def _pem(value: PemLike | None, what: str) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    try:
+        return Path(value).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read the {what} {os.fspath(value)}: "
+                         f"{exc.strerror or exc}") from None
+
+
+def channel_credentials(ca_cert: PemLike | None = None, client_cert: PemLike | None = None,
+                        client_key: PemLike | None = None) -> grpc.ChannelCredentials:
+    """TLS credentials: the server checked against ``ca_cert`` (default: the system's
+    trusted CAs), and a client certificate for mutual TLS (``client_cert`` and
+    ``client_key`` together).  Files are given by path or as PEM bytes."""
+    if (client_cert is None) != (client_key is None):
+        raise ValueError("a client certificate needs its key (and the key its certificate)")
+    return grpc.ssl_channel_credentials(
+        root_certificates=_pem(ca_cert, "CA certificate"),
+        private_key=_pem(client_key, "client key"),
+        certificate_chain=_pem(client_cert, "client certificate"))
+
+
+class _CallDetails(NamedTuple):
+    method: str
+    timeout: float | None
+    metadata: Sequence[tuple[str, str]] | None
+    credentials: grpc.CallCredentials | None
+    wait_for_ready: bool | None
+    compression: Any
+
+
+class BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor,
+                  grpc.StreamUnaryClientInterceptor, grpc.StreamStreamClientInterceptor):
+    """Adds ``authorization: Bearer <token>`` to every call of a channel.
+
+    Plain metadata rather than gRPC call credentials, which refuse plaintext
+    channels: a loopback server, or one behind a TLS proxy, takes tokens too.
+    """
+
+    def __init__(self, token: str) -> None:
+        if not token or any(c.isspace() for c in token):
+            raise ValueError("a token is one word (no spaces)")
+        self._header = ("authorization", f"Bearer {token}")
+
+    def __repr__(self) -> str:
+        return "BearerToken(...)"
+
+    def _details(self, details: grpc.ClientCallDetails) -> _CallDetails:
+        metadata = [*(details.metadata or ()), self._header]
+        return _CallDetails(details.method, details.timeout, metadata,
+                            details.credentials, getattr(details, "wait_for_ready", None),
+                            getattr(details, "compression", None))
+
+    def intercept_unary_unary(self, continuation: Any, client_call_details: Any,
+                              request: Any) -> Any:
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_unary_stream(self, continuation: Any, client_call_details: Any,
+                               request: Any) -> Any:
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_stream_unary(self, continuation: Any, client_call_details: Any,
+                               request_iterator: Any) -> Any:
+        return continuation(self._details(client_call_details), request_iterator)
+
+    def intercept_stream_stream(self, continuation: Any, client_call_details: Any,
+                                request_iterator: Any) -> Any:
+        return continuation(self._details(client_call_details), request_iterator)
+
+
+def open_channel(address: str, *, tls: bool = False, ca_cert: PemLike | None = None,
+                 client_cert: PemLike | None = None, client_key: PemLike | None = None,
+                 token: str | None = None,
+                 options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
+    """A channel to ``address``: plaintext, or TLS when ``tls`` or any certificate is
+    given; with ``token``, every call carries it as a bearer token."""
+    if tls or ca_cert is not None or client_cert is not None or client_key is not None:
+        channel = grpc.secure_channel(
+            address, channel_credentials(ca_cert, client_cert, client_key), options=options)
+    else:
+        channel = grpc.insecure_channel(address, options=options)
+    if token:
+        try:
+            return grpc.intercept_channel(channel, BearerToken(token))
+        except BaseException:
+            channel.close()
+            raise
+    return channel
 
 
 # -- the client -------------------------------------------------------------------------
@@ -205,15 +329,23 @@ class FurnaceClient:
 
     ``timeout`` (seconds) is the default deadline of each call; ``None`` waits
     as long as it takes.  Use as a context manager or call :meth:`close`.
+
+    A hosted server: ``tls=True`` (the server checked against the system's CAs, or
+    ``ca_cert``), ``client_cert``/``client_key`` for mutual TLS (any certificate
+    implies TLS), ``token`` for bearer-token authentication.  Certificates are
+    paths or PEM bytes.
     """
 
     def __init__(self, address: str = DEFAULT_ADDRESS, *, timeout: float | None = 120.0,
-                 channel: grpc.Channel | None = None) -> None:
+                 channel: grpc.Channel | None = None, tls: bool = False,
+                 ca_cert: PemLike | None = None, client_cert: PemLike | None = None,
+                 client_key: PemLike | None = None, token: str | None = None) -> None:
         self.address = address
         self.timeout = timeout
         self._own_channel = channel is None
-        self.channel = channel if channel is not None else grpc.insecure_channel(
-            address,
+        self.channel = channel if channel is not None else open_channel(
+            address, tls=tls, ca_cert=ca_cert, client_cert=client_cert,
+            client_key=client_key, token=token,
             options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                      ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
         )

@@ -15,7 +15,8 @@ shown as such) and events, so the human sees only what their seat sees.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import grpc
 
@@ -42,13 +43,16 @@ def play_remote(
     iterations: int,
     input_fn: Callable[[str], str] = input,
     output: Callable[[str], object] = print,
+    connection: Mapping[str, Any] | None = None,
 ) -> int:
     """Play ``game`` with ``players`` seats on ``server``; the human is ``seat`` (0-based).
 
     ``seed`` sets up the game (and, plus the ply number, seeds each bot search);
     ``iterations`` is each bot move's search budget.  Returns an exit code: 0 when
     the game ends (or the player quits), 1 when input ends or the server fails,
-    2 for bad arguments (unknown game, player count, seat, budget).
+    2 for bad arguments (unknown game, player count, seat, budget).  ``connection``:
+    :class:`FurnaceClient` keywords for a hosted server (``tls``, ``ca_cert``,
+    ``client_cert``, ``client_key``, ``token``).
     """
     if not 0 <= seat < players:
         output(f"error: seat must be in 0..{players - 1} (0 is P1), got {seat}")
@@ -56,11 +60,20 @@ def play_remote(
     if iterations < 1:
         output(f"error: iterations must be positive, got {iterations}")
         return 2
-    with FurnaceClient(server) as client:
+    try:
+        client = FurnaceClient(server, **(connection or {}))
+    except ValueError as exc:
+        output(f"error: {exc}")
+        return 2
+    with client:
         try:
             return _play(client, game, players, seat, seed, iterations, input_fn, output)
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                output(f"error: the Furnace server at {server} refused the credentials "
+                       "(give a valid token: --token or $FURNACE_TOKEN)")
+                return 1
             if code == grpc.StatusCode.UNAVAILABLE:
                 output(f"error: cannot reach the Furnace server at {server}: "
                        f"{describe_error(exc)}")

@@ -1,0 +1,412 @@
+"""Hosting the server in the open: TLS, mutual TLS, bearer tokens, reflection switch.
+
+Everything here is off by default, which is right on loopback (``furnace serve``
+listens on 127.0.0.1 unless told otherwise) and refused elsewhere: ``furnace
+serve --host 0.0.0.0`` needs TLS or tokens, or an explicit ``--insecure``
+(:func:`check_exposure`).
+
+* **TLS**: a server certificate chain and its key, from PEM files.
+* **Mutual TLS**: with a client CA, every client must present a certificate
+  signed by it (the TLS handshake fails otherwise).
+* **Tokens**: every call but the health service's must carry
+  ``authorization: Bearer <token>`` naming one of the configured tokens
+  (:class:`TokenInterceptor`); anything else is UNAUTHENTICATED, with the same
+  words whether the header is missing, malformed or wrong.  Tokens are kept as
+  SHA-256 digests, compared with :func:`hmac.compare_digest` against every
+  configured token, and never logged.  A token file has one token per line,
+  ``name:token`` or a bare token (named ``token-N``, N its line), ``#`` comments
+  and blank lines skipped; an environment variable holds the same, one entry per
+  line or comma-separated.
+* The authenticated token's name is published in :data:`CLIENT` for the rest of
+  the call (per-client quotas read it and fall back to the peer address when it
+  is ``None``).
+* Health (``grpc.health.v1.Health``) stays open without a token, for load
+  balancer probes; reflection can be switched off.
+
+>>> [t.name for t in parse_tokens("# clients\\nalice:0123456789abcdef0123\\n"
+...                               "fedcba9876543210fedc\\n", "tokens.txt")]
+['alice', 'token-3']
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import hmac
+import ipaddress
+import logging
+import os
+import ssl
+import stat
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from ai_server import errors
+
+log = logging.getLogger(__name__)
+
+#: Name of the token that authenticated the current call (None: no token auth).
+CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("furnace_client",
+                                                                      default=None)
+
+#: Methods reachable without a token (load balancer health probes).
+OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
+#: Shortest token accepted (guessable tokens are a configuration error).
+MIN_TOKEN_LENGTH = 16
+#: ErrorInfo reason of a refused call.
+UNAUTHENTICATED = "UNAUTHENTICATED"
+#: What a refused call is told (nothing about which part was wrong).
+REFUSED_MESSAGE = "missing or invalid credentials: send 'authorization: Bearer <token>'"
+
+
+@dataclass(frozen=True)
+class Token:
+    """A configured token: its name (for quotas and logs) and the SHA-256 of its text."""
+
+    name: str
+    digest: bytes = field(repr=False)
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+def parse_tokens(text: str, source: str) -> tuple[Token, ...]:
+    """Tokens from ``text``: one ``name:token`` or bare token per line (ValueError if bad).
+
+    ``source`` names where the text came from in error messages (never the token).
+    """
+    tokens: list[Token] = []
+    seen: set[bytes] = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, secret = line.partition(":")
+        if not sep:
+            name, secret = f"token-{number}", line
+        name, secret = name.strip(), secret.strip()
+        if not name or any(c.isspace() for c in name):
+            raise ValueError(f"{source}, line {number}: a token's name must be one word")
+        if len(secret) < MIN_TOKEN_LENGTH or any(c.isspace() for c in secret):
+            raise ValueError(f"{source}, line {number}: a token must be at least "
+                             f"{MIN_TOKEN_LENGTH} characters without spaces")
+        digest = _digest(secret)
+        if digest in seen:
+            raise ValueError(f"{source}, line {number}: the same token appears twice")
+        seen.add(digest)
+        tokens.append(Token(name, digest))
+    if not tokens:
+        raise ValueError(f"{source} holds no token")
+    return tuple(tokens)
+
+
+def _read(path: str | os.PathLike[str], what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read the {what} {os.fspath(path)}: "
+                         f"{exc.strerror or exc}") from None
+
+
+def read_token_file(path: str | os.PathLike[str]) -> tuple[Token, ...]:
+    """Tokens of a token file (warns when others may read it)."""
+    data = _read(path, "token file")
+    try:
+        mode = os.stat(path).st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            log.warning("token file %s can be read by other users (chmod 600 it)",
+                        os.fspath(path))
+    except OSError:  # pragma: no cover - it was just read
+        pass
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"token file {os.fspath(path)} is not UTF-8 text") from None
+    return parse_tokens(text, f"token file {os.fspath(path)}")
+
+
+def read_token_env(name: str, environ: Any = None) -> tuple[Token, ...]:
+    """Tokens of environment variable ``name`` (entries by line or comma)."""
+    value = (os.environ if environ is None else environ).get(name)
+    if not value:
+        raise ValueError(f"environment variable {name} is not set or empty")
+    return parse_tokens(value.replace(",", "\n"), f"environment variable {name}")
+
+
+def _check_pem(cert: bytes, key: bytes | None, ca: bytes | None) -> None:
+    """Fail early, in words, on PEM data gRPC would only reject at bind or handshake."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cert_path = Path(tmp, "cert.pem")
+        cert_path.write_bytes(cert)
+        key_path = None
+        if key is not None:
+            key_path = Path(tmp, "key.pem")
+            key_path.write_bytes(key)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        try:
+            context.load_cert_chain(cert_path, key_path)
+        except ssl.SSLError as exc:
+            raise ValueError(f"the TLS certificate and key do not load as a pair: "
+                             f"{exc.reason or exc}") from None
+        if ca is not None:
+            try:
+                context.load_verify_locations(cadata=ca.decode("ascii", "replace"))
+            except (ssl.SSLError, ValueError) as exc:
+                raise ValueError(f"the client CA is not a PEM certificate: {exc}") from None
+
+
+@dataclass(frozen=True)
+class SecurityConfig:
+    """How the server is reached: TLS material, tokens, reflection (all off: loopback use).
+
+    Build it with :meth:`from_files` (paths, as the command line gives them) or
+    directly with PEM bytes and :func:`parse_tokens` results.
+    """
+
+    #: PEM certificate chain and private key of the server (both or neither).
+    tls_cert: bytes | None = field(default=None, repr=False)
+    tls_key: bytes | None = field(default=None, repr=False)
+    #: PEM CA certificates: with it, clients must present a certificate it signed.
+    client_ca: bytes | None = field(default=None, repr=False)
+    #: Accepted bearer tokens; empty: no token needed.
+    tokens: tuple[Token, ...] = ()
+    #: Serve gRPC server reflection.
+    reflection: bool = True
+
+    def __post_init__(self) -> None:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("TLS needs both a certificate and its key")
+        if self.client_ca is not None and self.tls_cert is None:
+            raise ValueError("a client CA (mutual TLS) needs TLS: give a certificate and key")
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert is not None
+
+    @property
+    def mutual_tls(self) -> bool:
+        return self.client_ca is not None
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether callers must prove who they are (tokens or client certificates)."""
+        return bool(self.tokens) or self.mutual_tls
+
+    @classmethod
+    def from_files(cls, *, tls_cert: str | None = None, tls_key: str | None = None,
+                   tls_client_ca: str | None = None, token_file: str | None = None,
+                   token_env: str | None = None, reflection: bool = True) -> SecurityConfig:
+        """Read and check the files (ValueError, in words, on any problem)."""
+        if (tls_cert is None) != (tls_key is None):
+            raise ValueError("--tls-cert and --tls-key go together")
+        if tls_client_ca is not None and tls_cert is None:
+            raise ValueError("--tls-client-ca (mutual TLS) needs --tls-cert and --tls-key")
+        cert = _read(tls_cert, "TLS certificate") if tls_cert else None
+        key = _read(tls_key, "TLS key") if tls_key else None
+        ca = _read(tls_client_ca, "client CA") if tls_client_ca else None
+        if cert is not None:
+            _check_pem(cert, key, ca)
+        tokens: tuple[Token, ...] = ()
+        if token_file:
+            tokens += read_token_file(token_file)
+        if token_env:
+            tokens += read_token_env(token_env)
+        return cls(tls_cert=cert, tls_key=key, client_ca=ca, tokens=tokens,
+                   reflection=reflection)
+
+    def describe(self) -> str:
+        """One line for the log (never secrets)."""
+        parts = ["mutual TLS" if self.mutual_tls else "TLS" if self.tls else "plaintext"]
+        parts.append(f"{len(self.tokens)} token(s)" if self.tokens else "no tokens")
+        parts.append("reflection on" if self.reflection else "reflection off")
+        return ", ".join(parts)
+
+    def server_credentials(self) -> grpc.ServerCredentials | None:
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        return grpc.ssl_server_credentials(
+            [(self.tls_key, self.tls_cert)], root_certificates=self.client_ca,
+            require_client_auth=self.client_ca is not None)
+
+    def add_port(self, server: grpc.aio.Server, address: str) -> int:
+        """Bind ``address`` (TLS or plaintext); the port, 0 when gRPC could not bind."""
+        credentials = self.server_credentials()
+        if credentials is None:
+            return server.add_insecure_port(address)
+        return server.add_secure_port(address, credentials)
+
+    def interceptors(self) -> list[grpc.aio.ServerInterceptor]:
+        return [TokenInterceptor(self.tokens)] if self.tokens else []
+
+
+# -- exposure --------------------------------------------------------------------------
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is only reachable from this machine (127.0.0.0/8, ::1, localhost)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False  # another host name: assume it is reachable from outside
+
+
+def check_exposure(host: str, security: SecurityConfig, insecure: bool) -> list[str]:
+    """Refuse (ValueError) to serve a non-loopback ``host`` unprotected unless ``insecure``.
+
+    Returns warnings worth printing.
+    """
+    if is_loopback(host):
+        return []
+    if not security.tls and not security.tokens:
+        if insecure:
+            return [f"listening on {host} without TLS or tokens (--insecure): anyone who "
+                    "can reach it can use the server"]
+        raise ValueError(
+            f"refusing to listen on {host} without TLS or tokens: anyone who can reach it "
+            "could use the server. Give --tls-cert/--tls-key and/or --token-file/--token-env, "
+            "or --insecure to do it anyway (e.g. behind a proxy that does both)")
+    if security.tokens and not security.tls:
+        return [f"listening on {host} with tokens but without TLS: tokens travel in clear "
+                "text unless a TLS proxy is in front"]
+    return []
+
+
+# -- the token interceptor ---------------------------------------------------------------
+def _bearer(metadata: Sequence[tuple[str, Any]] | None) -> str | None:
+    for key, value in metadata or ():
+        if key.lower() == "authorization":
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", "replace")
+            scheme, _, credential = str(value).strip().partition(" ")
+            if scheme.lower() == "bearer" and credential.strip():
+                return credential.strip()
+            return None
+    return None
+
+
+def _replace_behavior(handler: grpc.RpcMethodHandler, behavior: Callable[..., Any]
+                      ) -> grpc.RpcMethodHandler:
+    """A handler of ``handler``'s kind and serializers that runs ``behavior``."""
+    kinds = {
+        (False, False): grpc.unary_unary_rpc_method_handler,
+        (False, True): grpc.unary_stream_rpc_method_handler,
+        (True, False): grpc.stream_unary_rpc_method_handler,
+        (True, True): grpc.stream_stream_rpc_method_handler,
+    }
+    make = kinds[(bool(handler.request_streaming), bool(handler.response_streaming))]
+    return make(behavior, request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer)
+
+
+class TokenInterceptor(grpc.aio.ServerInterceptor):
+    """Bearer-token authentication of every method outside :data:`OPEN_METHODS`."""
+
+    #: Seconds between two log lines about refused calls.
+    LOG_INTERVAL = 60.0
+
+    def __init__(self, tokens: Sequence[Token],
+                 open_methods: frozenset[str] = OPEN_METHODS) -> None:
+        if not tokens:
+            raise ValueError("a TokenInterceptor needs at least one token")
+        self._tokens = tuple(tokens)
+        self._open = open_methods
+        self._refused = 0
+        self._last_log = -self.LOG_INTERVAL
+
+    def identify(self, metadata: Sequence[tuple[str, Any]] | None) -> str | None:
+        """The name of the token ``metadata`` carries, or None (constant time per token)."""
+        presented = _bearer(metadata)
+        digest = _digest(presented if presented is not None else "")
+        name = None
+        for token in self._tokens:  # every token is compared: no early exit
+            if hmac.compare_digest(digest, token.digest) and presented is not None:
+                name = token.name
+        return name
+
+    async def intercept_service(
+        self, continuation: Callable[[grpc.HandlerCallDetails],
+                                     Awaitable[grpc.RpcMethodHandler | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        method = handler_call_details.method
+        handler = await continuation(handler_call_details)
+        if method in self._open:
+            return handler
+        name = self.identify(handler_call_details.invocation_metadata)
+        if name is None:
+            # Refused whether or not the method exists: no hint to an unknown caller.
+            streaming = handler is not None and bool(handler.request_streaming)
+            refusal = self._refuse(method, streaming)
+            if handler is None:
+                return grpc.unary_unary_rpc_method_handler(refusal)
+            return _replace_behavior(handler, refusal)
+        # The interceptor's context is the handler's (grpc.aio.ServerInterceptor).
+        CLIENT.set(name)
+        return handler
+
+    def _note(self, method: str, peer: str) -> None:
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._last_log >= self.LOG_INTERVAL:
+            log.warning("refused %d call(s) without a valid token (latest: %s from %s)",
+                        self._refused, method, peer)
+            self._refused = 0
+            self._last_log = now
+
+    def _refuse(self, method: str, streaming_request: bool) -> Callable[..., Any]:
+        status = errors.to_grpc_status(errors.RequestError(
+            grpc.StatusCode.UNAUTHENTICATED, REFUSED_MESSAGE, reason=UNAUTHENTICATED))
+
+        async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            self._note(method, context.peer())
+            await context.abort(status.code, status.details, status.trailing_metadata)
+
+        if not streaming_request:
+            return refuse
+
+        async def refuse_stream(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+            await refuse(None, context)
+
+        return refuse_stream
+
+
+# -- command line ------------------------------------------------------------------------
+def add_arguments(parser: Any) -> None:
+    """``furnace serve``'s hosting flags (an ``argparse`` parser)."""
+    group = parser.add_argument_group(
+        "hosting", "TLS, tokens and reflection (all off by default; a non-loopback --host "
+        "needs TLS or tokens, or --insecure)")
+    group.add_argument("--tls-cert", metavar="PEM",
+                       help="serve TLS with this certificate chain (needs --tls-key)")
+    group.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    group.add_argument("--tls-client-ca", metavar="PEM",
+                       help="mutual TLS: require client certificates signed by this CA")
+    group.add_argument("--token-file", metavar="FILE",
+                       help="require a bearer token: one 'name:token' or bare token per line")
+    group.add_argument("--token-env", metavar="NAME",
+                       help="require a bearer token: tokens in environment variable NAME")
+    group.add_argument("--no-reflection", action="store_true",
+                       help="do not serve gRPC server reflection")
+    group.add_argument("--insecure", action="store_true",
+                       help="allow a non-loopback --host without TLS or tokens")
+
+
+def config_from_args(args: Any) -> tuple[SecurityConfig, list[str]]:
+    """The :class:`SecurityConfig` of parsed ``serve`` arguments, and warnings to show.
+
+    ValueError when invalid, or for an unprotected non-loopback ``--host``
+    without ``--insecure`` (:func:`check_exposure`).
+    """
+    security = SecurityConfig.from_files(
+        tls_cert=args.tls_cert, tls_key=args.tls_key, tls_client_ca=args.tls_client_ca,
+        token_file=args.token_file, token_env=args.token_env,
+        reflection=not args.no_reflection)
+    return security, check_exposure(args.host, security, args.insecure)

@@ -1,0 +1,266 @@
+"""The front door (ai_server.wire): raw request bytes checked before any game code runs.
+
+Requests are sent raw (``channel.unary_unary(method, request_serializer=None)``),
+bypassing the stubs' serializers, so anything can be sent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import grpc
+import pytest
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+
+from ai_server import codecs, errors, fuzz, wire
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from ai_server.service import FurnaceServicer
+from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
+
+SERVICE = "furnace.v1.FurnaceService"
+
+
+def raw_call(channel: grpc.Channel, method: str, body: bytes, timeout: float = 30.0) -> bytes:
+    """Send ``body`` as ``method``'s request; the raw answer (raises grpc.RpcError)."""
+    path = f"/{SERVICE}/{method}"
+    if method == "Analyze":
+        stream = channel.unary_stream(path, request_serializer=None, response_deserializer=None)
+        return b"".join(stream(body, timeout=timeout))
+    call = channel.unary_unary(path, request_serializer=None, response_deserializer=None)
+    reply: bytes = call(body, timeout=timeout)
+    return reply
+
+
+def raw_error(channel: grpc.Channel, method: str, body: bytes,
+              timeout: float = 30.0) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as info:
+        raw_call(channel, method, body, timeout)
+    return info.value
+
+
+@pytest.fixture(scope="module")
+def big_channel(server) -> Any:
+    """A channel that sends messages past the server's limits."""
+    channel = fuzz.open_fuzz_channel(server.address)
+    try:
+        yield channel
+    finally:
+        channel.close()
+
+
+def heavy_spots(count: int) -> bytes:
+    """A LegalMoves request whose typed Samara state holds ``count`` empty spots."""
+    spot = fuzz.tag(pb.SamaraState.DESCRIPTOR.fields_by_name["spots"].number, 2) + b"\x00"
+    return fuzz.wrap_state(fuzz.typed_state("samara", spot * count))
+
+
+# -- bytes that do not parse -------------------------------------------------------------
+@pytest.mark.parametrize("method", ["ListGames", "NewGame", "LegalMoves", "Analyze"])
+@pytest.mark.parametrize("body", [b"\xff\xff\xff", b"\x0a\x05abc", b"\x08",
+                                  b"\x0a\x80\x80\x80\x80\x10"])
+def test_undecodable_bytes_are_invalid_argument(channel, method, body, caplog) -> None:
+    with caplog.at_level(logging.WARNING):
+        error = raw_error(channel, method, body)
+    code, fields, reason = rpc_error_info(error)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT, error.details()
+    assert fields == ["request"] and reason == wire.MALFORMED_REQUEST
+    details = error.details()
+    assert "not a valid furnace.v1." in details and len(details) < 200
+    for internal in ("DecodeError", "Wire format", "Traceback", "google.protobuf"):
+        assert internal not in details
+    # Bad bytes are the client's mistake, not the server's: nothing is logged.
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
+def test_invalid_utf8_is_invalid_argument(channel) -> None:
+    body = fuzz.length_delimited(1, b"samara\xff\xfe")
+    code, fields, reason = rpc_error_info(raw_error(channel, "NewGame", body))
+    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["request"],
+                                      wire.MALFORMED_REQUEST)
+
+
+# -- size and counts ---------------------------------------------------------------------
+def test_oversized_request_is_refused_before_parsing(big_channel) -> None:
+    body = heavy_spots(1_800_000)  # 3.6 MB: under the transport's 4 MiB
+    started = time.monotonic()
+    error = raw_error(big_channel, "LegalMoves", body)
+    code, fields, reason = rpc_error_info(error)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT, error.details()
+    assert fields == ["request"] and reason == wire.REQUEST_TOO_LARGE
+    assert f"{len(body)} bytes" in error.details()
+    assert time.monotonic() - started < 5.0
+
+
+def test_element_heavy_state_is_refused_before_game_code(big_channel, monkeypatch) -> None:
+    calls: list[str] = []
+    original = FurnaceServicer._load
+
+    def spy(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append("load")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(FurnaceServicer, "_load", spy)
+    body = heavy_spots(300_000)  # 600 KB: under the size limit, far over the count
+    assert len(body) < wire.WireLimits().max_state_bytes
+    error = raw_error(big_channel, "LegalMoves", body)
+    code, fields, reason = rpc_error_info(error)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT, error.details()
+    assert reason == wire.REQUEST_TOO_COMPLEX and fields == ["state.samara.spots"]
+    assert calls == []  # the servicer never saw it
+    fine = pb.LegalMovesRequest(state=codecs.encode_state(positions_json(1, seed=3)[0], "typed"))
+    raw_call(big_channel, "LegalMoves", fine.SerializeToString())
+    assert calls == ["load"]
+
+
+def test_heavy_requests_do_not_stall_other_calls(big_channel, channel) -> None:
+    """Cheap calls keep being answered while heavy requests are decoded and refused.
+
+    Before, one 3.6 MB typed state with 1.8 million empty entries held the event
+    loop for about ten seconds: every other call waited.
+    """
+    heavy = [heavy_spots(1_800_000), heavy_spots(300_000), heavy_spots(400_000)] * 2
+    answers: list[str] = []
+
+    def send_heavy() -> None:
+        for body in heavy:
+            try:
+                raw_call(big_channel, "LegalMoves", body)
+                answers.append("OK")
+            except grpc.RpcError as error:
+                answers.append(error.code().name)
+
+    sender = threading.Thread(target=send_heavy)
+    sender.start()
+    latencies = []
+    list_games = channel.unary_unary(f"/{SERVICE}/ListGames", request_serializer=None,
+                                     response_deserializer=None)
+    while sender.is_alive() or not latencies:
+        started = time.monotonic()
+        list_games(b"", timeout=30)
+        latencies.append(time.monotonic() - started)
+    sender.join()
+    assert answers == ["INVALID_ARGUMENT"] * len(heavy)
+    # Generous: a cheap call takes milliseconds; the old stall was ten seconds.
+    assert max(latencies) < 2.0, latencies
+
+
+def test_string_and_map_limits(channel) -> None:
+    request = pb.NewGameRequest(game="samara", num_players=2)
+    request.options["x" * 2000].bool_value = True
+    code, fields, reason = rpc_error_info(raw_error(channel, "NewGame",
+                                                    request.SerializeToString()))
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, wire.FIELD_TOO_LONG)
+    assert fields == ["options key"]
+    many = pb.LegalMovesRequest(state=pb.GameState(oh_my_goods=pb.OhMyGoodsState(
+        discard=["mill-1"] * 4000, deck=["mill-2"] * 1001)))
+    code, fields, reason = rpc_error_info(raw_error(channel, "LegalMoves",
+                                                    many.SerializeToString()))
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, wire.REQUEST_TOO_COMPLEX)
+    assert fields == ["state.oh_my_goods.discard"]
+    long_card = pb.LegalMovesRequest(state=pb.GameState(
+        oh_my_goods=pb.OhMyGoodsState(deck=["mill-1", "x" * 5000])))
+    error = raw_error(channel, "LegalMoves", long_card.SerializeToString())
+    code, fields, reason = rpc_error_info(error)
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, wire.FIELD_TOO_LONG)
+    assert fields == ["state.oh_my_goods.deck"] and "5000 characters" in error.details()
+
+
+def test_check_message_limits() -> None:
+    state = codecs.encode_state(positions_json(1, seed=5)[0], "typed")
+    request = pb.LegalMovesRequest(state=state)
+    wire.check_message(request, wire.WireLimits())
+    with pytest.raises(errors.RequestError) as info:
+        wire.check_message(request, wire.WireLimits(max_depth=2))
+    assert info.value.reason == wire.REQUEST_TOO_COMPLEX and "deep" in info.value.message
+    with pytest.raises(errors.RequestError) as info:
+        wire.check_message(request, wire.WireLimits(max_elements=10))
+    assert info.value.reason == wire.REQUEST_TOO_COMPLEX
+    # The json form is bounded by the request size, not the string limit.
+    big_json = pb.LegalMovesRequest(state=pb.GameState(json=" " * 100_000))
+    wire.check_message(big_json, wire.WireLimits())
+
+
+# -- echoed input is clipped ---------------------------------------------------------------
+def _assert_clipped(error: grpc.RpcError, length: int) -> None:
+    """INVALID_ARGUMENT, short, and the input quoted back clipped (or not at all)."""
+    code, _fields, _reason = rpc_error_info(error)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT, (code, error.details()[:200])
+    details = error.details()
+    assert len(details) < 400, len(details)
+    if length <= wire.WireLimits().max_string:
+        assert f"… ({length} characters)" in details, details
+    else:
+        assert f"{length} characters long" in details, details
+
+
+@pytest.mark.parametrize("length", [1000, 5000])
+def test_long_game_name_is_clipped(channel, length) -> None:
+    """1000: the service's UNKNOWN_GAME; 5000: the front door's FIELD_TOO_LONG."""
+    name = ("chess-é😀'" * length)[:length]
+    request = pb.NewGameRequest(game=name, num_players=2)
+    error = raw_error(channel, "NewGame", request.SerializeToString())
+    _assert_clipped(error, length)
+
+
+def test_huge_game_name_is_invalid_argument(big_channel) -> None:
+    """Past the request size limit, still INVALID_ARGUMENT (never a metadata overflow)."""
+    request = pb.NewGameRequest(game="😀" * 50_000, num_players=2)
+    error = raw_error(big_channel, "NewGame", request.SerializeToString())
+    code, fields, reason = rpc_error_info(error)
+    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["request"],
+                                      wire.REQUEST_TOO_LARGE)
+
+
+@pytest.mark.parametrize("method", ["ApplyMove", "CheckMove"])
+def test_long_move_text_is_clipped(channel, new_state, method) -> None:
+    text = ("build r1c1 😀 '\"" * 100)[:1000]
+    request = getattr(pb, f"{method}Request")(state=new_state, move=pb.Move(text=text))
+    if method == "CheckMove":  # an illegal move is an answer, not an error
+        reply = pb.CheckMoveResponse.FromString(
+            raw_call(channel, method, request.SerializeToString()))
+        assert not reply.legal
+        return
+    error = raw_error(channel, method, request.SerializeToString())
+    _assert_clipped(error, 1000)
+    assert error.details().count("😀") <= 2 * errors.MAX_ECHO
+
+
+def test_clip_message_shapes() -> None:
+    long = "é" * 500
+    message = errors.clip_message(f"illegal move {long!r}: cannot read {long!r}")
+    assert message.count("(500 characters)") == 2 and len(message) < 200
+    assert errors.clip_message("it is seat 1's turn, not seat 0's") == \
+        "it is seat 1's turn, not seat 0's"
+    assert len(errors.clip_message("word " * 10_000)) <= errors.MAX_MESSAGE + 30
+
+
+# -- bugs: INTERNAL, logged once, never UNKNOWN -------------------------------------------
+def test_a_bug_is_internal_and_logged_once_without_the_request(channel, monkeypatch,
+                                                               caplog) -> None:
+    from engine import registry
+
+    def broken(name: str) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(registry, "get_game", broken)
+    marker = "secret-request-marker"
+    request = pb.NewGameRequest(game=marker, num_players=2)
+    with caplog.at_level(logging.INFO):
+        error = raw_error(channel, "NewGame", request.SerializeToString())
+    code, _fields, reason = rpc_error_info(error)
+    assert code == grpc.StatusCode.INTERNAL and reason == errors.INTERNAL
+    records = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(records) == 1, caplog.text
+    assert marker not in caplog.text and marker not in error.details()
+
+
+def test_reflection_still_describes_the_service(channel) -> None:
+    database = ProtoReflectionDescriptorDatabase(channel)
+    assert SERVICE in database.get_services()
+    file = database.FindFileContainingSymbol(SERVICE)
+    assert file.name == "furnace/v1/furnace.proto"
