@@ -50,6 +50,21 @@ def add_commands(subparsers: Any) -> None:
                         help="largest message in MiB (default %(default)g)")
     parser.add_argument("--grace", type=float, default=_DEFAULTS.grace,
                         help="seconds in-flight calls get on shutdown (default %(default)g)")
+    parser.add_argument("--max-queue-wait", type=float, default=_DEFAULTS.max_queue_wait,
+                        help="seconds a search may wait for a worker before RESOURCE_EXHAUSTED "
+                        "(default %(default)g)")
+    parser.add_argument("--max-searches-per-client", type=int,
+                        default=_DEFAULTS.max_searches_per_client,
+                        help="searches one client may have running or waiting "
+                        "(default %(default)d; 0: no limit)")
+    parser.add_argument("--max-search-memory-mb", type=float,
+                        default=_DEFAULTS.max_search_memory_bytes / (1 << 20),
+                        help="a search stops when its worker's resident memory passes this "
+                        "(MiB, default %(default)g)")
+    parser.add_argument("--max-concurrent-rpcs", type=int,
+                        default=_DEFAULTS.max_concurrent_rpcs,
+                        help="RPCs in progress at once before RESOURCE_EXHAUSTED "
+                        "(default %(default)d)")
     parser.add_argument("--log-level", default="INFO",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
     security.add_arguments(parser)
@@ -69,6 +84,10 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         default_playouts=min(_DEFAULTS.default_playouts, max(args.max_playouts, 1)),
         max_message_bytes=int(args.max_message_mb * (1 << 20)),
         grace=args.grace,
+        max_queue_wait=args.max_queue_wait,
+        max_searches_per_client=args.max_searches_per_client,
+        max_search_memory_bytes=int(args.max_search_memory_mb * (1 << 20)),
+        max_concurrent_rpcs=args.max_concurrent_rpcs,
     )
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")

@@ -19,6 +19,17 @@ class ServerConfig:
     workers: int = 0  # 0: one per CPU core
     #: Searches that may wait for a worker beyond those running (then RESOURCE_EXHAUSTED).
     max_queue: int = 16
+    #: Seconds a search may wait for a worker; one that could not start by then is
+    #: refused (RESOURCE_EXHAUSTED).  The wait counts against its time budget.
+    max_queue_wait: float = 10.0
+    #: Searches and estimates one client may have running or waiting (0: no limit).
+    max_searches_per_client: int = 8
+    #: A search stops (answering its best move so far) when its worker's resident
+    #: memory passes this many bytes.
+    max_search_memory_bytes: int = 1 << 30
+    #: RPCs in progress at once (health checks and streams included); more are
+    #: refused by gRPC with RESOURCE_EXHAUSTED.
+    max_concurrent_rpcs: int = 256
     #: Caps of a search budget; larger requests are INVALID_ARGUMENT.
     max_iterations: int = 1_000_000
     max_time: float = 60.0
@@ -51,19 +62,22 @@ class ServerConfig:
         positive = ("workers", "max_iterations", "max_time", "default_iterations",
                     "default_analyze_time",
                     "max_playouts", "default_playouts", "default_update_interval",
-                    "min_update_interval", "max_message_bytes")
+                    "min_update_interval", "max_message_bytes", "max_queue_wait",
+                    "max_search_memory_bytes", "max_concurrent_rpcs")
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)!r}")
-        for name in ("max_queue", "deadline_margin", "deadline_fraction", "grace"):
+        for name in ("max_queue", "deadline_margin", "deadline_fraction", "grace",
+                     "max_searches_per_client"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)!r}")
         if self.default_iterations > self.max_iterations:
             raise ValueError("default_iterations is more than max_iterations")
         if self.default_playouts > self.max_playouts:
             raise ValueError("default_playouts is more than max_playouts")
-        if self.max_time * 1000 >= 2**31:
-            raise ValueError("max_time is too large")
+        for name in ("max_time", "max_queue_wait"):
+            if getattr(self, name) * 1000 >= 2**31:
+                raise ValueError(f"{name} is too large")
 
     def with_overrides(self, **overrides: Any) -> ServerConfig:
         """A copy with the non-None ``overrides`` applied (unknown names raise TypeError)."""

@@ -37,6 +37,10 @@ SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"
 OBSERVER_CANNOT_SEE_MOVER = "OBSERVER_CANNOT_SEE_MOVER"
 OUT_OF_RANGE = "OUT_OF_RANGE"
 QUEUE_FULL = "QUEUE_FULL"
+#: RESOURCE_EXHAUSTED: the client has its quota of searches outstanding already.
+CLIENT_QUOTA = "CLIENT_QUOTA"
+#: RESOURCE_EXHAUSTED: no worker became free within the maximum queue wait.
+QUEUE_TIMEOUT = "QUEUE_TIMEOUT"
 WORKER_FAILED = "WORKER_FAILED"
 SHUTTING_DOWN = "SHUTTING_DOWN"
 INTERNAL = "INTERNAL"
@@ -98,6 +102,7 @@ class RequestError(Exception):
         field: str | None = None,
         reason: str = "INVALID_ARGUMENT",
         metadata: Mapping[str, str] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -105,6 +110,8 @@ class RequestError(Exception):
         self.field = field
         self.reason = reason
         self.metadata = dict(metadata or {})
+        #: Seconds the client should wait before retrying (``google.rpc.RetryInfo``).
+        self.retry_after = retry_after
 
     def __repr__(self) -> str:
         return (
@@ -151,9 +158,31 @@ def to_status_proto(error: RequestError) -> status_pb2.Status:
     packed = any_pb2.Any()
     packed.Pack(info)
     details.append(packed)
+    if error.retry_after is not None:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.FromMilliseconds(retry_after_ms(error))
+        packed = any_pb2.Any()
+        packed.Pack(retry)
+        details.append(packed)
     return status_pb2.Status(code=error.code.value[0], message=message, details=details)
 
 
+#: Trailing metadata key of the retry delay, read by gRPC's own retry policies.
+RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
+
+
+def retry_after_ms(error: RequestError) -> int:
+    """``error.retry_after`` in whole milliseconds (rounded up, at least 1)."""
+    return max(1, -int(-(error.retry_after or 0.0) * 1000 // 1))
+
+
 def to_grpc_status(error: RequestError) -> grpc.Status:
-    """A ``grpc.Status`` ready for ``context.abort(status.code, status.details, ...)``."""
-    return rpc_status.to_status(to_status_proto(error))
+    """A ``grpc.Status`` ready for ``context.abort(status.code, status.details, ...)``.
+
+    With ``retry_after`` the trailing metadata also holds ``grpc-retry-pushback-ms``.
+    """
+    status = rpc_status.to_status(to_status_proto(error))
+    if error.retry_after is None:
+        return status
+    pushback = ((RETRY_PUSHBACK_KEY, str(retry_after_ms(error))),)
+    return status._replace(trailing_metadata=tuple(status.trailing_metadata) + pushback)

@@ -1,28 +1,47 @@
-"""The search worker pool: processes, a bounded queue, cancellation, crash recovery.
+"""The search worker pool: processes the server manages itself, a bounded queue, quotas.
 
-* Jobs run in a :class:`~concurrent.futures.ProcessPoolExecutor` with the
-  ``spawn`` context, so searches use several cores and the event loop never blocks.
-* At most ``workers + max_queue`` jobs are outstanding (running or waiting); one
-  more is refused with RESOURCE_EXHAUSTED instead of piling up.
-* Every outstanding job owns a *slot*: a byte in an array shared with the
-  workers.  Setting it asks the job to stop (client cancelled, deadline gone,
-  shutdown); the worker checks it between search iterations.
-* A worker that dies breaks the executor (``BrokenProcessPool``): the pool is
-  recreated, jobs that were running answer UNAVAILABLE, and a job that had not
-  been handed over yet is simply resubmitted.
-* Analyze progress travels through queues of one ``multiprocessing`` Manager.
+* ``workers`` processes are ``spawn``-ed (:func:`ai_server.worker.worker_main`),
+  each with its own connection (a ``multiprocessing`` pipe) that carries its jobs,
+  their results and Analyze progress.  One dispatcher thread waits on every
+  connection and every process sentinel at once
+  (``multiprocessing.connection.wait``) and hands queued jobs to idle workers.
+* A worker that dies fails only the job it was running (UNAVAILABLE,
+  ``WORKER_FAILED``: retry), and a replacement is started at once (after a
+  back-off if workers die before they are even ready).  A worker stuck far past
+  the time its job had to stop by is killed the same way.
+* Bounds: at most ``workers + max_queue`` jobs are outstanding (running or
+  waiting), at most ``max_per_client`` of them for one client, and a job that
+  cannot start by its ``start_by`` time (the server's maximum queue wait, or the
+  time its own budget or deadline ends) is refused rather than run late.  These
+  refusals are RESOURCE_EXHAUSTED with a retry delay estimated from the pool's
+  state (the soonest time a running job will free a worker).
+* Stopping: each worker slot has a byte in an array shared with the workers.
+  Setting it asks the running job to stop between two search iterations:
+  :data:`~ai_server.worker.FLAG_CANCEL` when its caller is gone (the result is
+  dropped), :data:`~ai_server.worker.FLAG_SHUTDOWN` when the server stops (the job
+  answers its best move so far).  A worker gets its next job only once the last
+  one stopped.
+* Workers die with the server (``PR_SET_PDEATHSIG`` and a lifeline pipe, see
+  :mod:`ai_server.worker`); they are started by the dispatcher thread, which
+  lives as long as the pool, because the kernel ties the death signal to the
+  thread that started the process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import itertools
 import logging
 import multiprocessing
+import os
 import threading
+import time
+import weakref
+from collections import Counter, deque
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.managers import SyncManager
+from concurrent.futures import Future, InvalidStateError
+from multiprocessing.connection import wait as wait_any
 from typing import Any
 
 import grpc
@@ -31,44 +50,122 @@ from ai_server import errors, worker
 
 log = logging.getLogger(__name__)
 
+#: Seconds a job may run past the time it had to stop by (or past being told to
+#: stop) before its worker is killed as stuck.
+STUCK_AFTER = 10.0
+#: Back-off before restarting a worker that died before it was ready (doubles).
+RESPAWN_BACKOFF = 0.5
+MAX_RESPAWN_BACKOFF = 30.0
+#: Seconds the workers get to exit on close before they are killed.
+EXIT_TIMEOUT = 2.0
+#: Shortest retry delay advised.
+MIN_RETRY = 0.05
+#: Longest sleep of the dispatcher between two looks at the clock.
+TICK = 1.0
+
+_ids = itertools.count(1)
+#: Every pool, for :func:`_end_lifelines` at exit.
+_POOLS: weakref.WeakSet[SearchPool] = weakref.WeakSet()
+
+
+def _end_lifelines() -> None:
+    """At interpreter exit, end every pool's lifeline so that its workers exit.
+
+    Registered after ``multiprocessing.util`` (imported above), so it runs before
+    multiprocessing joins its children at exit (workers ignore the SIGTERM it sends).
+    """
+    for pool in list(_POOLS):
+        with pool._lock:
+            pool._closing = True  # no replacements for the workers that now exit
+        pool._lifeline_w.close()
+
+
+atexit.register(_end_lifelines)
+
+
+def exhausted(message: str, reason: str, retry_after: float,
+              **metadata: str) -> errors.RequestError:
+    """A RESOURCE_EXHAUSTED refusal that advises when to retry."""
+    return errors.RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, f"{message}; retry in {retry_after:.2f} s",
+        reason=reason, metadata=metadata, retry_after=retry_after)
+
+
+def _shutting_down(what: str) -> errors.RequestError:
+    return errors.RequestError(grpc.StatusCode.UNAVAILABLE,
+                               f"the server is shutting down: {what}; retry on another server",
+                               reason=errors.SHUTTING_DOWN)
+
 
 class Job:
-    """One submitted job: await :meth:`result`; :meth:`cancel` asks it to stop."""
+    """One submitted job: await :meth:`result`; :meth:`cancel` when its caller is gone."""
 
-    def __init__(self, pool: SearchPool, slot: int, future: Future[Any]) -> None:
+    def __init__(self, pool: SearchPool, fn: Callable[..., Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any], *, client: str, stop_by: float, start_by: float,
+                 timed: bool, progress: Callable[[Any], None] | None) -> None:
         self.pool = pool
-        self.slot = slot
-        self.future = future
+        self.id = next(_ids)
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.client = client
+        #: ``time.monotonic()`` by which the job's own budget or deadline stops it.
+        self.stop_by = stop_by
+        #: Latest time it may start; still queued then, it is refused.
+        self.start_by = start_by
+        #: True when it will most likely run until ``stop_by`` (a time budget).
+        self.timed = timed
+        self.progress = progress
+        self.future: Future[Any] = Future()
+        self.submitted = time.monotonic()
+        self.started: float | None = None
+        #: The worker said it took the job (a death before that gives it to another one).
+        self.taken = False
+        self.attempts = 0
+        self.stopping_since: float | None = None
+        self.slot: int | None = None
+        self.future.add_done_callback(self._on_done)
+
+    def _on_done(self, future: Future[Any]) -> None:
+        if future.cancelled():
+            self.pool._cancel(self)
 
     def done(self) -> bool:
         return self.future.done()
 
     def cancel(self) -> None:
-        """Ask the job to stop (no-op once it is done)."""
-        with self.pool._lock:
-            if self.future.done():
-                return
-            self.pool.flags[self.slot] = 1
-        self.future.cancel()
+        """The caller is gone: drop the job if queued, tell its worker to stop if running."""
+        self.pool._cancel(self)
 
     async def result(self) -> Any:
-        """The job's return value; worker failures become a :class:`RequestError`."""
-        try:
-            return await asyncio.wrap_future(self.future)
-        except BrokenProcessPool:
-            self.pool.restart_if_broken()
-            raise errors.RequestError(
-                grpc.StatusCode.UNAVAILABLE,
-                "a search worker process died during this request; the pool was restarted, "
-                "retry the call",
-                reason=errors.WORKER_FAILED,
-            ) from None
+        """The job's return value; a refusal or a worker failure raises a RequestError."""
+        return await asyncio.wrap_future(self.future)
+
+
+class _Worker:
+    def __init__(self, slot: int, process: Any, conn: Any) -> None:
+        self.slot = slot
+        self.process = process
+        self.conn = conn
+        self.pid: int = process.pid
+        self.ready = False
+        self.retiring = False
+        self.job: Job | None = None
+        self.started = time.monotonic()
+
+    @property
+    def idle(self) -> bool:
+        return self.ready and not self.retiring and self.job is None
 
 
 class SearchPool:
-    """Worker processes plus the bookkeeping around them (see the module docstring)."""
+    """Worker processes plus the bookkeeping around them (see the module docstring).
 
-    def __init__(self, workers: int, max_queue: int) -> None:
+    ``max_queue_wait`` (seconds) is the longest a job may wait for a worker,
+    ``max_per_client`` the most jobs one client may have outstanding (0: no limit),
+    ``memory_limit`` the resident memory in bytes past which a search stops (0: none).
+    """
+
+    def __init__(self, workers: int, max_queue: int, *, max_queue_wait: float = 10.0,
+                 max_per_client: int = 0, memory_limit: int = 0) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         if max_queue < 0:
@@ -76,140 +173,482 @@ class SearchPool:
         self.workers = workers
         self.max_queue = max_queue
         self.capacity = workers + max_queue
+        self.max_queue_wait = max_queue_wait
+        self.max_per_client = max_per_client
+        self.memory_limit = memory_limit
         self._ctx = multiprocessing.get_context("spawn")
-        self.flags = self._ctx.RawArray("b", self.capacity)
-        self._free = list(range(self.capacity - 1, -1, -1))
+        self.flags = self._ctx.RawArray("b", workers)
         self._lock = threading.Lock()
-        self._executor = self._new_executor()
-        self._manager: Any = None
-        self._manager_lock = threading.Lock()
-        self._closed = False
+        self._changed = threading.Condition(self._lock)
+        self._queue: deque[Job] = deque()
+        self._slots: list[_Worker | None] = [None] * workers
+        self._respawn_at: dict[int, float] = dict.fromkeys(range(workers), 0.0)
+        self._backoff: dict[int, float] = dict.fromkeys(range(workers), RESPAWN_BACKOFF)
+        self._clients: Counter[str] = Counter()
+        self._lifeline_r, self._lifeline_w = self._ctx.Pipe(duplex=False)
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._closing = False
+        self._closed_at: float | None = None
+        #: Workers started to replace one that died or retired.
         self.restarts = 0
+        _POOLS.add(self)
+        self._thread = threading.Thread(target=self._run, name="furnace-pool", daemon=True)
+        self._thread.start()
 
-    # -- processes ----------------------------------------------------------------
-    def _new_executor(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=self._ctx,
-            initializer=worker.init_worker,
-            initargs=(self.flags,),
-        )
-
-    def warm_up(self) -> None:
-        """Start every worker process now (blocking), so the first searches are fast."""
-        futures = [self._executor.submit(worker.warm_up, 0.2) for _ in range(self.workers)]
-        for f in futures:
-            f.result()
-
-    def worker_pids(self) -> list[int]:
-        processes = getattr(self._executor, "_processes", None) or {}
-        return sorted(processes)
-
-    def restart_if_broken(self, broken: ProcessPoolExecutor | None = None) -> None:
-        """Replace the executor if it (or ``broken``, when given) is broken."""
-        with self._lock:
-            current = self._executor
-            if self._closed or (broken is not None and broken is not current):
-                return
-            if not getattr(current, "_broken", False) and broken is None:
-                return
-            log.warning("search worker pool broken; starting a new one")
-            self._executor = self._new_executor()
-            self.restarts += 1
-        current.shutdown(wait=False, cancel_futures=True)
-
-    # -- jobs ---------------------------------------------------------------------
+    # -- looking at the pool --------------------------------------------------------
     @property
     def outstanding(self) -> int:
-        return self.capacity - len(self._free)
-
-    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Job:
-        """Submit ``fn(*args, slot=..., **kwargs)``; RESOURCE_EXHAUSTED when the queue is full."""
+        """Jobs running (until their worker stopped) or waiting."""
         with self._lock:
-            if self._closed:
-                raise errors.RequestError(grpc.StatusCode.UNAVAILABLE,
-                                          "the server is shutting down",
-                                          reason=errors.SHUTTING_DOWN)
-            if not self._free:
-                raise errors.RequestError(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"too many searches: {self.workers} running and {self.max_queue} waiting; "
-                    "retry later",
-                    reason=errors.QUEUE_FULL,
-                    metadata={"workers": str(self.workers), "max_queue": str(self.max_queue)},
-                )
-            slot = self._free.pop()
-            self.flags[slot] = 0
-        future: Future[Any] | None = None
+            return self._running_count() + len(self._queue)
+
+    def _running_count(self) -> int:
+        return sum(1 for w in self._slots if w is not None and w.job is not None)
+
+    def worker_pids(self) -> list[int]:
+        """Pids of the workers that are up (ready, busy or idle)."""
+        with self._lock:
+            return sorted(w.pid for w in self._slots if w is not None and w.ready)
+
+    def busy_pids(self) -> list[int]:
+        """Pids of the workers running a job (a stopping one included)."""
+        with self._lock:
+            return sorted(w.pid for w in self._slots if w is not None and w.job is not None)
+
+    def state(self) -> dict[str, int]:
+        """Counts: ``running``, ``queued``, ``idle``, ``starting`` workers, ``restarts``."""
+        with self._lock:
+            live = [w for w in self._slots if w is not None]
+            return {
+                "running": sum(1 for w in live if w.job is not None),
+                "queued": len(self._queue),
+                "idle": sum(1 for w in live if w.idle),
+                "starting": sum(1 for w in live if not w.ready),
+                "restarts": self.restarts,
+            }
+
+    def warm_up(self, timeout: float = 120.0) -> None:
+        """Wait (blocking) until every worker process is up, so the first searches are fast."""
+        end = time.monotonic() + timeout
+        with self._changed:
+            while not self._closing and not all(w is not None and w.ready
+                                                for w in self._slots):
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise RuntimeError(f"the search workers did not start in {timeout:g} s")
+                self._changed.wait(left)
+
+    # -- jobs -----------------------------------------------------------------------
+    def submit(self, fn: Callable[..., Any], *args: Any, client: str = "",
+               stop_by: float | None = None, start_by: float | None = None,
+               timed: bool = False, progress: Callable[[Any], None] | None = None,
+               **kwargs: Any) -> Job:
+        """Queue ``fn(*args, slot=..., **kwargs)`` for a worker; refuse it if over a bound.
+
+        ``stop_by`` (``time.monotonic()``) is when the job's own budget stops it;
+        ``start_by`` the latest it may start (default: the maximum queue wait, and
+        never after ``stop_by``).  ``progress`` is called in the dispatcher thread
+        with each progress report (the job function then gets ``report=``).
+        """
+        now = time.monotonic()
+        stop_by = now + 3600.0 if stop_by is None else stop_by
+        latest = min(now + self.max_queue_wait, stop_by)
+        start_by = latest if start_by is None else min(start_by, latest)
+        with self._lock:
+            if self._closing:
+                raise _shutting_down("no new searches are started")
+            mine = [j for j in self._jobs() if j.client == client]
+            if self.max_per_client and len(mine) >= self.max_per_client:
+                running = [j for j in mine if j.started is not None]
+                raise exhausted(
+                    f"too many searches from this client: {len(mine)} running or waiting, "
+                    f"at most {self.max_per_client}",
+                    errors.CLIENT_QUOTA, self._retry_after(running or self._running(), now),
+                    max_searches_per_client=str(self.max_per_client))
+            if self._running_count() + len(self._queue) >= self.capacity:
+                raise exhausted(
+                    f"too many searches: {self.workers} running and {self.max_queue} waiting",
+                    errors.QUEUE_FULL, self._retry_after(self._running(), now),
+                    workers=str(self.workers), max_queue=str(self.max_queue))
+            job = Job(self, fn, args, kwargs, client=client, stop_by=stop_by,
+                      start_by=start_by, timed=timed, progress=progress)
+            self._queue.append(job)
+            self._clients[client] += 1
+        self._wake()
+        return job
+
+    def _jobs(self) -> list[Job]:
+        running = [w.job for w in self._slots if w is not None and w.job is not None]
+        return running + list(self._queue)
+
+    def _running(self) -> list[Job]:
+        return [w.job for w in self._slots if w is not None and w.job is not None]
+
+    @staticmethod
+    def _expected_end(job: Job, now: float) -> float:
+        if job.stopping_since is not None:
+            return now
+        if job.started is None:
+            return job.stop_by
+        if job.timed:
+            return job.stop_by
+        # An iteration budget: guess it runs about as long again as it has run so far.
+        return min(job.stop_by, now + (now - job.started))
+
+    def _retry_after(self, jobs: list[Job], now: float) -> float:
+        """Seconds until the soonest of ``jobs`` should be over (at least MIN_RETRY)."""
+        if not jobs:
+            return MIN_RETRY
+        soonest = min(self._expected_end(j, now) for j in jobs)
+        return max(soonest - now, MIN_RETRY)
+
+    def _release(self, job: Job) -> None:
+        """Forget ``job`` in the per-client counts (lock held)."""
+        self._clients[job.client] -= 1
+        if self._clients[job.client] <= 0:
+            del self._clients[job.client]
+
+    def _cancel(self, job: Job) -> None:
+        dropped = False
+        with self._lock:
+            if job.started is None and job in self._queue:
+                self._queue.remove(job)
+                self._release(job)
+                dropped = True
+            elif job.slot is not None and job.stopping_since is None:
+                current = self._slots[job.slot]
+                if current is not None and current.job is job:
+                    job.stopping_since = time.monotonic()
+                    if not self.flags[job.slot]:
+                        self.flags[job.slot] = worker.FLAG_CANCEL
+                    self._changed.notify_all()
+        if dropped:
+            job.future.cancel()
+        self._wake()
+
+    # -- shutdown -------------------------------------------------------------------
+    def begin_shutdown(self) -> None:
+        """Refuse new jobs; answer queued ones UNAVAILABLE (SHUTTING_DOWN)."""
+        with self._lock:
+            self._closing = True
+            queued = list(self._queue)
+            self._queue.clear()
+            for job in queued:
+                self._release(job)
+            self._changed.notify_all()
+        for job in queued:
+            _resolve(job, error=_shutting_down("the search had not started"))
+        self._wake()
+
+    def stop_running(self) -> None:
+        """Tell every running job to stop now and answer its best move so far."""
+        with self._lock:
+            now = time.monotonic()
+            for w in self._slots:
+                if w is not None and w.job is not None and not self.flags[w.slot]:
+                    self.flags[w.slot] = worker.FLAG_SHUTDOWN
+                    w.job.stopping_since = now
+        self._wake()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop everything (blocking): queued jobs refused, running ones stopped, workers gone.
+
+        Running jobs get ``timeout`` seconds to answer their best move so far.
+        """
+        self.begin_shutdown()
+        self.stop_running()
+        end = time.monotonic() + timeout
+        with self._changed:
+            while self._running_count() and time.monotonic() < end:
+                self._changed.wait(max(end - time.monotonic(), 0.0))
+            if self._closed_at is None:
+                self._closed_at = time.monotonic()
+        self._lifeline_w.close()  # the workers see end of file and exit
+        self._wake()
+        self._thread.join(EXIT_TIMEOUT + 5.0)
+
+    # -- the dispatcher thread ------------------------------------------------------
+    def _wake(self) -> None:
         try:
-            for attempt in range(2):
-                executor = self._executor
+            os.write(self._wake_w, b"x")
+        except (BlockingIOError, OSError):
+            pass  # a wake-up is pending already (or the pool is gone)
+
+    def _run(self) -> None:
+        try:
+            while self._step():
+                pass
+        except Exception:  # pragma: no cover - a bug; the pool cannot go on without it
+            log.exception("search pool dispatcher failed")
+        finally:
+            self._finish()
+
+    def _step(self) -> bool:
+        """One round: start workers, expire, dispatch, then wait for something to happen."""
+        now = time.monotonic()
+        to_spawn: list[int] = []
+        to_send: list[tuple[_Worker, Job]] = []
+        to_kill: list[_Worker] = []
+        expired: list[Job] = []
+        with self._lock:
+            closed = self._closed_at is not None
+            live = [w for w in self._slots if w is not None]
+            if closed and not live:
+                return False
+            if not self._closing:
+                for slot, when in list(self._respawn_at.items()):
+                    if when <= now:
+                        del self._respawn_at[slot]
+                        to_spawn.append(slot)
+            for w in live:
+                if closed:
+                    if now > self._closed_at + EXIT_TIMEOUT:  # type: ignore[operator]
+                        to_kill.append(w)
+                elif w.job is not None:
+                    limit = w.job.stopping_since or w.job.stop_by
+                    if now > limit + STUCK_AFTER:
+                        to_kill.append(w)
+            for w in live:
+                if not self._queue:
+                    break
+                if w.idle and w not in to_kill:
+                    job = self._queue.popleft()
+                    job.slot = w.slot
+                    job.started = now
+                    job.taken = False
+                    job.attempts += 1
+                    w.job = job
+                    self.flags[w.slot] = 0
+                    to_send.append((w, job))
+            # Jobs still waiting past their start_by are refused (one that found an
+            # idle worker above runs, however short its time: it answers early).
+            for job in list(self._queue):
+                if now >= job.start_by:
+                    self._queue.remove(job)
+                    self._release(job)
+                    expired.append(job)
+            retry = self._retry_after(self._running(), now)
+            timers = [job.start_by for job in self._queue]
+            timers += list(self._respawn_at.values())
+            timers += [(w.job.stopping_since or w.job.stop_by) + STUCK_AFTER
+                       for w in live if w.job is not None]
+            if closed:
+                timers.append(self._closed_at + EXIT_TIMEOUT)  # type: ignore[operator]
+            waitables: dict[Any, _Worker | None] = {self._wake_r: None}
+            for w in live:
+                waitables[w.conn] = w
+                waitables[w.process.sentinel] = w
+        for job in expired:
+            log.info("search %d refused: it waited %.2f s for a worker", job.id,
+                     now - job.submitted)
+            _resolve(job, error=exhausted(
+                f"no search worker became free in time (waited {now - job.submitted:.2f} s)",
+                errors.QUEUE_TIMEOUT, retry, max_queue_wait_ms=str(int(self.max_queue_wait * 1000))))
+        for slot in to_spawn:
+            self._spawn(slot)
+        for w in to_kill:
+            self._kill(w, "stuck" if w.job is not None and not closed else "did not exit")
+        for w, job in to_send:
+            self._send(w, job)
+        if to_spawn:
+            return True  # new connections to wait on
+        timeout = min([TICK] + [t - time.monotonic() for t in timers])
+        # A timer already past is a kill whose death is still to be seen: no busy loop.
+        ready = wait_any(list(waitables), timeout if timeout > 0 else 0.05)
+        for obj in ready:
+            if obj == self._wake_r:
+                self._drain_wake()
+        for obj in ready:
+            owner = waitables.get(obj)
+            if owner is not None and obj is owner.conn:
+                self._receive(owner)
+        for obj in ready:
+            owner = waitables.get(obj)
+            if owner is not None and obj == owner.process.sentinel:
+                self._on_death(owner)
+        return True
+
+    def _drain_wake(self) -> None:
+        try:
+            while os.read(self._wake_r, 4096):
+                pass
+        except (BlockingIOError, OSError):
+            pass
+
+    def _spawn(self, slot: int) -> None:
+        conn, child_conn = self._ctx.Pipe()
+        process = self._ctx.Process(
+            target=worker.worker_main,
+            args=(child_conn, self._lifeline_r, self.flags, slot, os.getpid(),
+                  self.memory_limit),
+            name=f"furnace-worker-{slot}", daemon=True)
+        try:
+            process.start()
+        except Exception as exc:  # noqa: BLE001 - OSError, or multiprocessing refusing
+            log.error("cannot start search worker %d: %s", slot, exc)
+            conn.close()
+            child_conn.close()
+            with self._lock:
+                self._schedule_respawn(slot, ready=False)
+            return
+        child_conn.close()
+        with self._lock:
+            self._slots[slot] = _Worker(slot, process, conn)
+
+    def _schedule_respawn(self, slot: int, ready: bool) -> None:
+        """Start slot's next worker now, or after a back-off if the last never got ready."""
+        if self._closing:
+            return
+        if ready:
+            self._backoff[slot] = RESPAWN_BACKOFF
+            self._respawn_at[slot] = time.monotonic()
+        else:
+            delay = self._backoff[slot]
+            self._backoff[slot] = min(delay * 2, MAX_RESPAWN_BACKOFF)
+            self._respawn_at[slot] = time.monotonic() + delay
+
+    def _send(self, w: _Worker, job: Job) -> None:
+        try:
+            w.conn.send(("job", job.id, job.fn, job.args, job.kwargs, job.progress is not None))
+        except (OSError, EOFError):
+            # The worker is gone; its death will be seen: give the job to another one.
+            with self._lock:
+                if w.job is job:
+                    w.job = None
+                    job.slot = None
+                    job.started = None
+                    if not self._closing:
+                        self._queue.appendleft(job)
+                        return
+                    self._release(job)
+            _resolve(job, error=_shutting_down("the search had not started"))
+        except Exception as exc:  # noqa: BLE001 - a job that does not pickle: a bug
+            log.exception("cannot send search %d to a worker", job.id)
+            with self._lock:
+                if w.job is job:
+                    w.job = None
+                    self._release(job)
+            _resolve(job, error=exc)
+
+    def _receive(self, w: _Worker) -> None:
+        """Handle every message waiting on ``w``'s connection."""
+        try:
+            while w.conn.poll():
+                self._handle(w, w.conn.recv())
+        except (EOFError, OSError):
+            pass  # it died: its sentinel tells
+        except Exception:  # noqa: BLE001 - a garbled message: treat the worker as broken
+            log.exception("bad message from search worker pid %d", w.pid)
+            self._kill(w, "garbled")
+
+    def _handle(self, w: _Worker, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "progress":
+            _, job_id, data = message
+            job = w.job
+            if job is not None and job.id == job_id and job.stopping_since is None \
+                    and job.progress is not None and not job.done():
                 try:
-                    future = executor.submit(fn, *args, slot=slot, **kwargs)
-                    break
-                except BrokenProcessPool:
-                    if attempt:
-                        raise
-                    self.restart_if_broken(executor)
-                except RuntimeError:
-                    # Shut down under us (restart or close in another thread).
-                    if self._closed or attempt:
-                        raise
-        except (BrokenProcessPool, RuntimeError):
-            self._release(slot)
-            raise errors.RequestError(grpc.StatusCode.UNAVAILABLE,
-                                      "search workers are unavailable; retry the call",
-                                      reason=errors.WORKER_FAILED) from None
-        assert future is not None
-        future.add_done_callback(lambda _f: self._release(slot))
-        return Job(self, slot, future)
-
-    def _release(self, slot: int) -> None:
+                    job.progress(data)
+                except Exception:  # noqa: BLE001 - the listener's problem, not the pool's
+                    log.exception("progress listener failed")
+            return
         with self._lock:
-            self.flags[slot] = 0
-            self._free.append(slot)
-
-    # -- progress queues ----------------------------------------------------------
-    def start_manager(self) -> None:
-        with self._manager_lock:
-            if self._manager is None and not self._closed:
-                manager = SyncManager(ctx=self._ctx)
-                manager.start(initializer=worker.ignore_signals)
-                self._manager = manager
-
-    def new_queue(self) -> Any:
-        """A Manager queue for progress updates (blocking: call it in a thread)."""
-        for attempt in range(2):
-            self.start_manager()
-            try:
-                return self._manager.Queue()
-            except (OSError, EOFError, AttributeError):
-                if attempt:
-                    break
-                log.warning("progress manager unavailable; restarting it")
-                with self._manager_lock:
-                    old, self._manager = self._manager, None
-                if old is not None:
-                    try:
-                        old.shutdown()
-                    except Exception:  # noqa: BLE001 - it is dead already
-                        pass
-        raise errors.RequestError(grpc.StatusCode.UNAVAILABLE,
-                                  "progress streaming is unavailable; retry the call",
-                                  reason=errors.WORKER_FAILED)
-
-    # -- shutdown -----------------------------------------------------------------
-    def close(self) -> None:
-        """Stop every job, the processes and the manager (blocking)."""
-        with self._lock:
-            if self._closed:
+            if kind == "ready":
+                w.ready = True
+                self._backoff[w.slot] = RESPAWN_BACKOFF
+                self._changed.notify_all()
                 return
-            self._closed = True
-            for i in range(self.capacity):
-                self.flags[i] = 1
-            executor = self._executor
-        executor.shutdown(wait=True, cancel_futures=True)
-        with self._manager_lock:
-            manager, self._manager = self._manager, None
-        if manager is not None:
-            manager.shutdown()
+            if kind == "retire":
+                w.retiring = True
+                return
+            if kind == "started":
+                if w.job is not None and w.job.id == message[1]:
+                    w.job.taken = True
+                return
+            if kind not in ("result", "error"):
+                raise ValueError(f"unknown message {kind!r}")
+            _, job_id, payload = message
+            job = w.job
+            if job is None or job.id != job_id:
+                return
+            w.job = None
+            self.flags[w.slot] = 0
+            self._release(job)
+            self._changed.notify_all()
+        if kind == "result":
+            _resolve(job, result=payload)
+        else:
+            _resolve(job, error=payload)
+
+    def _on_death(self, w: _Worker) -> None:
+        self._receive(w)  # a result sent just before dying still counts
+        w.process.join(0.5)
+        with self._lock:
+            if self._slots[w.slot] is w:
+                self._slots[w.slot] = None
+            job, w.job = w.job, None
+            if job is not None and not job.taken and job.attempts < 2 and not self._closing \
+                    and not job.done() and job.stopping_since is None:
+                # It died before it took the job (an idle worker killed): another one will.
+                job.slot = None
+                job.started = None
+                self._queue.appendleft(job)
+                job = None
+            elif job is not None:
+                self._release(job)
+            expected = self._closing or w.retiring
+            if not self._closing:
+                self.restarts += 1
+                self._schedule_respawn(w.slot, ready=w.ready)
+            self._changed.notify_all()
+        w.conn.close()
+        if not expected:
+            log.warning("search worker pid %d died (exit code %s)%s; starting a replacement",
+                        w.pid, w.process.exitcode,
+                        f" during search {job.id}" if job is not None else "")
+        if job is not None and not job.done():
+            _resolve(job, error=errors.RequestError(
+                grpc.StatusCode.UNAVAILABLE,
+                "the search worker process died during this request; a new one is starting, "
+                "retry the call", reason=errors.WORKER_FAILED))
+
+    def _kill(self, w: _Worker, why: str) -> None:
+        if why == "stuck":
+            log.error("search worker pid %d is stuck (search %d); killing it", w.pid,
+                      w.job.id if w.job is not None else 0)
+        try:
+            w.process.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def _finish(self) -> None:
+        with self._lock:
+            self._closing = True
+            if self._closed_at is None:
+                self._closed_at = time.monotonic()
+            live = [w for w in self._slots if w is not None]
+        for w in live:
+            self._kill(w, "did not exit")
+        for w in live:
+            w.process.join(1.0)
+            w.conn.close()
+        for end in (self._wake_r, self._wake_w):
+            try:
+                os.close(end)
+            except OSError:
+                pass
+        self._lifeline_r.close()
+
+
+def _resolve(job: Job, result: Any = None, error: BaseException | None = None) -> None:
+    """Answer ``job``'s future (unless its caller gave up on it already)."""
+    try:
+        if error is not None:
+            job.future.set_exception(error)
+        else:
+            job.future.set_result(result)
+    except InvalidStateError:
+        pass

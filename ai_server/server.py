@@ -9,7 +9,8 @@
   synchronous code (tests, a local opponent for ``furnace play``).
 * Health checking (``grpc.health.v1.Health``, overall and per service) and server
   reflection are on.  On shutdown health goes NOT_SERVING first, new calls are
-  refused and in-flight calls get ``grace`` seconds to finish.
+  refused and in-flight calls get ``grace`` seconds to finish; searches still running
+  near its end answer their best move so far (:meth:`FurnaceServer.stop`).
 * ``security=`` (:class:`~ai_server.security.SecurityConfig`) adds TLS, mutual
   TLS and bearer tokens, or turns reflection off.  Requests reach the servicer
   through :mod:`ai_server.wire`: size-checked, parsed off the event loop and
@@ -42,6 +43,9 @@ log = logging.getLogger("ai_server")
 SERVICE_NAME: str = pb.DESCRIPTOR.services_by_name["FurnaceService"].full_name
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+#: On shutdown, searches still running this long before the grace period ends (at
+#: most half of it) are stopped and answer their best move so far.
+SHUTDOWN_LEAD = 0.5
 
 
 class FurnaceServer:
@@ -64,15 +68,31 @@ class FurnaceServer:
             await self.health.set(name, SERVING)
 
     async def stop(self, grace: float | None = None) -> None:
-        """Graceful stop: NOT_SERVING, refuse new calls, let in-flight ones finish."""
+        """Graceful stop: NOT_SERVING, refuse new calls, answer the calls in flight.
+
+        Searches still waiting for a worker are answered UNAVAILABLE
+        (``SHUTTING_DOWN``) at once; running ones may finish within ``grace``
+        seconds, and those still running shortly before it ends are stopped and
+        answer their best move so far (stop reason ``SHUTDOWN``).  Then the
+        workers exit.
+        """
         if self._stopped:
             return
         self._stopped = True
         grace = self.config.grace if grace is None else grace
         await self.health.enter_graceful_shutdown()
-        await self.grpc_server.stop(grace)
-        self.servicer.close()
-        await asyncio.to_thread(self.pool.close)
+        self.pool.begin_shutdown()
+        # Stop searches early enough that their answers still get out before the grace
+        # period ends (gRPC cancels whatever is left then).
+        lead = min(SHUTDOWN_LEAD, grace / 2)
+        timer = asyncio.get_running_loop().call_later(max(grace - lead, 0.0),
+                                                      self.pool.stop_running)
+        try:
+            await self.grpc_server.stop(grace)
+        finally:
+            timer.cancel()
+            self.servicer.close()
+            await asyncio.to_thread(self.pool.close)
 
     async def wait_for_termination(self) -> None:
         await self.grpc_server.wait_for_termination()
@@ -102,14 +122,17 @@ async def create_server(
     security = security or SecurityConfig()
     config = (config or ServerConfig()).with_overrides(
         workers=workers, max_queue=max_queue, **settings).resolved()
-    pool = SearchPool(config.workers, config.max_queue)
+    pool = SearchPool(config.workers, config.max_queue, max_queue_wait=config.max_queue_wait,
+                      max_per_client=config.max_searches_per_client,
+                      memory_limit=config.max_search_memory_bytes)
     try:
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ]
-        grpc_server = grpc.aio.server(options=options, interceptors=security.interceptors())
+        grpc_server = grpc.aio.server(options=options, interceptors=security.interceptors(),
+                                      maximum_concurrent_rpcs=config.max_concurrent_rpcs)
         servicer = FurnaceServicer(config, pool)
         wire.add_service(servicer, grpc_server, wire_limits)
         health_servicer = health.aio.HealthServicer()
@@ -128,8 +151,7 @@ async def create_server(
         if not bound:
             raise OSError(f"cannot listen on {address}")
         if warm:
-            await asyncio.gather(asyncio.to_thread(pool.warm_up),
-                                 asyncio.to_thread(pool.start_manager))
+            await asyncio.to_thread(pool.warm_up)
     except BaseException:
         await asyncio.to_thread(pool.close)
         raise
@@ -159,10 +181,20 @@ async def serve(
         ready(bound)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    hurried: list[asyncio.Future[Any]] = []
+
+    def on_signal() -> None:
+        if not stop.is_set():
+            stop.set()
+        elif not hurried:  # a second signal: answer the searches now, end the rest soon
+            log.info("second signal: stopping searches now")
+            server.pool.stop_running()
+            hurried.append(asyncio.ensure_future(server.grpc_server.stop(SHUTDOWN_LEAD)))
+
     installed = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal)
             installed.append(sig)
     waiter = asyncio.ensure_future(server.wait_for_termination())
     stopper = asyncio.ensure_future(stop.wait())
@@ -172,11 +204,15 @@ async def serve(
             log.info("shutting down: finishing in-flight calls (grace %.1fs)",
                      server.config.grace)
     finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
-        await server.stop()
-        for task in (waiter, stopper):
-            task.cancel()
+        try:
+            await server.stop()
+            for task in hurried:
+                await task
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+            for task in (waiter, stopper):
+                task.cancel()
     log.info("furnace server stopped")
 
 

@@ -18,13 +18,12 @@ renders are ``render(observer)``, move records ``move_seen_by`` and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import math
-import queue as queue_module
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -34,6 +33,7 @@ from ai_server import codecs, errors, worker
 from ai_server.codecs import DecodedState
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid, precondition
+from ai_server.identity import client_identity
 from ai_server.pool import Job, SearchPool
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
@@ -65,6 +65,8 @@ _STOP_REASONS = {
     worker.TIME_LIMIT: pb.SEARCH_STOP_REASON_TIME_LIMIT,
     worker.DEADLINE: pb.SEARCH_STOP_REASON_DEADLINE,
     worker.CANCELLED: pb.SEARCH_STOP_REASON_CANCELLED,
+    worker.MEMORY: pb.SEARCH_STOP_REASON_MEMORY,
+    worker.SHUTDOWN: pb.SEARCH_STOP_REASON_SHUTDOWN,
 }
 
 
@@ -312,12 +314,9 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     def __init__(self, config: ServerConfig, pool: SearchPool) -> None:
         self.config = config
         self.pool = pool
-        # Threads that wait on Analyze progress queues (one per outstanding search).
-        self._io = ThreadPoolExecutor(max_workers=pool.capacity + 2,
-                                      thread_name_prefix="furnace-progress")
 
     def close(self) -> None:
-        self._io.shutdown(wait=False, cancel_futures=True)
+        """Release what the servicer holds (the pool is closed by its owner)."""
 
     # -- request pieces --------------------------------------------------------------
     def _load(self, message: pb.GameState, present: bool, field: str = "state") -> Loaded:
@@ -358,12 +357,38 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         return codecs.encode_state(state.to_json(), form, loaded.decoded.observer_seat)
 
     def _deadline(self, context: grpc.aio.ServicerContext) -> float | None:
-        """Wall-clock time the work must stop by, or None without a deadline."""
+        """``time.monotonic()`` the work must stop by, or None without a deadline."""
         remaining = context.time_remaining()
         if remaining is None or remaining > 1e7:
             return None
         margin = self.config.deadline_margin + self.config.deadline_fraction * remaining
-        return time.time() + max(remaining - margin, 0.0)
+        return time.monotonic() + max(remaining - margin, 0.0)
+
+    def _submit(self, context: grpc.aio.ServicerContext, fn: Callable[..., Any], *args: Any,
+                time_limit: float | None, deadline: float | None, timed: bool,
+                progress: Callable[[Any], None] | None = None, **kwargs: Any) -> Job:
+        """Queue ``fn`` in the pool for this call's client (quota, queue and wait bounds).
+
+        The job gets ``time_end``: ``time_limit`` (if any) capped by the server's
+        ``max_time``, both counted from now, so time spent waiting for a worker
+        counts; and ``deadline``.  It may wait for a worker until one of them.
+        """
+        now = time.monotonic()
+        limit = self.config.max_time if time_limit is None else \
+            min(time_limit, self.config.max_time)
+        time_end = now + limit
+        stop_by = time_end if deadline is None else min(time_end, deadline)
+        return self.pool.submit(fn, *args, client=client_identity(context), stop_by=stop_by,
+                                timed=timed, progress=progress, time_end=time_end,
+                                deadline=deadline, **kwargs)
+
+    def _search(self, context: grpc.aio.ServicerContext, plan: SearchPlan,
+                progress: Callable[[Any], None] | None = None, **kwargs: Any) -> Job:
+        return self._submit(context, worker.search_job, plan.data, time_limit=plan.time_limit,
+                            deadline=plan.deadline,
+                            timed=plan.time_limit is not None and plan.iterations is None,
+                            progress=progress, iterations=plan.iterations, seed=plan.seed,
+                            c=plan.c, observer=plan.observer, **kwargs)
 
     def _budget(self, budget: pb.SearchBudget, analyze: bool) -> tuple[int | None, float | None]:
         cfg = self.config
@@ -430,12 +455,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
 
     @staticmethod
     async def _finish(job: Job) -> Any:
-        result = await job.result()
-        if result is None:
-            raise RequestError(grpc.StatusCode.UNAVAILABLE,
-                               "the search was stopped: the server is shutting down",
-                               reason=errors.SHUTTING_DOWN)
-        return result
+        return _answered(await job.result())
 
     # -- RPCs ----------------------------------------------------------------------
     @unary
@@ -459,6 +479,10 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             workers=cfg.workers,
             max_queue=cfg.max_queue,
             max_message_bytes=cfg.max_message_bytes,
+            max_queue_wait_ms=int(cfg.max_queue_wait * 1000),
+            max_searches_per_client=cfg.max_searches_per_client,
+            max_search_memory_bytes=cfg.max_search_memory_bytes,
+            max_concurrent_rpcs=cfg.max_concurrent_rpcs,
         )
         return pb.ListGamesResponse(games=games, limits=limits)
 
@@ -572,9 +596,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def BestMove(self, request: pb.BestMoveRequest,
                        context: grpc.aio.ServicerContext) -> pb.BestMoveResponse:
         _, plan = self._plan(request, context, analyze=False)
-        job = self.pool.submit(worker.search_job, plan.data, iterations=plan.iterations,
-                               time_limit=plan.time_limit, deadline=plan.deadline,
-                               seed=plan.seed, c=plan.c, observer=plan.observer)
+        job = self._search(context, plan)
         try:
             result = await self._finish(job)
         finally:
@@ -594,33 +616,45 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                           f"(0: {int(cfg.default_update_interval * 1000)}), got {interval_ms}",
                           "update_interval_ms", errors.OUT_OF_RANGE)
         loop = asyncio.get_running_loop()
-        progress = await loop.run_in_executor(self._io, self.pool.new_queue)
-        job = self.pool.submit(worker.search_job, plan.data, iterations=plan.iterations,
-                               time_limit=plan.time_limit, deadline=plan.deadline,
-                               seed=plan.seed, c=plan.c, observer=plan.observer,
-                               progress_queue=progress,
-                               progress_interval=interval_ms / 1000)
+        # Only the newest update waits to be sent: a client that reads slowly gets
+        # fewer updates, never a growing backlog.
+        latest: list[dict[str, Any]] = []
+        arrived = asyncio.Event()
+
+        def keep(data: dict[str, Any]) -> None:
+            latest[:] = [data]
+            arrived.set()
+
+        def on_progress(data: dict[str, Any]) -> None:  # in the pool's dispatcher thread
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens
+                loop.call_soon_threadsafe(keep, data)
+
+        job = self._search(context, plan, progress=on_progress,
+                           progress_interval=interval_ms / 1000)
+        outcome = asyncio.ensure_future(job.result())
         sequence = 0
         try:
-            reading = True
-            while reading and not job.done():
-                items = await loop.run_in_executor(self._io, _take, progress, 0.05)
-                if items is None:
-                    reading = False  # the manager went away: just wait for the result
+            while True:
+                waiter = asyncio.ensure_future(arrived.wait())
+                try:
+                    await asyncio.wait({outcome, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiter.cancel()
+                if outcome.done():
                     break
-                for item in items:
-                    yield pb.AnalyzeResponse(analysis=analysis_message(item, plan.max_candidates),
-                                             final=False, sequence=sequence)
+                arrived.clear()
+                if latest:
+                    yield pb.AnalyzeResponse(
+                        analysis=analysis_message(latest.pop(), plan.max_candidates),
+                        final=False, sequence=sequence)
                     sequence += 1
-            result = await self._finish(job)
-            if reading:
-                for item in await loop.run_in_executor(self._io, _take, progress, 0.0) or []:
-                    yield pb.AnalyzeResponse(analysis=analysis_message(item, plan.max_candidates),
-                                             final=False, sequence=sequence)
-                    sequence += 1
+            # The search ends by its time budget (at most the server's max_time), so
+            # the stream does too, with its final message.
+            result = _answered(outcome.result())
             yield pb.AnalyzeResponse(analysis=analysis_message(result, plan.max_candidates),
                                      final=True, sequence=sequence)
         finally:
+            outcome.cancel()
             job.cancel()
 
     @unary
@@ -634,9 +668,10 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                           f"(0: {cfg.default_playouts}), got {request.playouts}", "playouts",
                           errors.OUT_OF_RANGE)
         # With observer_seat: from that seat's information; without: the host's.
-        job = self.pool.submit(worker.estimate_job, loaded.state.to_json(), playouts=playouts,
-                               seed=int(request.seed), deadline=self._deadline(context),
-                               observer=loaded.decoded.observer_seat)
+        job = self._submit(context, worker.estimate_job, loaded.state.to_json(),
+                           time_limit=None, deadline=self._deadline(context), timed=False,
+                           playouts=playouts, seed=int(request.seed),
+                           observer=loaded.decoded.observer_seat)
         try:
             result = await self._finish(job)
         finally:
@@ -648,18 +683,10 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         )
 
 
-def _take(progress: Any, timeout: float) -> list[dict[str, Any]] | None:
-    """Updates waiting on a Manager queue (waits up to ``timeout`` for the first one).
-
-    None when the queue is unreachable.
-    """
-    items: list[dict[str, Any]] = []
-    try:
-        if timeout > 0:
-            items.append(progress.get(True, timeout))
-        while True:
-            items.append(progress.get_nowait())
-    except queue_module.Empty:
-        return items
-    except (OSError, EOFError):
-        return None
+def _answered(result: Any) -> Any:
+    """A job's result; None (it was stopped before it started) becomes UNAVAILABLE."""
+    if result is None:
+        raise RequestError(grpc.StatusCode.UNAVAILABLE,
+                           "the search was stopped before it started; retry the call",
+                           reason=errors.SHUTTING_DOWN)
+    return result

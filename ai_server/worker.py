@@ -1,97 +1,217 @@
-"""Jobs run in the search worker processes (spawned, so this module must import cleanly).
+"""The search worker processes: their main loop and the jobs they run.
 
-Each job rebuilds the position from the game's JSON (validated again by the
-game), calls the engine (``make_tree(...).search`` or ``estimate_scores``) for
-the request's observer, and returns plain picklable data.  Nothing here knows a
-game or holds search logic: it goes through :mod:`engine.registry`,
-:mod:`engine.search` and the :class:`engine.game.State` protocol only.
+A worker is a ``spawn``-ed process that :mod:`ai_server.pool` starts with
+:func:`worker_main`.  It talks to the server over one connection (a
+``multiprocessing`` pipe): it announces itself (``ready``), then receives one job
+at a time and answers it (``result`` or ``error``), sending Analyze ``progress``
+on the way.  Nothing here knows a game or holds search logic: jobs rebuild the
+position through :mod:`engine.registry` (validated again by the game) and call
+:mod:`engine.search` (``make_tree(...).search``, ``estimate_scores``), returning
+plain picklable data.
 
-Cancellation: the server passes a shared byte array at pool start; job ``slot``
-stops as soon as ``flags[slot]`` is non-zero (checked between iterations).
-Progress (Analyze): ``on_progress`` puts a result dict on a Manager queue.
+Stopping: the pool shares one flag byte per worker (``flags[slot]``); a job stops
+between two iterations once it is non-zero (:data:`FLAG_CANCEL`: the caller is
+gone; :data:`FLAG_SHUTDOWN`: the server is stopping, answer the best move so far).
+A search also stops at its time limit (the request's, capped by the server's maximum time,
+both counted from when the server received the call), a little before the call's
+deadline, or when the worker's resident memory passes the pool's memory cap (read
+from ``/proc/self/statm`` every :data:`MEMORY_CHECK_EVERY` iterations).
+
+A worker dies with the server, even one killed by SIGKILL: on Linux it asks the
+kernel for SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``), and on any
+system a daemon thread watches a *lifeline* pipe whose other end only the server
+holds: end of file means the server is gone, and the worker exits at once.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, MutableSequence
 from typing import Any
 
-#: Set in each worker by :func:`init_worker`: one cancel flag per job slot.
+#: One stop flag per worker slot (shared with the pool); set by :func:`worker_main`.
 _FLAGS: MutableSequence[int] | None = None
+#: Largest resident memory (bytes) a search may grow its worker to; 0: no cap.
+_MEMORY_LIMIT = 0
 
+# Stop flag values (the pool writes them).
+FLAG_CANCEL = 1
+FLAG_SHUTDOWN = 2
+
+# Stop reasons reported with an analysis (``stop_reason``).
 ITERATIONS = "ITERATIONS"
 TIME_LIMIT = "TIME_LIMIT"
 DEADLINE = "DEADLINE"
 CANCELLED = "CANCELLED"
+MEMORY = "MEMORY"
+SHUTDOWN = "SHUTDOWN"
+
+#: Iterations (or playouts) between two reads of the resident memory.
+MEMORY_CHECK_EVERY = 256
+#: After a job, a worker whose memory grew past this share of the cap (and well
+#: past what it used when it started) exits, and the pool starts a fresh one.
+RETIRE_SHARE = 0.75
+
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def init_worker(flags: MutableSequence[int]) -> None:
-    """Pool initializer: keep the cancel flags, ignore Ctrl-C, import the engine up front."""
-    global _FLAGS
-    _FLAGS = flags
-    ignore_signals()
-    from engine import registry
-    from engine.search import dispatch  # noqa: F401
-
-    registry.list_games()
-
-
+# -- process life -----------------------------------------------------------------------
 def ignore_signals() -> None:
-    """Leave SIGINT/SIGTERM to the server process, which shuts workers down itself.
+    """Leave SIGINT/SIGTERM to the server process, which stops workers itself.
 
-    (A Ctrl-C or a SIGTERM sent to the whole process group must not kill searches
-    that the graceful shutdown lets finish.)
+    (A Ctrl-C or a SIGTERM sent to the whole process group must not cut searches
+    short: the graceful shutdown answers them with their best move so far.)
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def warm_up(pause: float = 0.05) -> int:
-    """A no-op job that makes the pool start (and import) every worker process."""
-    time.sleep(pause)
-    return os.getpid()
+def die_with_parent(parent_pid: int, lifeline: Any) -> None:
+    """Make sure this process does not outlive the server (see the module docstring)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the lifeline remains
+            pass
+    if os.getppid() != parent_pid:  # the server died before prctl took effect
+        os._exit(0)
+
+    def watch() -> None:
+        try:
+            while True:
+                lifeline.recv_bytes()  # the server never writes: this returns only at EOF
+        except (EOFError, OSError):
+            pass
+        os._exit(0)
+
+    threading.Thread(target=watch, name="furnace-lifeline", daemon=True).start()
 
 
-def crash() -> None:  # pragma: no cover - runs in a worker that dies
-    """Kill this worker process abruptly (tests of pool recovery)."""
-    os._exit(13)
+def resident_bytes() -> int | None:
+    """This process's resident memory in bytes (None where ``/proc`` is missing)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_SIZE
+    except (OSError, ValueError, IndexError):
+        return None
 
 
-def _cancelled(slot: int | None) -> bool:
-    return slot is not None and _FLAGS is not None and _FLAGS[slot] != 0
+def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int,
+                parent_pid: int, memory_limit: int) -> None:
+    """A worker process: say ``ready``, then run jobs until told to exit (or orphaned).
+
+    Messages from the pool: ``("job", id, fn, args, kwargs, progress)``, ``("exit",)``.
+    To the pool: ``("ready", pid)``, ``("started", id)``, ``("progress", id, data)``,
+    ``("result", id, data)``, ``("error", id, exception)`` and ``("retire",)`` (this
+    worker is done: its memory grew too much; it exits right after).
+    """
+    global _FLAGS, _MEMORY_LIMIT
+    die_with_parent(parent_pid, lifeline)
+    ignore_signals()
+    _FLAGS = flags
+    _MEMORY_LIMIT = memory_limit
+    from engine import registry
+    from engine.search import dispatch, estimate  # noqa: F401 - imported up front
+
+    registry.list_games()
+    start_memory = resident_bytes() or 0
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            break
+        if message[0] != "job":
+            break
+        _, job_id, fn, args, kwargs, progress = message
+        conn.send(("started", job_id))
+        if progress:
+            def report(data: Any, job_id: int = job_id) -> None:
+                conn.send(("progress", job_id, data))
+
+            kwargs = dict(kwargs, report=report)
+        try:
+            reply: tuple[Any, ...] = ("result", job_id, fn(*args, slot=slot, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - the server turns it into a status
+            reply = ("error", job_id, exc)
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            break
+        except Exception as exc:  # noqa: BLE001 - e.g. an exception that does not pickle
+            conn.send(("error", job_id, RuntimeError(f"{type(exc).__name__}: {exc}")))
+        del reply
+        if _should_retire(start_memory):
+            conn.send(("retire",))
+            break
+    os._exit(0)
+
+
+def _should_retire(start_memory: int) -> bool:
+    """Whether this worker grew so much that a fresh one would serve better."""
+    if not _MEMORY_LIMIT:
+        return False
+    for attempt in range(2):
+        now = resident_bytes()
+        if now is None or now <= RETIRE_SHARE * _MEMORY_LIMIT or now <= 1.25 * start_memory:
+            return False
+        if not attempt:
+            gc.collect()  # maybe cycles hold the memory: free them and look again
+    return True
+
+
+# -- stopping -----------------------------------------------------------------------------
+def _flag(slot: int | None) -> int:
+    return _FLAGS[slot] if slot is not None and _FLAGS is not None else 0
+
+
+class _Stopper:
+    """The ``should_stop`` of a job: its flag, the memory cap, and optional end times.
+
+    ``why`` says what stopped it (a stop reason), once it answered True.
+    """
+
+    def __init__(self, slot: int | None, ends: tuple[tuple[float, str], ...] = ()) -> None:
+        self.why = ""
+        flags, index = (_FLAGS, slot) if slot is not None and _FLAGS is not None else (None, 0)
+        memory_limit = _MEMORY_LIMIT
+        count = 0
+
+        def should_stop() -> bool:
+            nonlocal count
+            if flags is not None and flags[index]:
+                self.why = CANCELLED if flags[index] == FLAG_CANCEL else SHUTDOWN
+                return True
+            count += 1
+            if memory_limit and count % MEMORY_CHECK_EVERY == 1:
+                resident = resident_bytes()
+                if resident is not None and resident > memory_limit:
+                    self.why = MEMORY
+                    return True
+            if ends:
+                now = time.monotonic()
+                for end, reason in ends:
+                    if now >= end:
+                        self.why = reason
+                        return True
+            return False
+
+        self.should_stop = should_stop
 
 
 def _rebuild(data: dict[str, Any]) -> Any:
     from engine import registry
 
     return registry.get_game(data["game"]).state_from_json(data)
-
-
-def _stopper(slot: int | None, deadline: float | None = None) -> Callable[[], bool] | None:
-    """A ``should_stop`` for the engine: job ``slot`` was cancelled, or ``deadline`` passed."""
-    flags, index = (_FLAGS, slot) if slot is not None and _FLAGS is not None else (None, 0)
-    if flags is None and deadline is None:
-        return None
-
-    def should_stop() -> bool:
-        if flags is not None and flags[index] != 0:
-            return True
-        return deadline is not None and time.time() >= deadline
-
-    return should_stop
-
-
-def _time_budget(time_limit: float | None, deadline: float | None) -> tuple[float | None, bool]:
-    """The search's time limit in seconds, and whether the call's deadline set it."""
-    if deadline is None:
-        return time_limit, False
-    remaining = max(deadline - time.time(), 1e-3)
-    if time_limit is None or remaining < time_limit:
-        return remaining, True
-    return time_limit, False
 
 
 def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[str, Any]:
@@ -126,62 +246,57 @@ def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[st
     }
 
 
+# -- jobs ---------------------------------------------------------------------------------
 def search_job(
     data: dict[str, Any],
     *,
     iterations: int | None,
-    time_limit: float | None,
+    time_end: float,
     deadline: float | None,
     seed: int,
     c: float | None,
     observer: int | None = None,
     slot: int | None = None,
-    progress_queue: Any = None,
+    report: Callable[[dict[str, Any]], None] | None = None,
     progress_interval: float = 0.5,
 ) -> dict[str, Any] | None:
     """Search ``data`` (the game's JSON) for the seat to move; None if cancelled before it ran.
 
     ``observer`` is whose information the search may use (``None``: the host;
     the engine's ``make_tree`` refuses a seat that cannot know the mover's moves).
-    ``deadline`` is a wall-clock time (``time.time()``) the search must stop by;
-    ``iterations``/``time_limit`` are the request's budget (at least one is set,
-    or ``deadline`` is).
+    ``time_end`` (the time budget's end, the server's cap included) and ``deadline``
+    (a little before the call's deadline) are ``time.monotonic()`` times; the
+    search stops at the first of them, at ``iterations``, on its flag or at the
+    memory cap.  ``report`` receives progress every ``progress_interval`` seconds.
     """
+    from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
     from engine.search.dispatch import make_tree
 
-    if _cancelled(slot):
+    if _flag(slot) == FLAG_CANCEL:
         return None
     state = _rebuild(data)
-    limit, by_deadline = _time_budget(time_limit, deadline)
     tree = make_tree(state, c, seed, observer)
-    should_stop = _stopper(slot)
+    end, end_reason = time_end, TIME_LIMIT
+    if deadline is not None and deadline < time_end:
+        end, end_reason = deadline, DEADLINE
+    limit = max(end - time.monotonic(), 1e-3)
+    stopper = _Stopper(slot)
 
     on_progress = None
-    if progress_queue is not None:
-
-        broken = False
+    if report is not None:
+        send = report
 
         def on_progress(analysis: Any) -> None:
-            nonlocal broken
-            if broken:
-                return
-            try:
-                progress_queue.put(_encode_analysis(tree, analysis))
-            except (OSError, EOFError):
-                broken = True  # the server stopped listening: search on, quietly
+            send(_encode_analysis(tree, analysis))
 
-    if iterations is None and limit is None:  # pragma: no cover - the server always sets one
-        raise ValueError("no budget")
-    analysis = tree.search(iterations, limit, should_stop=should_stop, on_progress=on_progress,
-                           progress_interval=progress_interval)
-    if iterations is not None and tree.iterations >= iterations:
+    analysis = tree.search(iterations, limit, should_stop=stopper.should_stop,
+                           on_progress=on_progress, progress_interval=progress_interval)
+    if analysis.stop_reason == STOP_ITERATIONS:
         reason = ITERATIONS
-    elif _cancelled(slot):
-        reason = CANCELLED
-    elif by_deadline:
-        reason = DEADLINE
+    elif analysis.stop_reason == STOP_REQUESTED:
+        reason = stopper.why
     else:
-        reason = TIME_LIMIT
+        reason = end_reason
     return _encode_analysis(tree, analysis, reason)
 
 
@@ -190,6 +305,7 @@ def estimate_job(
     *,
     playouts: int,
     seed: int,
+    time_end: float,
     deadline: float | None,
     observer: int | None = None,
     slot: int | None = None,
@@ -197,18 +313,32 @@ def estimate_job(
     """``engine.search.estimate_scores`` of ``data`` as ``observer`` sees it (None: the host).
 
     Returns per-seat win share, score mean, sample standard deviation, min and
-    max, and the number of playouts run (fewer only when the job was cancelled
-    or the deadline was near); None if cancelled before it ran.
+    max, and the number of playouts run (fewer when the job was stopped, its time
+    ran out or the deadline was near); None if cancelled before it ran.
     """
     from engine.search import estimate_scores
 
-    if _cancelled(slot):
+    if _flag(slot) == FLAG_CANCEL:
         return None
     state = _rebuild(data)
+    ends = ((time_end, TIME_LIMIT),) + (((deadline, DEADLINE),) if deadline is not None else ())
     estimate = estimate_scores(state, observer, playouts=playouts, seed=seed,
-                               should_stop=_stopper(slot, deadline))
+                               should_stop=_Stopper(slot, ends).should_stop)
     return {
         "seats": [seat.to_json() for seat in estimate.seats],
         "playouts": estimate.playouts,
         "elapsed": estimate.elapsed,
     }
+
+
+def crash() -> None:  # pragma: no cover - runs in a worker that dies
+    """Kill this worker process abruptly (tests of pool recovery)."""
+    os._exit(13)
+
+
+def sleep_job(seconds: float, *, slot: int | None = None) -> int:
+    """Sleep up to ``seconds``, stopping early on the flag; the worker's pid (tests)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not _flag(slot):
+        time.sleep(0.01)
+    return os.getpid()

@@ -2,7 +2,7 @@
 
 Run against a server you started on this machine::
 
-    furnace serve --port 50051 --workers 2 &
+    furnace serve --port 50051 --workers 2 --max-searches-per-client 0 &
     locust -f load/locustfile.py --headless -u 20 -r 5 -t 60s --host 127.0.0.1:50051
 
 Users mix cheap calls (LegalMoves, CheckMove, ApplyMove) with searches
@@ -10,7 +10,9 @@ Users mix cheap calls (LegalMoves, CheckMove, ApplyMove) with searches
 Budgets come from the environment: ``FURNACE_LOAD_ITERATIONS`` (default 200),
 ``FURNACE_LOAD_PLAYERS`` (2), ``FURNACE_LOAD_GAME`` (samara).  RESOURCE_EXHAUSTED
 answers (the server's bounded queue at work) are reported as their own request
-type so they can be told apart from failures.
+type so they can be told apart from failures.  Every user comes from one address,
+which the server counts as one client: ``--max-searches-per-client 0`` lifts the
+per-client quota for the test.
 
 The module imports without locust installed (the ``GrpcUser`` machinery is then
 skipped), so tools and tests can import it.

@@ -17,7 +17,9 @@ TEST_SETTINGS: dict[str, Any] = {
     "workers": 2,
     "max_queue": 6,
     "max_iterations": 200_000,
-    "max_time": 5.0,
+    # Every search stops at max_time, an iteration-only one too: generous, so that
+    # reproducible (iteration) searches end by their budget even on a slow machine.
+    "max_time": 60.0,
     "default_iterations": 100,
     "default_analyze_time": 1.0,
     "max_playouts": 2_000,

@@ -39,6 +39,8 @@ class SearchStopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEARCH_STOP_REASON_TIME_LIMIT: _ClassVar[SearchStopReason]
     SEARCH_STOP_REASON_DEADLINE: _ClassVar[SearchStopReason]
     SEARCH_STOP_REASON_CANCELLED: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_MEMORY: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_SHUTDOWN: _ClassVar[SearchStopReason]
 
 class SamaraGender(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -113,6 +115,8 @@ SEARCH_STOP_REASON_ITERATIONS: SearchStopReason
 SEARCH_STOP_REASON_TIME_LIMIT: SearchStopReason
 SEARCH_STOP_REASON_DEADLINE: SearchStopReason
 SEARCH_STOP_REASON_CANCELLED: SearchStopReason
+SEARCH_STOP_REASON_MEMORY: SearchStopReason
+SEARCH_STOP_REASON_SHUTDOWN: SearchStopReason
 SAMARA_GENDER_UNSPECIFIED: SamaraGender
 SAMARA_GENDER_MAN: SamaraGender
 SAMARA_GENDER_WOMAN: SamaraGender
@@ -193,7 +197,7 @@ class GameInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes")
+    __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes", "max_queue_wait_ms", "max_searches_per_client", "max_search_memory_bytes", "max_concurrent_rpcs")
     MAX_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -203,6 +207,10 @@ class ServerLimits(_message.Message):
     WORKERS_FIELD_NUMBER: _ClassVar[int]
     MAX_QUEUE_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_QUEUE_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_SEARCHES_PER_CLIENT_FIELD_NUMBER: _ClassVar[int]
+    MAX_SEARCH_MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONCURRENT_RPCS_FIELD_NUMBER: _ClassVar[int]
     max_iterations: int
     max_time_ms: int
     default_iterations: int
@@ -212,7 +220,11 @@ class ServerLimits(_message.Message):
     workers: int
     max_queue: int
     max_message_bytes: int
-    def __init__(self, max_iterations: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., default_iterations: _Optional[int] = ..., max_playouts: _Optional[int] = ..., default_playouts: _Optional[int] = ..., min_update_interval_ms: _Optional[int] = ..., workers: _Optional[int] = ..., max_queue: _Optional[int] = ..., max_message_bytes: _Optional[int] = ...) -> None: ...
+    max_queue_wait_ms: int
+    max_searches_per_client: int
+    max_search_memory_bytes: int
+    max_concurrent_rpcs: int
+    def __init__(self, max_iterations: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., default_iterations: _Optional[int] = ..., max_playouts: _Optional[int] = ..., default_playouts: _Optional[int] = ..., min_update_interval_ms: _Optional[int] = ..., workers: _Optional[int] = ..., max_queue: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_queue_wait_ms: _Optional[int] = ..., max_searches_per_client: _Optional[int] = ..., max_search_memory_bytes: _Optional[int] = ..., max_concurrent_rpcs: _Optional[int] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ()
