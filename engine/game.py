@@ -76,11 +76,6 @@ class GameInfo:
     has_chance: bool
     options: tuple[GameOption, ...] = ()
     description: str = ""
-    #: When set, tree search values a playout by the seat's final score margin over
-    #: its best opponent, ``1 / (1 + exp(-margin / score_margin_scale))``, instead of
-    #: the bare win share: in a game whose random playouts rank players unreliably the
-    #: margin says more about a position.  Analyses still report win shares and scores.
-    score_margin_scale: float | None = None
 
     @property
     def player_counts(self) -> tuple[int, ...]:

@@ -60,9 +60,7 @@ INFO = GameInfo(
                    "building's chain may fire in the last round"),
     ),
     description="Produce goods in chains from a shared market of cards; build for points.",
-    # Random playouts end close together (a typical winning margin is a few VP), so
-    # search is steered by the margin: measured in docs/rules/oh-my-goods.md.
-    score_margin_scale=5.0,
+    # How search plays the game (its score-margin scale) is engine/search/config.py's.
 )
 
 START_HAND = 5

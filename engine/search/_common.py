@@ -1,4 +1,5 @@
-"""Small helpers shared by the search modules (seed derivation, chance sampling)."""
+"""Small helpers shared by the search modules (seed derivation, chance sampling, the
+values a tree backs up)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from math import exp
 
-from engine.game import Outcome, State
+from engine.game import Outcome
 
 _SEED_MASK = (1 << 63) - 1
 
@@ -47,30 +48,12 @@ def sample_chance(outcomes: Sequence[tuple[int, float]], rng: random.Random) -> 
     return outcomes[sample_index(cumulative([p for _, p in outcomes]), rng)][0]
 
 
-#: The ``margin_scale`` argument of the searches that means "what the game declares"
-#: (``GameInfo.score_margin_scale``); ``None`` means the bare win share.
-GAME_MARGIN = "game"
-MarginScale = float | None | str
-
-
-def resolve_margin(state: State, margin_scale: MarginScale) -> float | None:
-    """The margin scale a search of ``state`` uses (see :data:`GAME_MARGIN`)."""
-    if margin_scale == GAME_MARGIN:
-        return state.info.score_margin_scale
-    if margin_scale is None:
-        return None
-    if isinstance(margin_scale, str) or not margin_scale > 0:
-        raise ValueError(f"margin_scale must be positive, None or {GAME_MARGIN!r}, "
-                         f"not {margin_scale!r}")
-    return float(margin_scale)
-
-
 def backup_values(outcome: Outcome, margin_scale: float | None) -> tuple[float, ...]:
     """What a playout adds to every node on its path: utilities, win shares, scores.
 
     Each part has one entry per seat.  The utility (what selection maximises) is the
     win share, or with ``margin_scale`` the logistic of the seat's score margin over
-    its best opponent divided by the scale (see ``GameInfo.score_margin_scale``).
+    its best opponent divided by the scale (see :mod:`engine.search.config`).
     """
     rewards = tuple(float(r) for r in outcome.rewards)
     scores = tuple(float(s) for s in outcome.scores)

@@ -9,13 +9,16 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   options follow, separated by ``:``: a bare integer or ``i=N`` is the iteration
   budget, ``t=SECONDS`` a time limit (both may be given: whichever runs out
   first), ``c=FLOAT`` the exploration constant, ``m=SCALE`` the score-margin scale
-  of the utility (``m=0``: the bare win share; default: the game's
-  ``score_margin_scale``).  Examples: ``mcts:2000``, ``mcts:2000:c=1.0``,
-  ``mcts:t=1.5``, ``mcts:5000:t=2``, ``ismcts:2000:m=3``;
+  of the utility (``m=0``: the bare win share), ``d=DEPTH`` the playout depth
+  (``d=0``: full random playouts; ``d=N``: ``N`` random moves, then the game's
+  heuristic, see :mod:`engine.search.evaluate`).  What a spec leaves out comes from
+  the game's search configuration (:mod:`engine.search.config`).  Examples:
+  ``mcts:2000``, ``mcts:2000:c=1.0``, ``mcts:t=1.5``, ``mcts:5000:t=2``,
+  ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``;
 * ``ismcts`` - single-observer information set MCTS (:mod:`engine.search.ismcts`)
   for hidden-information games, default :data:`DEFAULT_ISMCTS_ITERATIONS`
   iterations and ``c`` :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`; same
-  options as ``mcts``: ``ismcts:2000``, ``ismcts:t=1:c=0.5``.
+  options as ``mcts``: ``ismcts:2000``, ``ismcts:t=1:c=0.5``, ``ismcts:500:d=0``.
 
 Bots never modify the state they are given, and decide only from what the seat
 to move can see: random and greedy bots from its legal moves and determinizations
@@ -29,9 +32,9 @@ import random
 from typing import Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
-from engine.search._common import GAME_MARGIN, MarginScale
 from engine.search.analysis import Analysis
 from engine.search.budget import BudgetedSearch
+from engine.search.config import GAME_MARGIN, MarginScale
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
 from engine.search.mcts import DEFAULT_C
@@ -163,6 +166,10 @@ class MctsBot:
     ``random.Random(seed)``; without one it draws it from the ``rng`` passed to
     :meth:`choose`, so games stay reproducible either way.  The analysis of the
     last search is kept in ``last_analysis``.
+
+    ``margin_scale`` (:data:`~engine.search.config.GAME_MARGIN`) and ``playout_depth``
+    (``None``) default to the game's search configuration, as does ``c`` when left
+    at the search's default.
     """
 
     _kind = "mcts"
@@ -176,6 +183,7 @@ class MctsBot:
         seed: int | None = None,
         name: str | None = None,
         margin_scale: MarginScale = GAME_MARGIN,
+        playout_depth: int | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError(
@@ -185,6 +193,7 @@ class MctsBot:
         self.c = c
         self.seed = seed
         self.margin_scale = margin_scale
+        self.playout_depth = playout_depth
         self._rng = random.Random(seed) if seed is not None else None
         self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
         self.last_analysis: Analysis | None = None
@@ -193,7 +202,7 @@ class MctsBot:
         # Plain MCTS would read the hidden cards: a hidden-information game gets
         # ISMCTS, with ISMCTS's own default c unless the spec set one.
         return make_tree(state, None if self.c == DEFAULT_C else self.c, seed,
-                         margin_scale=self.margin_scale)
+                         margin_scale=self.margin_scale, playout_depth=self.playout_depth)
 
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
@@ -222,11 +231,13 @@ class IsmctsBot(MctsBot):
         seed: int | None = None,
         name: str | None = None,
         margin_scale: MarginScale = GAME_MARGIN,
+        playout_depth: int | None = None,
     ) -> None:
-        super().__init__(iterations, time_limit, c, seed, name, margin_scale)
+        super().__init__(iterations, time_limit, c, seed, name, margin_scale, playout_depth)
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
-        return ISMCTS(state, c=self.c, seed=seed, margin_scale=self.margin_scale)
+        return ISMCTS(state, c=None if self.c == DEFAULT_ISMCTS_C else self.c, seed=seed,
+                      margin_scale=self.margin_scale, playout_depth=self.playout_depth)
 
 
 def _mcts_name(
@@ -243,8 +254,8 @@ def _mcts_name(
 
 
 _SPEC_HELP = (
-    "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE], "
-    "ismcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE]"
+    "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH], "
+    "ismcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH]"
 )
 
 
@@ -270,6 +281,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     time_limit: float | None = None
     c = DEFAULT_C if kind == "mcts" else DEFAULT_ISMCTS_C
     margin: MarginScale = GAME_MARGIN
+    depth: int | None = None
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -277,7 +289,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
             key, value = "i", arg
         key = key.strip().lower()
         value = value.strip()
-        key = {"iterations": "i", "time": "t"}.get(key, key)
+        key = {"iterations": "i", "time": "t", "depth": "d"}.get(key, key)
         if key in seen:
             raise BotSpecError(f"option {key!r} given twice in {text!r}")
         seen.add(key)
@@ -290,6 +302,18 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 ) from None
             if iterations < 1:
                 raise BotSpecError(f"iterations must be at least 1, got {value!r} in {text!r}")
+        elif key == "d":
+            try:
+                depth = int(value)
+            except ValueError:
+                raise BotSpecError(
+                    f"playout depth d= must be an integer (0: full playouts), got {value!r} "
+                    f"in {text!r}"
+                ) from None
+            if depth < 0:
+                raise BotSpecError(
+                    f"playout depth d= must not be negative (0: full playouts), got {value!r} "
+                    f"in {text!r}")
         elif key in ("t", "c", "m"):
             try:
                 number = float(value)
@@ -317,8 +341,8 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ISMCTS_ITERATIONS
         return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                         margin_scale=margin)
+                         margin_scale=margin, playout_depth=depth)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
     return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                   margin_scale=margin)
+                   margin_scale=margin, playout_depth=depth)

@@ -2,7 +2,9 @@
 
 Callers that should not care which (the bots, the CLI, the server, root-parallel
 search) go through here, so a hidden-information game is never searched with
-its hidden parts in view.  The choice reads only ``state.info.perfect_information``.
+its hidden parts in view.  The choice reads only ``state.info.perfect_information``;
+the settings (margin scale, leaf evaluator, exploration constant) come from the
+game's search configuration (:mod:`engine.search.config`) unless the caller overrides them.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine.game import State
-from engine.search._common import GAME_MARGIN, MarginScale
 from engine.search.analysis import Analysis
-from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
-from engine.search.mcts import DEFAULT_C, MCTS
+from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig
+from engine.search.evaluate import Evaluator
+from engine.search.ismcts import ISMCTS
+from engine.search.mcts import MCTS
 
 _BUDGET_KEYS = frozenset(
     {
@@ -35,12 +38,16 @@ def search_kind(state: State) -> str:
 
 def make_tree(
     state: State, c: float | None = None, seed: int | None = None, observer: int | None = None,
-    margin_scale: MarginScale = GAME_MARGIN,
+    margin_scale: MarginScale = GAME_MARGIN, *, playout_depth: int | None = None,
+    evaluator: Evaluator | None = None, config: SearchConfig | None = None,
 ) -> MCTS | ISMCTS:
     """The search tree that suits ``state``'s game, for the seat to move.
 
-    ``c=None`` takes that search's own default exploration constant, ``margin_scale``
-    the game's utility (:data:`~engine.search._common.GAME_MARGIN`).  ``observer``,
+    Settings come from ``config`` (default: the game's,
+    :func:`~engine.search.config.config_for`); ``c=None`` takes its exploration
+    constant or else that search's own default, ``margin_scale``
+    (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth`` and ``evaluator``
+    override it as in :class:`~engine.search.mcts.MCTS`.  ``observer``,
     when given, is whose information the search may use: it must be able to know
     the mover's moves (:meth:`~engine.game.State.moves_known_to`), so in a
     hidden-information game it must be the seat to move.
@@ -50,20 +57,24 @@ def make_tree(
         raise ValueError(f"seat {player} is to move: seat {observer} cannot search for it, "
                          f"its moves depend on what seat {observer} cannot see")
     if search_kind(state) == "mcts":
-        return MCTS(state, c=DEFAULT_C if c is None else c, seed=seed, margin_scale=margin_scale)
-    return ISMCTS(state, observer, c=DEFAULT_ISMCTS_C if c is None else c, seed=seed,
-                  margin_scale=margin_scale)
+        return MCTS(state, c=c, seed=seed, margin_scale=margin_scale,
+                    playout_depth=playout_depth, evaluator=evaluator, config=config)
+    return ISMCTS(state, observer, c=c, seed=seed, margin_scale=margin_scale,
+                  playout_depth=playout_depth, evaluator=evaluator, config=config)
 
 
-def search_for(state: State, observer: int | None = None, **budget: Any) -> Analysis:
+def search_for(state: State, observer: int | None = None, *,
+               config: SearchConfig | None = None, **budget: Any) -> Analysis:
     """Search ``state`` with the search that suits its game (:func:`make_tree`).
 
     ``budget`` takes the keyword arguments the two share: ``iterations``,
     ``time_limit``, ``c``, ``seed``, ``should_stop``, ``on_progress``,
-    ``progress_interval``.  ``c`` defaults to each search's own default.
+    ``progress_interval``.  ``config`` defaults to the game's search configuration,
+    ``c`` to its exploration constant or else each search's own default.
     """
     unknown = sorted(set(budget) - _BUDGET_KEYS)
     if unknown:
         raise TypeError(f"search_for() got unexpected keyword arguments: {', '.join(unknown)}")
-    tree = make_tree(state, budget.pop("c", None), budget.pop("seed", None), observer)
+    tree = make_tree(state, budget.pop("c", None), budget.pop("seed", None), observer,
+                     config=config)
     return tree.search(**budget)

@@ -21,8 +21,9 @@ deck order...) resampled.  The iteration then walks the single tree with ``d``:
   the outcome move, kept apart from decision children), so the tree below a
   die roll is conditioned on it, as in :mod:`engine.search.mcts`; creating an
   outcome child does not count as the iteration's expansion;
-* at a terminal node or after the expansion, ``d.rollout(seed)`` (seed drawn
-  from the search generator) gives the outcome.
+* at a terminal node the game's outcome, after the expansion the configuration's
+  evaluator (:mod:`engine.search.evaluate`; by default a full random playout,
+  ``d.rollout(seed)``, seed drawn from the search generator) values the leaf.
 
 Every node on the path then adds the vector ``utilities + rewards + scores``
 (``num_players`` each, as in :mod:`engine.search.mcts`) to its sums, so each
@@ -40,7 +41,8 @@ observer's own moves, which the information set fixes).
 **Never peeking.**  The search touches the root state only through
 ``search_state()`` (its kernel twin, itself only determinized),
 ``determinize(observer, rng)``, ``current_player()``, ``legal_moves()`` (the
-observer's own moves), ``move_to_text`` of root moves and ``num_players``.  Texts
+observer's own moves), ``move_to_text`` of root moves, ``num_players`` and
+``info`` (whose name picks the search settings).  Texts
 of deeper moves in the principal variation are recorded from the determinization
 in which the node was created.  So two positions that differ only in what the
 observer cannot see give the same analysis for the same seed and budget.
@@ -72,13 +74,7 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import (
-    GAME_MARGIN,
-    MarginScale,
-    backup_values,
-    cumulative,
-    resolve_margin,
-)
+from engine.search._common import backup_values, cumulative
 from engine.search.analysis import Analysis, RootStats, analysis_from_stats
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -86,6 +82,8 @@ from engine.search.budget import (
     ProgressCallback,
     StopCallback,
 )
+from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
+from engine.search.evaluate import Evaluator, RolloutEvaluator
 
 #: Default exploration constant of ISMCTS (the value of Cowling et al., rewards in [0, 1]).
 DEFAULT_ISMCTS_C = 0.7
@@ -143,6 +141,10 @@ class ISMCTS(BudgetedSearch):
     state is kept by reference and only read as described in the module
     docstring, so it must not change while the tree is in use (a bot builds a
     new tree for every move); root move texts are taken when the tree is built.
+
+    Settings (``config``, ``c``, ``margin_scale``, ``playout_depth``, ``evaluator``)
+    work as in :class:`~engine.search.mcts.MCTS`; ``c=None`` falls back to
+    :data:`DEFAULT_ISMCTS_C` when the configuration sets none.
     """
 
     def __init__(
@@ -150,10 +152,13 @@ class ISMCTS(BudgetedSearch):
         state: State,
         observer: int | None = None,
         *,
-        c: float = DEFAULT_ISMCTS_C,
+        c: float | None = None,
         seed: int | None = None,
         check_determinizations: bool | None = None,
         margin_scale: MarginScale = GAME_MARGIN,
+        playout_depth: int | None = None,
+        evaluator: Evaluator | None = None,
+        config: SearchConfig | None = None,
     ) -> None:
         player = state.current_player()
         if player < 0:
@@ -171,12 +176,15 @@ class ISMCTS(BudgetedSearch):
         moves = state.legal_moves()
         if not moves:
             raise ValueError("cannot search a position without legal moves")
-        self.c = float(c)
+        self.config = resolve_config(state, config, margin_scale=margin_scale,
+                                     playout_depth=playout_depth)
+        self.c = self.config.exploration(DEFAULT_ISMCTS_C) if c is None else float(c)
+        self.evaluator = self.config.evaluator() if evaluator is None else evaluator
         self.rng = random.Random(seed)
         self.observer = observer
         self.num_players = state.num_players
         self.width = 3 * self.num_players
-        self.margin_scale = resolve_margin(state, margin_scale)
+        self.margin_scale = self.config.margin_scale
         # The kernel twin determinizes without a round trip through the reference rules.
         self._state = state.search_state()
         self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
@@ -198,6 +206,8 @@ class ISMCTS(BudgetedSearch):
         c = self.c
         width = self.width
         scale = self.margin_scale
+        # The default evaluator is the kernel's rollout, called inline (no extra call).
+        evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = InfoNode
         chance = CHANCE
         terminal = TERMINAL
@@ -266,8 +276,10 @@ class ISMCTS(BudgetedSearch):
                     break
             if state.current_player() == terminal:
                 outcome = state.outcome()
-            else:
+            elif evaluate is None:
                 outcome = state.rollout(getrandbits(64))
+            else:
+                outcome = evaluate(state, getrandbits(64))
             result = backup_values(outcome, scale)
             for nd in path:
                 nd.n += 1
@@ -347,19 +359,20 @@ def ismcts_search(
     *,
     iterations: int | None = None,
     time_limit: float | None = None,
-    c: float = DEFAULT_ISMCTS_C,
+    c: float | None = None,
     seed: int | None = None,
     should_stop: StopCallback | None = None,
     on_progress: ProgressCallback | None = None,
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
+    config: SearchConfig | None = None,
 ) -> Analysis:
     """Search ``state`` for ``observer`` (the seat to move) with SO-ISMCTS.
 
-    Budgets, ``should_stop`` and ``on_progress`` behave as in
+    Budgets, ``should_stop``, ``on_progress``, ``c`` and ``config`` behave as in
     :func:`engine.search.mcts.mcts_search`.  Raises ``ValueError`` at a chance or
     terminal position or when ``observer`` is not the seat to move.
     """
-    tree = ISMCTS(state, observer, c=c, seed=seed)
+    tree = ISMCTS(state, observer, c=c, seed=seed, config=config)
     return tree.search(
         iterations,
         time_limit,

@@ -3,8 +3,9 @@
 Every node accumulates the vector ``utilities + rewards + scores`` of the
 playouts through it (``num_players`` utilities, win shares and final scores
 each; see :func:`~engine.search._common.backup_values`), so a node's value is
-known for every seat.  The utility is the win share unless the game declares a
-``score_margin_scale``.  At a node where seat ``p`` moves, selection maximises
+known for every seat.  The utility is the win share unless the game's search
+configuration (:mod:`engine.search.config`) sets a ``margin_scale``.  At a node
+where seat ``p`` moves, selection maximises
 ``mean_utility[p] + c * sqrt(ln N / n)`` over the children; analyses report
 the win shares and scores.
 Chance nodes (``current_player() == CHANCE``) have one child per outcome of
@@ -12,8 +13,9 @@ Chance nodes (``current_player() == CHANCE``) have one child per outcome of
 creates its child on first arrival (that does not count as the iteration's
 expansion, so one iteration can add a chance child and one decision child).
 Each iteration expands at most one decision child, taking the untried moves in
-a random order drawn from the seeded generator, then plays out with
-``State.rollout(seed)``.
+a random order drawn from the seeded generator, then values the new leaf with
+the configuration's evaluator (:mod:`engine.search.evaluate`): by default a full
+random playout, ``State.rollout(seed)``, called inline.
 
 Determinism: all randomness comes from ``random.Random(seed)``, the tree is
 made only of lists, and the clock is read only for a ``time_limit``,
@@ -38,13 +40,7 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import (
-    GAME_MARGIN,
-    MarginScale,
-    backup_values,
-    cumulative,
-    resolve_margin,
-)
+from engine.search._common import backup_values, cumulative
 from engine.search.analysis import Analysis, RootStats, build_analysis
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -52,6 +48,8 @@ from engine.search.budget import (
     ProgressCallback,
     StopCallback,
 )
+from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
+from engine.search.evaluate import Evaluator, RolloutEvaluator
 
 #: Default UCT exploration constant (about sqrt(2), for rewards in [0, 1]).
 DEFAULT_C = 1.4
@@ -134,17 +132,30 @@ class MCTS(BudgetedSearch):
     """A UCT search tree rooted at one position; :meth:`search` (budgets as in
     :class:`~engine.search.budget.BudgetedSearch`) may be called repeatedly to keep
     growing the same tree (statistics accumulate).
+
+    Settings come from ``config`` (default: the game's entry,
+    :func:`~engine.search.config.config_for`), each overridable here: ``c``
+    (``None``: the configuration's, else :data:`DEFAULT_C`), ``margin_scale``
+    (:data:`~engine.search.config.GAME_MARGIN`: the configuration's; ``None``: the
+    win share), ``playout_depth`` (``None``: the configuration's; ``0``: full
+    playouts) and ``evaluator`` (any :class:`~engine.search.evaluate.Evaluator`,
+    instead of the playouts the depth describes).
     """
 
-    def __init__(self, state: State, *, c: float = DEFAULT_C, seed: int | None = None,
-                 margin_scale: MarginScale = GAME_MARGIN) -> None:
+    def __init__(self, state: State, *, c: float | None = None, seed: int | None = None,
+                 margin_scale: MarginScale = GAME_MARGIN, playout_depth: int | None = None,
+                 evaluator: Evaluator | None = None,
+                 config: SearchConfig | None = None) -> None:
         player = state.current_player()
         if player < 0:
             kind = "a chance" if player == CHANCE else "a finished"
             raise ValueError(f"cannot search {kind} position: no player to move")
         if not state.legal_moves():
             raise ValueError("cannot search a position without legal moves")
-        self.c = float(c)
+        self.config = resolve_config(state, config, margin_scale=margin_scale,
+                                     playout_depth=playout_depth)
+        self.c = self.config.exploration(DEFAULT_C) if c is None else float(c)
+        self.evaluator = self.config.evaluator() if evaluator is None else evaluator
         self.rng = random.Random(seed)
         self.state = state.clone()  # for move texts; the caller may keep playing theirs
         self.root_state = state.search_state()
@@ -152,7 +163,7 @@ class MCTS(BudgetedSearch):
             self.root_state = self.state
         self.num_players = state.num_players
         self.width = 3 * self.num_players
-        self.margin_scale = resolve_margin(state, margin_scale)
+        self.margin_scale = self.config.margin_scale
         self.root = Node(self.root_state, self.width, self.margin_scale)
         self.iterations = 0
         self.elapsed = 0.0
@@ -167,6 +178,8 @@ class MCTS(BudgetedSearch):
         c = self.c
         width = self.width
         scale = self.margin_scale
+        # The default evaluator is the kernel's rollout, called inline (no extra call).
+        evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = Node
         chance = CHANCE
         terminal = TERMINAL
@@ -224,7 +237,10 @@ class MCTS(BudgetedSearch):
             if node.player == terminal:
                 result = node.value
             else:
-                outcome = state.rollout(getrandbits(64))
+                if evaluate is None:
+                    outcome = state.rollout(getrandbits(64))
+                else:
+                    outcome = evaluate(state, getrandbits(64))
                 if scale is None:  # the common case, without a call
                     rewards = outcome.rewards
                     result = rewards + rewards + outcome.scores
@@ -284,19 +300,21 @@ def mcts_search(
     *,
     iterations: int | None = None,
     time_limit: float | None = None,
-    c: float = DEFAULT_C,
+    c: float | None = None,
     seed: int | None = None,
     should_stop: StopCallback | None = None,
     on_progress: ProgressCallback | None = None,
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
+    config: SearchConfig | None = None,
 ) -> Analysis:
     """Search ``state`` (not modified) with UCT and return the :class:`Analysis`.
 
     Stops after ``iterations`` or ``time_limit`` seconds, whichever comes first
-    (give at least one), or when ``should_stop()`` turns true.  Raises
-    ``ValueError`` at a chance or terminal position.
+    (give at least one), or when ``should_stop()`` turns true.  Settings come from
+    ``config`` (default: the game's, :mod:`engine.search.config`); ``c=None`` takes
+    its exploration constant.  Raises ``ValueError`` at a chance or terminal position.
     """
-    tree = MCTS(state, c=c, seed=seed)
+    tree = MCTS(state, c=c, seed=seed, config=config)
     return tree.search(
         iterations,
         time_limit,

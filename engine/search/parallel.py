@@ -17,6 +17,10 @@ iteration budget the result is deterministic (apart from ``elapsed``), and with
 ``workers=1`` it is exactly ``search_for(state, iterations=..., seed=seed, c=c)``
 (``mcts_search`` or ``ismcts_search``), run in-process.
 
+The search settings are the game's (:func:`~engine.search.config.config_for`, looked
+up in the parent) or the ``config`` given, and travel to the workers with the task,
+so every tree is searched alike.
+
 Processes are started with the ``spawn`` context (safe with threads and on
 every platform).  Starting a pool costs a few hundred milliseconds, so callers
 that search repeatedly should create one with :func:`make_pool` and pass it in;
@@ -38,6 +42,7 @@ from engine.game import State
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, RootStats, build_analysis, merge_root_stats
 from engine.search.budget import STOP_ITERATIONS, STOP_TIME_LIMIT, check_budget
+from engine.search.config import SearchConfig, config_for
 from engine.search.dispatch import make_tree
 
 #: Rebuilds a state from ``State.to_json()`` data in a worker; must be a picklable
@@ -75,6 +80,7 @@ def _search_worker(
     deadline: float | None,
     seed: int,
     c: float | None,
+    config: SearchConfig | None = None,
 ) -> RootStats:
     """Run in a worker process: rebuild the state, search it, return its root statistics."""
     state = rebuild(data)
@@ -82,7 +88,7 @@ def _search_worker(
     if deadline is not None:
         # Wall-clock deadline shared by all processes; at least a sliver of time.
         time_limit = max(deadline - time.time(), 1e-3)
-    tree = make_tree(state, c, seed)
+    tree = make_tree(state, c, seed, config=config)
     tree.search(iterations, time_limit)
     return tree.root_stats()
 
@@ -97,12 +103,14 @@ def parallel_search(
     c: float | None = None,
     rebuild: Rebuild | None = None,
     pool: Executor | None = None,
+    config: SearchConfig | None = None,
 ) -> Analysis:
     """Search ``state`` with ``workers`` independent trees and merge their root statistics.
 
     ``iterations`` is the total budget (split between workers); ``time_limit``
     is wall-clock seconds for the whole call; give at least one.  ``c`` defaults
     to the exploration constant of the search the game gets (MCTS or ISMCTS).
+    ``config`` defaults to the game's search configuration.
     ``seed=None`` draws a random seed (not reproducible).  ``rebuild`` defaults to
     :func:`registry_rebuild`; ``pool`` defaults to a fresh spawn pool for this
     call (ignored with ``workers=1``, which searches in-process).
@@ -112,12 +120,14 @@ def parallel_search(
     check_budget(iterations, time_limit)
     if seed is None:
         seed = random.SystemRandom().getrandbits(63)
+    if config is None:
+        config = config_for(state)
     if workers == 1:
-        return make_tree(state, c, seed).search(iterations, time_limit)
+        return make_tree(state, c, seed, config=config).search(iterations, time_limit)
     if iterations is not None and iterations < workers:
         workers = iterations
 
-    make_tree(state, c)  # fail fast (chance/terminal root) before starting processes
+    make_tree(state, c, config=config)  # fail fast (chance/terminal root) before starting
     start = time.perf_counter()
     deadline = time.time() + time_limit if time_limit is not None else None
     data = state.to_json()
@@ -129,7 +139,8 @@ def parallel_search(
     executor = pool if pool is not None else make_pool(workers)
     try:
         futures = [
-            executor.submit(_search_worker, data, fn, shares[i], deadline, worker_seed(seed, i), c)
+            executor.submit(_search_worker, data, fn, shares[i], deadline, worker_seed(seed, i), c,
+                            config)
             for i in range(workers)
         ]
         parts = [f.result() for f in futures]

@@ -378,7 +378,7 @@ def test_ismcts_specs(
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("ismcts:0", "at least 1"), ("ismcts:d=3", "unknown ismcts option"), ("ismcts:c=-1", "neg")],
+    [("ismcts:0", "at least 1"), ("ismcts:q=3", "unknown ismcts option"), ("ismcts:c=-1", "neg")],
 )
 def test_bad_ismcts_specs(spec: str, message: str) -> None:
     with pytest.raises(BotSpecError, match=message):

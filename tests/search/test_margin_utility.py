@@ -1,4 +1,4 @@
-"""Score-margin utilities (GameInfo.score_margin_scale) in MCTS and ISMCTS."""
+"""Score-margin utilities (``SearchConfig.margin_scale``) in MCTS and ISMCTS."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from engine.game import (
 from engine.search import make_bot
 from engine.search._common import backup_values
 from engine.search.bots import BotSpecError
+from engine.search.config import SEARCH_CONFIGS, SearchConfig
 from engine.search.ismcts import ismcts_search
 from engine.search.mcts import mcts_search
 
@@ -112,16 +113,28 @@ class GambleState(State):
         return ["safe", "risky"].index(text)
 
 
+#: The gamble under other names, whose search configurations set a margin scale
+#: (registered by the ``margin_configs`` fixture).
+MARGIN_INFO = dataclasses.replace(GAMBLE_INFO, name="toy-gamble-margin")
+HIDDEN_MARGIN_INFO = dataclasses.replace(
+    GAMBLE_INFO, name="toy-gamble-margin-hidden", perfect_information=False)
+
+
+@pytest.fixture(autouse=True)
+def margin_configs(monkeypatch: pytest.MonkeyPatch) -> None:
+    for info in (MARGIN_INFO, HIDDEN_MARGIN_INFO):
+        monkeypatch.setitem(SEARCH_CONFIGS, info.name, SearchConfig(margin_scale=10.0))
+
+
 class MarginGambleState(GambleState):
-    info: ClassVar[GameInfo] = dataclasses.replace(GAMBLE_INFO, score_margin_scale=10.0)
+    info: ClassVar[GameInfo] = MARGIN_INFO
 
     def clone(self) -> MarginGambleState:
         return MarginGambleState(self.pick, self.coin)
 
 
 class HiddenMarginGambleState(MarginGambleState):
-    info: ClassVar[GameInfo] = dataclasses.replace(
-        GAMBLE_INFO, score_margin_scale=10.0, perfect_information=False)
+    info: ClassVar[GameInfo] = HIDDEN_MARGIN_INFO
 
     def clone(self) -> HiddenMarginGambleState:
         return HiddenMarginGambleState(self.pick, self.coin)

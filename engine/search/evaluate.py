@@ -1,0 +1,155 @@
+"""The seam between a search tree and its leaves: how a new position is valued.
+
+MCTS and ISMCTS grow their trees by one node per iteration and then need a value
+for the position reached, one per seat.  An :class:`Evaluator` supplies it
+(OpenSpiel's MCTS has the same seam: ``Evaluator.evaluate(state)``, with a
+``RandomRolloutEvaluator`` as the default).  Here ``evaluate(state, seed)`` returns an
+:class:`~engine.game.Outcome` - final scores and win shares, or estimates of them -
+and the tree turns it into what it backs up with
+:func:`~engine.search._common.backup_values` (utilities, win shares, scores), so the
+score-margin utility of the search configuration applies to every evaluator alike.
+
+Two evaluators:
+
+* :class:`RolloutEvaluator` (the default, :data:`FULL_PLAYOUT`): a random playout to
+  the end through ``State.rollout(seed)``, which a compiled kernel runs in C.  The
+  trees recognise it and call ``state.rollout`` inline, so the default costs nothing
+  over the search before the seam existed and gives exactly the same results.
+* :class:`TruncatedPlayoutEvaluator`: at most ``depth`` random moves (chance outcomes
+  included, each counts as one move), drawn from the same SplitMix64 stream as
+  ``rollout`` (so a kernel twin and the reference rules still agree), then the position
+  is valued by ``State.heuristic()`` (:func:`heuristic_outcome`): the *scores* are the
+  heuristic values, the *win share* goes to the heuristic leader(s), and with a
+  margin scale the *utility* is the logistic of the seat's heuristic margin over its
+  best opponent.  A playout that ends sooner returns the real outcome.
+
+Why truncate: in a long game (hundreds of decisions per random playout, in pure
+Python) a full playout costs most of an iteration and says little - random moves
+over a whole game rank players mostly by luck.  A few random moves followed by the
+game's own judgement of the position is cheaper and, when the heuristic is sound,
+less noisy.  The heuristic is then what the search trusts, so a game should only be
+given a playout depth (:mod:`engine.search.config`) when its ``heuristic()`` is in
+the units of its score (the margin scale is read against it) and has been measured
+against full playouts.  Win shares of the heuristic leader are all-or-nothing, so a
+truncated search is normally combined with a margin scale.
+
+An evaluator receives the iteration's own copy of the position (it may play on it:
+the tree does not look at it again) and a 64-bit seed drawn from the search's
+generator; it must draw its randomness from that seed only, so that a search with a
+fixed seed stays reproducible.  Priors (OpenSpiel's ``Evaluator.prior``) have no
+place yet: the trees are UCT, not PUCT; a later prior would join this protocol.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from engine.game import CHANCE, TERMINAL, Outcome, State
+from engine.playout_rng import PlayoutRng
+
+#: Heuristic values closer than this to the best count as a tie for the lead.
+LEAD_TOLERANCE = 1e-9
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Values a leaf of the search tree for every seat."""
+
+    def evaluate(self, state: State, seed: int) -> Outcome:
+        """Scores and win shares (or estimates of them) of ``state``, one per seat.
+
+        ``state`` is the iteration's scratch copy (it may be changed); all randomness
+        must flow from ``seed``.  The win shares should add up to 1.
+        """
+        ...
+
+
+class RolloutEvaluator:
+    """A random playout to the end: ``state.rollout(seed)`` (the default evaluator)."""
+
+    __slots__ = ()
+
+    def evaluate(self, state: State, seed: int) -> Outcome:
+        return state.rollout(seed)
+
+    def __repr__(self) -> str:
+        return "RolloutEvaluator()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is RolloutEvaluator
+
+    def __hash__(self) -> int:
+        return hash(RolloutEvaluator)
+
+
+#: The default evaluator: full random playouts.
+FULL_PLAYOUT = RolloutEvaluator()
+
+
+def heuristic_outcome(state: State) -> Outcome:
+    """``state`` valued by ``State.heuristic()``: the values as scores, the win
+    shared by the seats whose value is highest (within :data:`LEAD_TOLERANCE`).
+
+    >>> from engine.game import Outcome
+    >>> class Board:
+    ...     def heuristic(self): return [3.0, 7.5, 7.5]
+    >>> heuristic_outcome(Board())  # doctest: +NORMALIZE_WHITESPACE
+    Outcome(scores=(3.0, 7.5, 7.5), rewards=(0.0, 0.5, 0.5))
+    """
+    values = tuple(float(v) for v in state.heuristic())
+    best = max(values)
+    leaders = [v >= best - LEAD_TOLERANCE for v in values]
+    share = 1.0 / sum(leaders)
+    return Outcome(values, tuple(share if lead else 0.0 for lead in leaders))
+
+
+class TruncatedPlayoutEvaluator:
+    """Up to ``depth`` random moves, then :func:`heuristic_outcome` (see the module
+    docstring); the real outcome when the game ends first."""
+
+    __slots__ = ("depth",)
+
+    def __init__(self, depth: int) -> None:
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"playout depth must be a positive integer, not {depth!r}")
+        self.depth = depth
+
+    def evaluate(self, state: State, seed: int) -> Outcome:
+        # The loop of State.rollout, stopped after ``depth`` moves.
+        rng = PlayoutRng(seed)
+        for _ in range(self.depth):
+            player = state.current_player()
+            if player == TERMINAL:
+                return state.outcome()
+            if player == CHANCE:
+                outcomes = state.chance_outcomes()
+                target = rng.unit() * sum(p for _, p in outcomes)
+                chosen = outcomes[-1][0]
+                for outcome_move, probability in outcomes:
+                    target -= probability
+                    if target < 0:
+                        chosen = outcome_move
+                        break
+                state.apply(chosen)
+            else:
+                legal = state.legal_moves()
+                state.apply(legal[rng.below(len(legal))])
+        if state.current_player() == TERMINAL:
+            return state.outcome()
+        return heuristic_outcome(state)
+
+    def __repr__(self) -> str:
+        return f"TruncatedPlayoutEvaluator({self.depth})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TruncatedPlayoutEvaluator) and other.depth == self.depth
+
+    def __hash__(self) -> int:
+        return hash((TruncatedPlayoutEvaluator, self.depth))
+
+
+def playout_evaluator(depth: int) -> Evaluator:
+    """Full playouts for ``depth == 0``, truncated ones after ``depth`` moves otherwise."""
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"playout depth must be a non-negative integer, not {depth!r}")
+    return FULL_PLAYOUT if depth == 0 else TruncatedPlayoutEvaluator(depth)
