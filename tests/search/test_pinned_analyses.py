@@ -2,9 +2,10 @@
 configuration existed: analyses computed with the code before that change, pinned.
 
 The positions are seeded random positions; each is searched with ``search_for`` (MCTS
-for Samara, ISMCTS for Oh My Goods!, whose margin scale of 5 now comes from
-``engine/search/config.py``) and by a bot whose spec overrides the margin
-(``mcts:60:m=2``, ``ismcts:40:m=0``), on the kernel and on the pure-Python engine.
+for Samara, ISMCTS for Oh My Goods! with the margin scale of 5 its configuration had
+then: the pins are about the search, not a game's settings) and by a bot whose spec
+overrides the margin (``mcts:60:m=2``, ``ismcts:40:m=0``), on the kernel and on the
+pure-Python engine.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from engine import registry
 from engine.game import State
 from engine.search import make_bot, search_for
+from engine.search.config import SearchConfig
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ def test_default_settings_search_as_before(
     elif not registry.get_game(case.game).kernel_available():
         pytest.skip("kernel not built (or FURNACE_PURE_PYTHON set)")
     state = _position(case)
-    analysis = search_for(state, iterations=case.iterations, seed=case.seed)
+    then = SearchConfig(margin_scale=5.0 if case.game == "oh-my-goods" else None)
+    analysis = search_for(state, iterations=case.iterations, seed=case.seed, config=then)
     assert [(m.text, m.visits) for m in analysis.moves] == case.visits
     assert analysis.best_move_text == case.visits[0][0]
     assert analysis.win_probability == pytest.approx(case.win_probability, abs=1e-9)
