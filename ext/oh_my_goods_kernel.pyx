@@ -398,8 +398,24 @@ cdef inline void market_row(St* s, const Cat* c) noexcept nogil:
         suns += c.c_half_sun[card]
 
 
+cdef inline void draw_into_hand(St* s, const Cat* c, Pl* p, int count) noexcept nogil:
+    """Draw ``count`` cards and add them to ``p``'s hand together, like the reference
+    (``hand.extend([...])``): when the piles run out on the way, everyone discards
+    half a hand that does not hold them yet."""
+    cdef unsigned char drawn[MAXC]
+    cdef int i, card
+    cdef int n = 0
+    for i in range(count):
+        card = draw(s, c)
+        if card >= 0:
+            drawn[n] = card
+            n += 1
+    memcpy(&p.hand[p.nhand], drawn, n)
+    p.nhand += n
+
+
 cdef inline void deal(St* s, const Cat* c) noexcept nogil:
-    cdef int k, seat, count, i, card
+    cdef int k, seat, count, i
     cdef Pl* p
     for k in range(s.nplayers):
         seat = (s.active + k) % s.nplayers
@@ -409,11 +425,7 @@ cdef inline void deal(St* s, const Cat* c) noexcept nogil:
             for i in range(p.nb):
                 if c.c_market[p.buildings[i]] == MARKET_CARD:
                     count += 1
-        for i in range(count):
-            card = draw(s, c)
-            if card >= 0:
-                p.hand[p.nhand] = card
-                p.nhand += 1
+        draw_into_hand(s, c, p, count)
     market_row(s, c)
     s.phase = PH_SHIFT
     s.turn = 0
@@ -912,11 +924,7 @@ cdef void apply_legal(St* s, const Cat* c, int move) noexcept nogil:
             s.discard[s.ndiscard] = p.hand[i]
             s.ndiscard += 1
         p.nhand = 0
-        for i in range(count):
-            card = draw(s, c)
-            if card >= 0:
-                p.hand[p.nhand] = card
-                p.nhand += 1
+        draw_into_hand(s, c, p, count)
         next_seat(s, c)
     elif kind == SHIFT:
         set_pay(s, SHIFT_COST, PU_SHIFT, arg)

@@ -15,6 +15,7 @@ from engine.kernelcheck import check_kernel
 from engine.oh_my_goods import GAME, fast
 from engine.oh_my_goods.rules import MAX_ROUNDS, OhMyGoodsState
 from tests.kernel_twins import assert_same, game_setups, kernel_state_or_skip, random_positions
+from tests.oh_my_goods.helpers import blank
 
 KernelState = kernel_state_or_skip(fast, "Oh My Goods!")
 
@@ -151,3 +152,21 @@ def test_round_limit_and_heuristic_agree_with_the_reference() -> None:
         k.apply(move)
         assert_same(state, k)
     assert state.round == MAX_ROUNDS and k.to_json()["final_round"] == MAX_ROUNDS
+
+
+# -- a deal that empties both piles ---------------------------------------------------------------
+
+def test_a_deal_that_empties_both_piles_matches_the_reference() -> None:
+    """Issue (found by furnace fuzz-states): the kernel put each dealt card into the hand
+    as it drew it, the reference adds a seat's cards once all are drawn; when both piles
+    ran out during the deal, everyone discarded half a hand that differed by that card."""
+    state = blank(2, seed=3)
+    state.players[0].hand, state.players[1].hand = state.deck[3:40], state.deck[40:]
+    state.deck = state.deck[:3]  # two cards for the active seat, one for the other
+    k = twin(state)
+    assert state.legal_moves_text() == ["done"]
+    events = state.apply(state.legal_moves()[0])
+    k.apply(k.legal_moves()[0])
+    assert any("discards half" in e.text for e in events)
+    assert_same(state, k)
+
