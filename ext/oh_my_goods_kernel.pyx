@@ -1159,13 +1159,30 @@ def _rebuild(reference):
     return KernelState.from_reference(reference)
 
 
-cdef void _fill_cards(unsigned char* dest, object cards, int limit, str where) except *:
-    cdef int i
-    if len(cards) > limit:
-        raise ValueError(f"{where}: more than {limit} cards")
-    for i, card in enumerate(cards):
-        if not 0 <= card < MAXC:
-            raise ValueError(f"{where}: no card {card!r}")
+def _within(value, lo, hi, what):
+    """``value`` if it is an integer in ``lo..hi``; ValueError otherwise."""
+    if not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{what} must be an integer in {lo}..{hi}, not {_short(value)}")
+    return value
+
+
+def _short(value):
+    text = repr(value) if isinstance(value, (int, str, type(None))) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+cdef void _fill_cards(unsigned char* dest, object cards, unsigned char* placed, int ncards,
+                      str where) except *:
+    """Copy a pile of card numbers; each card of the catalogue may be in one place only
+    (``placed`` marks them), so no pile can outgrow its array during play."""
+    cdef int i, card
+    if len(cards) > ncards:
+        raise ValueError(f"{where}: more than the {ncards} cards of the game")
+    for i, value in enumerate(cards):
+        card = _within(value, 0, ncards - 1, f"{where}[{i}]")
+        if placed[card]:
+            raise ValueError(f"{where}[{i}]: card {card} is in two places")
+        placed[card] = 1
         dest[i] = card
 
 
@@ -1336,108 +1353,152 @@ cdef class KernelState:
     # -- construction -------------------------------------------------------------
     @staticmethod
     def from_reference(state) -> KernelState:
-        """The kernel twin of a reference state (ValueError if it does not fit the struct)."""
+        """The kernel twin of a reference state (ValueError if it does not fit the struct).
+
+        Every number that indexes an array during play is checked here, once: card
+        numbers (each card in one place), seats, building slots, assistants and faces,
+        and what phase IV's step reads (the building being run or chained, the plan
+        being built, the assistant being hired or placed, the payment's argument).  A
+        state from ``Game.state_from_json`` always fits; anything else is refused with
+        ValueError rather than played out of bounds.
+        """
         cdef KernelState k = KernelState.__new__(KernelState)
         cdef St* s = &k.s
         cdef Pl* pl
-        cdef int i, j, p
+        cdef int i, j, p, seat, slots
+        cdef unsigned char placed[MAXC]
         catalogue = state.catalogue
         k.kc = kernel_catalogue(catalogue)
         k.cat = &k.kc.c
+        cdef const Cat* c = k.cat
         n = state.num_players
-        if not 1 <= n <= MAXP or len(state.players) != n:
+        if not isinstance(n, int) or not 1 <= n <= MAXP or len(state.players) != n:
             raise ValueError(f"the Oh My Goods! kernel supports 1..{MAXP} players")
         k.num_players = n
+        memset(placed, 0, MAXC)
         s.rng = state.rng[0] & MASK64
         s.nplayers = n
         s.second_edition = bool(state.second_edition)
-        s.round = state.round
-        s.active = state.active
-        s.final_round = -1 if state.final_round is None else state.final_round
+        s.round = _within(state.round, 0, 1 << 20, "round")
+        s.active = _within(state.active, 0, n - 1, "active")
+        s.turn = _within(state.turn, 0, n - 1, "turn")
         # Buildings grow by at most one per round: these bounds keep every slot in the
         # struct until the game ends.
-        if state.final_round is not None and state.final_round > state.round + 1:
-            raise ValueError("final_round is more than one round ahead")
+        if state.final_round is None:
+            s.final_round = -1
+        else:
+            s.final_round = _within(state.final_round, 0, s.round + 1,
+                                    "final_round (at most one round ahead)")
         s.phase = PHASES.index(state.phase)
-        s.turn = state.turn
-        _fill_cards(s.deck, state.deck, MAXC, "deck")
+        s.step = STEPS.index(state.step)
+        _fill_cards(s.deck, state.deck, placed, c.ncards, "deck")
         s.ndeck = len(state.deck)
-        _fill_cards(s.discard, state.discard, MAXC, "discard")
+        _fill_cards(s.discard, state.discard, placed, c.ncards, "discard")
         s.ndiscard = len(state.discard)
-        _fill_cards(s.display, state.display, MAXC, "display")
+        _fill_cards(s.display, state.display, placed, c.ncards, "display")
         s.ndisplay = len(state.display)
-        s.sunset_at = state.sunset_at
+        s.sunset_at = _within(state.sunset_at, -1, MAXC, "sunset_at")
         for card in state.shown:
-            if not 0 <= card < MAXC:
-                raise ValueError(f"shown goods: no card {card!r}")
-            s.shown[card] = 1
-        _fill_cards(s.reshuffled, state.reshuffled, MAXC, "reshuffled")
+            s.shown[_within(card, 0, c.ncards - 1, "shown goods")] = 1
+        if len(state.reshuffled) > c.ncards:
+            raise ValueError("reshuffled: more than the cards of the game")
+        for i, card in enumerate(state.reshuffled):
+            s.reshuffled[i] = _within(card, 0, c.ncards - 1, "reshuffled")
         s.nreshuffled = len(state.reshuffled)
-        if len(state.pool) > MAX_ASSISTANTS:
-            raise ValueError("pool too large")
+        if len(state.pool) > c.nassistants:
+            raise ValueError("pool: more than the assistants of the game")
         s.npool = len(state.pool)
         for i, (a, f) in enumerate(state.pool):
-            s.pool[i][0] = a
-            s.pool[i][1] = f
+            s.pool[i][0] = _within(a, 0, c.nassistants - 1, "pool assistant")
+            s.pool[i][1] = _within(f, 0, 1, "pool face")
+            for j in range(i):
+                if s.pool[j][0] == a:
+                    raise ValueError(f"pool: assistant {a} is listed twice")
         if len(state._starting_sizes) != n:
             raise ValueError("starting hand sizes must name every seat")
         s.nstarting = n
         for i, v in enumerate(state._starting_sizes):
-            s.starting[i] = v
+            s.starting[i] = _within(v, 0, MAXC, "starting hand size")
         for p, player in enumerate(state.players):
             pl = &s.players[p]
-            pl.charburner = player.charburner
-            pl.worker = player.worker
-            _fill_cards(pl.hand, player.hand, MAXC, f"player {p} hand")
+            pl.charburner = _within(player.charburner, 0, c.ncharburners - 1,
+                                    f"player {p} charburner")
+            pl.worker = _within(player.worker, 0, 1 << 20, f"player {p} worker")
+            _fill_cards(pl.hand, player.hand, placed, c.ncards, f"player {p} hand")
             pl.nhand = len(player.hand)
             if 1 + len(player.buildings) > MAX_SLOTS - 3:
                 raise ValueError(f"player {p}: too many buildings for the kernel")
-            _fill_cards(pl.buildings, player.buildings, MAX_SLOTS, f"player {p} buildings")
+            _fill_cards(pl.buildings, player.buildings, placed, c.ncards,
+                        f"player {p} buildings")
             pl.nb = len(player.buildings)
-            if len(player.goods) != 1 + pl.nb:
+            slots = 1 + pl.nb
+            if len(player.goods) != slots:
                 raise ValueError(f"player {p}: one goods list per building expected")
             for j, goods in enumerate(player.goods):
-                _fill_cards(pl.goods[j], goods, MAXC, f"player {p} goods")
+                _fill_cards(pl.goods[j], goods, placed, c.ncards, f"player {p} goods")
                 pl.ngoods[j] = len(goods)
             if len(player.assistants) > 2:
                 raise ValueError(f"player {p}: more than 2 assistants")
             pl.nasst = len(player.assistants)
             for i, (a, f, slot) in enumerate(player.assistants):
-                pl.asst[i][0] = a
-                pl.asst[i][1] = f
-                pl.asst[i][2] = slot
+                pl.asst[i][0] = _within(a, 0, c.nassistants - 1, f"player {p} assistant")
+                pl.asst[i][1] = _within(f, 0, 1, f"player {p} assistant face")
+                pl.asst[i][2] = _within(slot, 0, slots - 1, f"player {p} assistant slot")
             pl.has_work = player.work is not None
             if player.work is not None:
-                pl.work_slot = player.work[0]
-                pl.work_mode = player.work[1]
-            pl.plan = -1 if player.plan is None else player.plan
-            pl.chosen = player.chosen
-        s.step = STEPS.index(state.step)
+                pl.work_slot = _within(player.work[0], -1, slots - 1, f"player {p} work slot")
+                pl.work_mode = _within(player.work[1], 0, 1, f"player {p} work mode")
+            if player.plan is None:
+                pl.plan = -1
+            else:
+                pl.plan = _within(player.plan, 0, c.ncards - 1, f"player {p} plan")
+                if placed[pl.plan]:
+                    raise ValueError(f"player {p} plan: card {pl.plan} is in two places")
+                placed[pl.plan] = 1
+            pl.chosen = _within(player.chosen, 0, 2, f"player {p} chosen")
+        seat = seat_of(s)
+        pl = &s.players[seat]
+        slots = 1 + pl.nb
         if len(state.handled) > MAX_HANDLED - MAX_SLOTS:
             raise ValueError("act.handled too long")
         s.nhandled = len(state.handled)
         for i, v in enumerate(state.handled):
-            s.handled[i] = v
-        s.running = state.running
+            s.handled[i] = _within(v, 0, MAX_SLOTS - 1, "act.handled")
+        s.running = _within(state.running, 0 if s.step == ST_SUPPLY else -1, slots - 1,
+                            "act.running (a building of the seat to move)")
+        if len(state.need) != 6:
+            raise ValueError("act.need must hold 6 counts")
         for i in range(6):
-            s.need[i] = state.need[i]
-        s.slack = state.slack
-        s.produce_count = state.produce_count
-        s.chain_slot = state.chain_slot
-        s.hired = state.hired
+            s.need[i] = _within(state.need[i], 0, MAXC, "act.need")
+        s.slack = _within(state.slack, 0, 1, "act.slack")
+        s.produce_count = _within(state.produce_count, 0, 2, "act.produce_count")
+        s.chain_slot = _within(state.chain_slot, 0 if s.step == ST_CHAIN else -1, slots - 1,
+                               "act.chain_slot (a building of the seat to move)")
+        s.hired = _within(state.hired, -1, c.nassistants - 1, "act.hired")
+        if s.step == ST_BUILD and pl.plan < 0:
+            raise ValueError("act.step: building without a planned card")
+        if s.step == ST_PLACE and (pool_face(s, s.hired) < 0 or pl.nasst >= 2):
+            raise ValueError("act.hired: no assistant of the pool to place, or no room for it")
         if len(state.shifted) > 2:
             raise ValueError("act.shifted too long")
         s.nshifted = len(state.shifted)
         for i, a in enumerate(state.shifted):
-            s.shifted[i] = a
+            s.shifted[i] = _within(a, 0, c.nassistants - 1, "act.shifted")
         pay = state.pay
         s.has_pay = pay is not None
         if pay is not None:
-            s.pay_due = pay["due"]
-            s.pay_paid = pay["paid"]
-            s.pay_last = pay["last"]
+            s.pay_due = _within(pay["due"], 0, 1 << 20, "act.pay.due")
+            s.pay_paid = _within(pay["paid"], 0, 1 << 20, "act.pay.paid")
+            s.pay_last = _within(pay["last"], 0, slots - 1, "act.pay.last")
             s.pay_purpose = PURPOSES.index(pay["purpose"])
-            s.pay_arg = pay["arg"]
+            s.pay_arg = _within(pay["arg"], 0, 1023, "act.pay.arg")
+            if s.pay_purpose == PU_SHIFT and not (s.pay_arg // 64 < c.nassistants
+                                                  and s.pay_arg % 64 < slots):
+                raise ValueError("act.pay.arg: no such assistant or building to shift to")
+            if s.pay_purpose == PU_BUILD and s.pay_arg != pl.plan:
+                raise ValueError("act.pay.arg: not the planned card")
+            if s.pay_purpose == PU_HIRE and (pool_face(s, s.pay_arg) < 0 or pl.nasst >= 2):
+                raise ValueError("act.pay.arg: no assistant of the pool to hire, or no room")
         return k
 
     def to_reference(self) -> OhMyGoodsState:
@@ -1535,11 +1596,11 @@ cdef class KernelState:
         twin.num_players = self.num_players
         return twin
 
-    def coins(self, int seat) -> int:
-        return coins(&self.s, self.cat, seat)
+    def coins(self, seat) -> int:
+        return coins(&self.s, self.cat, _within(seat, 0, self.num_players - 1, "seat"))
 
-    def vp(self, int seat) -> int:
-        return vp_of(&self.s, self.cat, seat)
+    def vp(self, seat) -> int:
+        return vp_of(&self.s, self.cat, _within(seat, 0, self.num_players - 1, "seat"))
 
     def scores(self) -> list:
         return [float(vp_of(&self.s, self.cat, p) + coins(&self.s, self.cat, p) // COINS_PER_VP)
@@ -1570,6 +1631,8 @@ cdef class KernelState:
 
     def rollout(self, seed) -> Outcome:
         """Random moves to the end in C (in place), exactly as ``OhMyGoodsState.rollout``."""
+        if not isinstance(seed, int):
+            raise TypeError(f"a rollout seed is an integer, not {type(seed).__name__}")
         cdef uint64_t rng = <uint64_t>(seed & MASK64)
         cdef int err = 0
         cdef long steps

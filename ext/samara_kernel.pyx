@@ -60,6 +60,7 @@ cdef enum:
     MAX_POWERS = 8
     MAX_ROW = 4
     MAX_MOVES = 1024    # proven bound is about 620 (see gen_moves)
+    MAX_TOOL_COUNT = 127  # tool counts are signed chars (KernelCatalogue: <= 127 in play)
 
     # move kinds
     K_WAIT = 0
@@ -809,6 +810,14 @@ def _rebuild(reference):
     return KernelState.from_reference(reference)
 
 
+def _within(value, lo, hi, what):
+    """``value`` if it is an integer in ``lo..hi``; ValueError otherwise."""
+    if not isinstance(value, int) or not lo <= value <= hi:
+        text = repr(value) if isinstance(value, (int, str, type(None))) else type(value).__name__
+        raise ValueError(f"{what} must be an integer in {lo}..{hi}, not {text[:40]}")
+    return value
+
+
 # -- the state ------------------------------------------------------------------------------
 
 cdef class KernelState:
@@ -839,7 +848,14 @@ cdef class KernelState:
     # -- construction -------------------------------------------------------------
     @staticmethod
     def from_reference(state) -> KernelState:
-        """The kernel twin of a reference :class:`SamaraState` (ValueError if it does not fit)."""
+        """The kernel twin of a reference :class:`SamaraState` (ValueError if it does not fit).
+
+        Every number that indexes an array during play is checked here, once: tiles,
+        seats, months (within the 12-month ring), workers per month, pawns (a seat's
+        pawns, on its board and the track, bound how many workers it can ever have),
+        tool counts and the pending decisions (which spot, which seats).  A state from ``Game.state_from_json`` always fits; anything else is
+        refused with ValueError rather than played out of bounds.
+        """
         cdef KernelState k = KernelState.__new__(KernelState)
         cdef St* s = &k.s
         cdef Foreman_t* f
@@ -848,50 +864,52 @@ cdef class KernelState:
         k.kc = kernel_catalogue(catalogue)
         k.cat = &k.kc.c
         n = state.num_players
-        if not 1 <= n <= MAX_PLAYERS:
+        if not isinstance(n, int) or not 1 <= n <= MAX_PLAYERS:
             raise ValueError(f"the Samara kernel supports at most {MAX_PLAYERS} players")
         k.num_players = n
         k.unused = tuple(state.unused_tiles)
         s.nplayers = n
         s.use_powers = bool(state.powers)
-        s.month = state.month
-        if not 0 <= s.month < (1 << 28):
-            raise ValueError(f"month {state.month} out of range")
+        s.month = _within(state.month, 0, (1 << 28) - 1, "month")
         if len(state.spot_tile) != k.cat.nspots or len(state.foremen) != n:
             raise ValueError("the state does not match its catalogue or player count")
         s.tiles_left = 0
         for i in range(k.cat.nspots):
             tile = state.spot_tile[i]
-            if tile is not None and not 0 <= tile < k.cat.ntiles:
-                raise ValueError(f"spot {i}: no tile {tile!r} in the catalogue")
-            s.spot_tile[i] = -1 if tile is None else tile
             if tile is not None:
+                s.spot_tile[i] = _within(tile, 0, k.cat.ntiles - 1, f"spot {i}: tile")
                 s.tiles_left += 1
+            else:
+                s.spot_tile[i] = -1
+            if len(state.spot_tools[i]) != 5:
+                raise ValueError(f"spot {i}: 5 tool counts expected")
             for j in range(5):
-                s.spot_tools[i][j] = state.spot_tools[i][j]
+                s.spot_tools[i][j] = _within(state.spot_tools[i][j], 0, MAX_TOOL_COUNT,
+                                             f"spot {i}: tools")
+        pawns = [0] * n  # per seat: on the board and in its workers
         for p in range(n):
             foreman = state.foremen[p]
             f = &s.foremen[p]
+            if len(foreman.tools) != 5:
+                raise ValueError(f"foreman {p}: 5 tool counts expected")
             for j in range(5):
-                f.tools[j] = foreman.tools[j]
-            f.pawn_men = foreman.pawn_men
-            f.pawn_women = foreman.pawn_women
+                f.tools[j] = _within(foreman.tools[j], 0, MAX_TOOL_COUNT, f"foreman {p}: tools")
+            f.pawn_men = _within(foreman.pawn_men, 0, MAX_OWN, f"foreman {p}: men")
+            f.pawn_women = _within(foreman.pawn_women, 0, MAX_OWN, f"foreman {p}: women")
+            pawns[p] = f.pawn_men + f.pawn_women
             if len(foreman.buildings) > MAX_TILES or len(foreman.powers) > MAX_POWERS:
                 raise ValueError(f"foreman {p} holds more than the kernel supports")
             f.nbuild = len(foreman.buildings)
             for j, tile in enumerate(foreman.buildings):
-                if not 0 <= tile < k.cat.ntiles:
-                    raise ValueError(f"foreman {p}: no tile {tile!r} in the catalogue")
-                f.buildings[j] = tile
+                f.buildings[j] = _within(tile, 0, k.cat.ntiles - 1, f"foreman {p}: building")
             f.npowers = len(foreman.powers)
             f.flags = 0
             for j, power in enumerate(foreman.powers):
-                code = POWER_CODES.get(power, -1)
                 if power not in LASTING_POWERS:
                     raise ValueError(f"foreman {p}: {power!r} is not a lasting power")
+                code = POWER_CODES[power]
                 f.powers[j] = code
                 f.flags |= 1 << code
-        per_seat = [0] * n
         for month, workers in state.track.items():
             if not workers:
                 continue
@@ -903,22 +921,29 @@ cdef class KernelState:
             idx = slot(month)
             s.track_n[idx] = len(workers)
             for j, w in enumerate(workers):
-                if not 0 <= w.owner < n:
-                    raise ValueError(f"a worker in month {month} has no seat {w.owner!r}")
-                s.track[idx][j].owner = w.owner
+                owner = _within(w.owner, 0, n - 1, f"a worker in month {month}: seat")
+                s.track[idx][j].owner = owner
                 s.track[idx][j].female = bool(w.female)
-                s.track[idx][j].men = w.men
-                s.track[idx][j].women = w.women
-                per_seat[w.owner] += 1
-        if max(per_seat) > MAX_OWN:
-            raise ValueError(f"the Samara kernel supports at most {MAX_OWN} workers per player")
+                s.track[idx][j].men = _within(w.men, 0, MAX_OWN, "a worker's men")
+                s.track[idx][j].women = _within(w.women, 0, MAX_OWN, "a worker's women")
+                if w.men + w.women < 1:
+                    raise ValueError(f"a worker in month {month} has no pawn")
+                pawns[owner] += w.men + w.women
+        if max(pawns) > MAX_OWN:
+            raise ValueError(f"the Samara kernel supports at most {MAX_OWN} pawns per player "
+                             f"(a move names the mover's workers with 5 bits)")
+        if s.tiles_left and not state.pending and s.track_n[slot(s.month)] == 0:
+            raise ValueError("no worker stands in the current month to act")
         if len(state.pending) > MAX_PENDING:
             raise ValueError(f"more than {MAX_PENDING} pending decisions")
         s.npending = len(state.pending)
         for i, d in enumerate(state.pending):
-            if not (0 <= d.player < n and 0 <= d.target < n
-                    and -1 <= d.spot < k.cat.nspots and d.kind in KIND_CODES
-                    and (d.kind != "give" or d.spot >= 0)):
+            if not (d.kind in KIND_CODES and d.only in ONLY_NAMES
+                    and isinstance(d.player, int) and 0 <= d.player < n
+                    and isinstance(d.target, int) and 0 <= d.target < n
+                    and isinstance(d.spot, int) and -1 <= d.spot < k.cat.nspots
+                    and (d.kind != "give" or d.spot >= 0)
+                    and isinstance(d.count, int) and 1 <= d.count <= 2):
                 raise ValueError(f"pending decision {i} does not fit this game: {d!r}")
             s.pending[i].kind = KIND_CODES[d.kind]
             s.pending[i].player = d.player
@@ -1080,6 +1105,8 @@ cdef class KernelState:
 
     def rollout(self, seed) -> Outcome:
         """Random moves to the end in C (in place), exactly as ``SamaraState.rollout``."""
+        if not isinstance(seed, int):
+            raise TypeError(f"a rollout seed is an integer, not {type(seed).__name__}")
         cdef uint64_t rng = <uint64_t>(seed & MASK64)
         cdef int err = 0
         cdef long steps

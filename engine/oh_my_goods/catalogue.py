@@ -140,13 +140,28 @@ def _unique_id(entry: dict[str, Any], where: str, seen: set[str]) -> tuple[str, 
 
 
 def parse_catalogue(data: Any) -> Catalogue:
-    """Validate catalogue data (already decoded from JSON) and build a :class:`Catalogue`."""
+    """Validate catalogue data (already decoded from JSON) and build a :class:`Catalogue`.
+
+    Raises :class:`CatalogueError` naming the entry and field, whatever the data holds.
+    """
+    try:
+        return _parse_catalogue(data)
+    except CatalogueError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise CatalogueError(f"corrupt Oh My Goods! catalogue: {type(exc).__name__}: {exc}") \
+            from exc
+    except RecursionError:
+        raise CatalogueError("Oh My Goods! catalogue: a value is nested too deeply") from None
+
+
+def _parse_catalogue(data: Any) -> Catalogue:
     if not isinstance(data, dict):
         raise CatalogueError("catalogue: top level must be a JSON object")
     if data.get("game") != "oh-my-goods":
         raise CatalogueError(
             f"catalogue: field 'game' must be 'oh-my-goods', got {data.get('game')!r}")
-    if "resources" in data and list(data["resources"]) != list(RESOURCES):
+    if "resources" in data and data["resources"] != list(RESOURCES):
         raise CatalogueError(f"catalogue: field 'resources' must be {list(RESOURCES)}")
     seen: set[str] = set()
 
@@ -166,6 +181,8 @@ def parse_catalogue(data: Any) -> Catalogue:
         chain = _field(entry, "chain", where, list)
         if len(chain) > 2:
             raise CatalogueError(f"{where}: field 'chain' has more than 2 items")
+        if not all(isinstance(item, str) for item in chain):
+            raise CatalogueError(f"{where}: field 'chain' must list resources and goods by name")
         buildings.append(Building(ident, _field(entry, "name", where, str), colour, good,
                                   _field(entry, "value", where, int, 0, 50), tuple(chain)))
     goods = {b.good for b in buildings if b.good}

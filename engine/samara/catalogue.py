@@ -91,7 +91,22 @@ class Catalogue:
 
 
 def parse_catalogue(data: Any) -> Catalogue:
-    """Validate catalogue data (already decoded from JSON) and build a :class:`Catalogue`."""
+    """Validate catalogue data (already decoded from JSON) and build a :class:`Catalogue`.
+
+    Raises :class:`CatalogueError` naming the entry and field, whatever the data holds.
+    """
+    try:
+        return _parse_catalogue(data)
+    except CatalogueError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise CatalogueError(f"corrupt Samara catalogue: {type(exc).__name__}: {exc}") \
+            from exc
+    except RecursionError:
+        raise CatalogueError("Samara catalogue: a value is nested too deeply") from None
+
+
+def _parse_catalogue(data: Any) -> Catalogue:
     if not isinstance(data, dict):
         raise CatalogueError("catalogue: top level must be a JSON object")
     if data.get("game") != "samara":

@@ -170,3 +170,74 @@ def test_a_deal_that_empties_both_piles_matches_the_reference() -> None:
     assert any("discards half" in e.text for e in events)
     assert_same(state, k)
 
+
+# -- entry checks: nothing out of bounds reaches the struct ------------------------------
+
+def _position(step: str) -> OhMyGoodsState:
+    for seed, players, options in game_setups(GAME, 30):
+        for state in random_positions(GAME, seed, players, options):
+            if state.phase == "act" and state.step == step and state.pay is None:
+                return state.clone()
+    raise AssertionError(f"no position in step {step}")
+
+
+def _first_card_elsewhere(state: OhMyGoodsState) -> int:
+    return state.deck[0] if state.deck else state.discard[0]
+
+
+@pytest.mark.parametrize(
+    ("step", "change", "message"),
+    [
+        ("supply", lambda s: setattr(s, "running", 40), "act.running"),
+        ("supply", lambda s: setattr(s, "running", -1), "act.running"),
+        ("chain", lambda s: setattr(s, "chain_slot", 63), "act.chain_slot"),
+        ("run", lambda s: s.display.append(_first_card_elsewhere(s)), "in two places"),
+        ("run", lambda s: s.players[0].hand.append(200), "hand"),
+        ("run", lambda s: s.pool.__setitem__(0, [s.pool[0][0], 2]), "pool face"),
+        ("run", lambda s: s.pool.__setitem__(0, [20, 0]), "pool assistant"),
+        ("run", lambda s: s.pool.append(list(s.pool[0])), "listed twice"),
+        ("run", lambda s: setattr(s.players[0], "charburner", 30), "charburner"),
+        ("run", lambda s: setattr(s.players[0], "plan", 500), "plan"),
+        ("run", lambda s: setattr(s.players[0], "work", (9, 0)), "work slot"),
+        ("run", lambda s: setattr(s.players[0], "work", (0, 2)), "work mode"),
+        ("run", lambda s: s.players[0].assistants.append([0, 0, 9]), "assistant slot"),
+        ("run", lambda s: setattr(s, "active", 7), "active"),
+        ("run", lambda s: setattr(s, "turn", -1), "turn"),
+        ("run", lambda s: setattr(s, "hired", 40), "act.hired"),
+        ("run", lambda s: s.handled.extend([70]), "act.handled"),
+        ("run", lambda s: s.need.__setitem__(2, -5), "act.need"),
+        ("run", lambda s: setattr(s, "produce_count", 400), "act.produce_count"),
+        ("run", lambda s: setattr(s, "step", "build") or setattr(s.players[s.seat()], "plan",
+                                                                 None), "planned card"),
+        ("place", lambda s: setattr(s, "hired", next(
+            a for a in range(8) if all(a != x for x, _ in s.pool))), "act.hired"),
+        ("run", lambda s: setattr(s, "pay", {"due": 3, "paid": 0, "last": 0,
+                                             "purpose": "build", "arg": 99}), "planned card"),
+        ("run", lambda s: setattr(s, "pay", {"due": 3, "paid": 0, "last": 0,
+                                             "purpose": "hire", "arg": 15}), "pool to hire"),
+        ("run", lambda s: setattr(s, "pay", {"due": 3, "paid": 0, "last": 30,
+                                             "purpose": "shift", "arg": 0}), "act.pay.last"),
+    ],
+)
+def test_values_beyond_the_struct_are_refused(step: str, change: Any, message: str) -> None:
+    """Issue: the kernel is compiled without bounds checks, and from_reference let
+    building slots (the one being run or chained), cards in two places, pool faces and
+    assistants, charburners, plans, seats and payment arguments through: play then read
+    and wrote outside the struct's arrays (a search worker died of SIGSEGV)."""
+    state = _position(step)
+    twin(state)  # fits before the change
+    change(state)
+    with pytest.raises(ValueError, match=message):
+        twin(state)
+
+
+def test_seat_arguments_are_checked() -> None:
+    k = twin(GAME.new_game(1, 2))
+    assert k.coins(1) == GAME.new_game(1, 2).coins(1)
+    for bad in (2, -1, 10**6):
+        with pytest.raises(ValueError, match="seat"):
+            k.coins(bad)
+        with pytest.raises(ValueError, match="seat"):
+            k.vp(bad)
+    with pytest.raises(TypeError, match="seed"):
+        k.clone().rollout("1")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 import json
 import random
+from functools import cache
 
 import pytest
 
+from engine import fuzz
 from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.oh_my_goods import GAME, CatalogueError, load_catalogue
 from engine.oh_my_goods.catalogue import parse_catalogue
@@ -283,3 +285,245 @@ def test_a_seat_supplying_out_of_sight_keeps_a_playable_hand() -> None:
                     checked += 1
             s.apply(r.choice(s.legal_moves()))
     assert checked > 100
+
+
+# -- hardening: the loader accepts exactly what the rules and the kernel can play ---------
+
+@cache
+def _found(kind: str) -> dict:
+    """The JSON of the first position of seeded random games that is ``kind``."""
+    tests = {
+        "supply": lambda s: s.phase == "act" and s.step == "supply",
+        "chain": lambda s: s.phase == "act" and s.step == "chain",
+        "build": lambda s: s.pay is not None and s.pay["purpose"] == "build",
+        "hire": lambda s: s.pay is not None and s.pay["purpose"] == "hire",
+        "shift": lambda s: s.pay is not None and s.pay["purpose"] == "shift",
+        "place": lambda s: s.phase == "act" and s.step == "place",
+        "choose": lambda s: s.phase == "choose" and s.turn == 1,
+        "act": lambda s: s.phase == "act" and s.turn >= 1 and s.step == "run",
+        "over": lambda s: s.is_terminal(),
+    }
+    for seed in range(60):
+        state = GAME.new_game(seed, 2 + seed % 3, {"second_edition": seed % 2 == 1})
+        rng = random.Random(seed)
+        while True:
+            if tests[kind](state):
+                return state.to_json()
+            if state.is_terminal():
+                break
+            state.apply(rng.choice(state.legal_moves()))
+    raise AssertionError(f"no {kind} position in 60 random games")
+
+
+def _seat(data: dict) -> dict:
+    return data["players"][(data["active"] + data["turn"]) % data["num_players"]]
+
+
+def _discard_goods(player: dict, data: dict) -> None:
+    for goods in player["goods"]:
+        data["discard"] += goods
+        data["shown_goods"] = [c for c in data["shown_goods"] if c not in goods]
+        goods.clear()
+
+
+def _rejected(data: dict, message: str) -> str:
+    with pytest.raises(InvalidStateError, match=message) as caught:
+        state_from_json(data)
+    assert caught.value.__cause__ is None  # a check of the loader, not a stray exception
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("kind", ["supply", "chain", "build", "hire", "shift", "place",
+                                  "choose", "act", "over"])
+def test_positions_of_every_phase_and_step_load(kind: str) -> None:
+    data = _found(kind)
+    assert state_from_json(data).to_json() == data
+
+
+def test_the_building_being_run_is_one_the_seat_started() -> None:
+    """Issue: act.running 0..63 was accepted; beyond the seat's buildings the kernel
+    wrote goods out of bounds (a worker crashed) and the reference raised IndexError."""
+    for value, message in ((60, "act.running must name a building that started"),
+                           (-1, "act.running must name"), ("3", "act.running must be")):
+        data = copy.deepcopy(_found("supply"))
+        data["act"]["running"] = value
+        _rejected(data, message)
+
+
+def test_the_chain_runs_in_a_building_that_worked() -> None:
+    """Issue: act.chain_slot was checked against the buildings only outside phase over,
+    and never against the step."""
+    data = copy.deepcopy(_found("chain"))
+    data["act"]["handled"] = [s for s in data["act"]["handled"]
+                              if s != data["act"]["chain_slot"]]
+    if data["act"]["running"] >= 0:
+        data["act"]["running"] = -1
+    _rejected(data, "act.chain_slot must name a building that worked")
+    data = copy.deepcopy(_found("over"))
+    data["act"]["chain_slot"] = 63
+    _rejected(data, "act.chain_slot must be -1 outside phase IV")
+    data = copy.deepcopy(_found("act"))
+    data["act"]["chain_slot"] = 0
+    _rejected(data, "act.chain_slot must be -1 in step run")
+
+
+def test_handled_names_distinct_production_buildings() -> None:
+    """Issue: 60 handled entries passed the loader and were refused by the kernel (so
+    search fell back to the slow reference rules without a word)."""
+    data = copy.deepcopy(_found("act"))
+    data["act"]["handled"] = [0] * 60
+    _rejected(data, r"act.handled\[1\]: #0 is listed twice")
+    data["act"]["handled"] = [len(_seat(data)["buildings"]) + 1]
+    _rejected(data, r"act.handled\[0\]: #\d+ is not a production building")
+
+
+def test_a_need_the_hand_cannot_cover_is_rejected() -> None:
+    """Issue: raising act.need past the hand left the seat without a legal move (random
+    play raised ZeroDivisionError)."""
+    data = copy.deepcopy(_found("supply"))
+    need = data["act"]["need"]
+    r = next(i for i, n in enumerate(need) if n)
+    need[r] += 1
+    _rejected(data, r"act.need")
+
+
+@pytest.mark.parametrize(
+    ("kind", "change", "message"),
+    [
+        ("build", lambda d: d["act"]["pay"].update(arg=387), "the planned card"),
+        ("build", lambda d: d["act"]["pay"].update(due=d["act"]["pay"]["due"] + 1),
+         "act.pay.due must be"),
+        ("build", lambda d: d["act"]["pay"].update(paid=d["act"]["pay"]["due"]),
+         "act.pay.paid"),
+        ("build", lambda d: d["act"]["pay"].update(last=40), "act.pay.last: no building"),
+        ("build", lambda d: _discard_goods(_seat(d), d), "cannot pay"),
+        ("hire", lambda d: d["act"]["pay"].update(
+            arg=next(i for i in range(8) if f"assistant-{i + 1}" not in
+                     [p["assistant"] for p in d["pool"]])), "not for hire"),
+        ("shift", lambda d: d["act"]["pay"].update(arg=63), "one of the seat's"),
+        ("shift", lambda d: d["act"].update(step="build"), "act.step must be 'run'"),
+        ("place", lambda d: d["act"].update(hired=None), "act.hired"),
+    ],
+)
+def test_payments_and_hires_fit_their_purpose(kind, change, message) -> None:
+    """Issue: a build payment's arg was any number (the reference raised IndexError on
+    paying it off, the kernel built an unsigned-char wrap-around), a hire could name an
+    assistant not for hire (StopIteration when placing it), a payment could be beyond
+    the goods (no legal move)."""
+    data = copy.deepcopy(_found(kind))
+    change(data)
+    _rejected(data, message)
+
+
+def test_final_round_is_the_current_round() -> None:
+    """Issue: final_round two rounds ahead passed the loader and the kernel refused it."""
+    data = copy.deepcopy(_found("act"))
+    data["final_round"] = data["round"] + 2
+    _rejected(data, "final_round must be null or the current round")
+    data["final_round"] = None
+    data["players"][0]["buildings"] += [data["deck"].pop() for _ in range(9)]
+    data["players"][0]["goods"] += [[] for _ in range(9)]
+    _rejected(data, r"players\[0\].buildings: \d+ buildings; a player builds at most one")
+
+
+def test_starting_hands_name_every_seat() -> None:
+    """Issue: missing starting_hands passed the loader and the kernel refused it."""
+    data = copy.deepcopy(_found("act"))
+    del data["starting_hands"]
+    _rejected(data, "starting_hands must be a list")
+    data["starting_hands"] = [5]
+    _rejected(data, "starting_hands must be a list of")
+
+
+def test_phase_two_choices_follow_the_turn() -> None:
+    """Issue: a seat could plan twice when 'active' or 'turn' said it had not chosen
+    yet: the second plan replaced the first and that card left the game."""
+    data = copy.deepcopy(_found("choose"))
+    data["turn"] = 0
+    _rejected(data, r"players\[\d\].chosen")
+    data = copy.deepcopy(_found("choose"))
+    later = data["players"][(data["active"] + 2) % data["num_players"]] \
+        if data["num_players"] > 2 else None
+    if later is not None:
+        later["plan"] = later["hand"].pop()
+        _rejected(data, r"players\[\d\].(chosen|plan)")
+
+
+def test_a_seat_that_is_done_holds_no_worker_or_plan() -> None:
+    data = copy.deepcopy(_found("act"))
+    done = data["players"][data["active"]]
+    done["plan"] = done["hand"].pop() if done["hand"] else data["deck"].pop()
+    _rejected(data, r"plan: no building is planned once its phase IV is done")
+
+
+def test_redraw_is_a_second_edition_phase() -> None:
+    data = copy.deepcopy(_found("choose"))
+    data["options"] = {"second_edition": False}
+    data["phase"] = "redraw"
+    _rejected(data, "second edition only")
+
+
+def test_placing_an_assistant_needs_room_for_it() -> None:
+    """A seat with 2 assistants cannot place a third (the kernel holds 2 a seat)."""
+    data = copy.deepcopy(_found("place"))
+    seat = _seat(data)
+    state = state_from_json(data)
+    mover = state.seat()
+    free = state._free_work_slots(mover)
+    spare = [e for e in data["pool"] if e["assistant"] != data["act"]["hired"]]
+    assert not seat["assistants"] and len(free) >= 2 and len(spare) >= 2
+    for entry, slot in zip(spare[:2], free[:2], strict=True):
+        data["pool"].remove(entry)
+        seat["assistants"].append({**entry, "slot": slot})
+    _rejected(data, "act.hired: the seat to move has 2 assistants already")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(rng="0x12"), "rng must be a hex string"),
+        (lambda d: d.update(rng="1" * 17), "rng must be a hex string"),
+        (lambda d: d.update(round=[[[]]] * 3), "^round must be an integer"),
+        (lambda d: d["players"][0].update(hand=[["mill-1"]]),
+         r"^players\[0\].hand\[0\]: unknown card"),
+        (lambda d: d["act"].update(hired=[]), "^act.hired must be one of"),
+        (lambda d: d["act"].update(shifted=[{}]), r"^act.shifted\[0\] must be one of"),
+        (lambda d: d["pool"].append({"assistant": [], "face": 0}),
+         r"^pool\[\d\].assistant: unknown assistant"),
+        (lambda d: d.update(shown_goods=[{"a": 1}]), r"^shown_goods\[0\]"),
+    ],
+)
+def test_hostile_values_are_rejected_naming_the_field(change, message) -> None:
+    data = copy.deepcopy(_found("act"))
+    change(data)
+    _rejected(data, message)
+
+
+def test_a_deeply_nested_value_is_rejected_not_a_recursion_error() -> None:
+    """Issue: the error message's repr of a deeply nested value raised RecursionError."""
+    deep: list = []
+    for _ in range(50_000):
+        deep = [deep]
+    data = copy.deepcopy(_found("act"))
+    data["active"] = deep
+    message = _rejected(data, "^active must be an integer")
+    assert len(message) < 200
+
+
+def test_mutated_catalogues_are_rejected_naming_the_entry_or_load() -> None:
+    """Issue: a catalogue whose 'resources' was not a list, or whose chain listed a
+    list, raised TypeError instead of CatalogueError."""
+    doc = default_data()
+    source = fuzz.Corpus("oh-my-goods-catalogue", (doc,), (), {}, {})
+    for data in ({**doc, "resources": 1.5},
+                 {**doc, "buildings": [{**doc["buildings"][1], "chain": [[]]},
+                                       *doc["buildings"][2:]]}):
+        with pytest.raises(CatalogueError) as caught:
+            parse_catalogue(data)
+        assert caught.value.__cause__ is None
+    for index in range(300):
+        data, mutation = fuzz.mutate(doc, source, random.Random(index))
+        try:
+            parse_catalogue(data)
+        except CatalogueError as exc:
+            assert exc.__cause__ is None, (mutation, exc)

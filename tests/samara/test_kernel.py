@@ -14,7 +14,7 @@ import pytest
 
 from engine.samara import GAME, SamaraGame, fast
 from engine.samara.catalogue import default_catalogue
-from engine.samara.rules import BUILD, SamaraState
+from engine.samara.rules import BUILD, Decision, SamaraState
 from tests.kernel_twins import assert_same, kernel_state_or_skip
 
 KernelState = kernel_state_or_skip(fast, "Samara")
@@ -107,9 +107,52 @@ def test_states_that_do_not_fit_are_refused() -> None:
     """Hand-made states the kernel cannot represent are refused, not mangled."""
     state = GAME.new_game(1, 2)
     state.track[state.month][0].owner = 4  # no such seat in a 2-player game
-    with pytest.raises(ValueError, match="no seat"):
+    with pytest.raises(ValueError, match="seat must be an integer in 0..1"):
         twin(state)
     state = GAME.new_game(1, 2)
     state.track[state.month + 20] = state.track.pop(state.month)
     with pytest.raises(ValueError, match="outside the 12 months"):
         twin(state)
+
+
+# -- entry checks: nothing out of bounds reaches the struct ------------------------------
+
+def _with(change: Any) -> SamaraState:
+    state = GAME.new_game(1, 2)
+    change(state)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # 7 pawns: recruits would give the seat more workers than a move's 5-bit mask
+        # names (and more than a month of the track holds with 5 players)
+        (lambda s: setattr(s.foremen[0], "pawn_men", 5), "at most 5 pawns per player"),
+        (lambda s: setattr(s.foremen[1], "pawn_women", -1), "women must be"),
+        (lambda s: s.spot_tools[0].__setitem__(0, 200), "tools must be"),
+        (lambda s: s.foremen[0].tools.__setitem__(4, -3), "tools must be"),
+        (lambda s: setattr(s.track[s.month][0], "women", 0), "has no pawn"),
+        (lambda s: setattr(s.track[s.month][1], "men", 9), "men must be"),
+        (lambda s: setattr(s, "month", -1), "month must be"),
+        (lambda s: s.track.__setitem__(s.month + 3, s.track.pop(s.month)), "no worker stands"),
+        (lambda s: s.spot_tile.__setitem__(0, 99), "tile must be"),
+        (lambda s: s.foremen[0].buildings.append(-1), "building must be"),
+        (lambda s: s.pending.append(Decision("give", 0, 0, 0, 0)), "does not fit"),
+        (lambda s: s.pending.append(Decision("give", 0, 0, -1)), "does not fit"),
+        (lambda s: s.pending.append(Decision("bury", 0, 3)), "does not fit"),
+    ],
+)
+def test_values_beyond_the_struct_are_refused(change: Any, message: str) -> None:
+    """Issue: the kernel is compiled without bounds checks; from_reference let pawn
+    counts, tool counts beyond a signed char (OverflowError), pawnless workers and a
+    current month without workers through."""
+    with pytest.raises(ValueError, match=message):
+        twin(_with(change))
+
+
+def test_rollout_seeds_are_integers() -> None:
+    k = twin(GAME.new_game(1, 2))
+    with pytest.raises(TypeError, match="seed"):
+        k.clone().rollout(1.5)
+    assert k.clone().rollout(True) == GAME.new_game(1, 2).rollout(True)
