@@ -61,14 +61,25 @@ def _progress_bar(label: str) -> Callable[[int, int], None]:
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
+    """List the games; one that fails to load (a corrupt catalogue...) is named with the
+    reason, the others are listed all the same (exit status 1 then)."""
     from engine import registry
 
-    for info in registry.list_games():
+    failed = 0
+    for name in registry.game_names():
+        try:
+            info = registry.get_game(name).info
+        except Exception as exc:  # one broken game must not hide the others
+            failed += 1
+            reason = str(exc) if isinstance(exc, FurnaceError) else \
+                f"{type(exc).__name__}: {exc}"
+            print(f"{name}: failed to load: {reason}")
+            continue
         kind = "perfect information" if info.perfect_information else "hidden information"
         options = ", ".join(f"{o.name}={o.default}" for o in info.options) or "none"
         print(f"{info.name}: {info.title}, {info.min_players}-{info.max_players} players, "
               f"{kind}; options: {options}")
-    return 0
+    return 1 if failed else 0
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
@@ -133,6 +144,18 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
     report = check_kernel(game, args.games, args.seed, progress=progress)
     print(json.dumps(report))
     return 0 if report["mismatches"] == 0 else 1
+
+
+def _cmd_fuzz_states(args: argparse.Namespace) -> int:
+    from engine import registry
+    from engine.fuzz import fuzz
+
+    name = registry.get_game(args.game).info.name
+    progress = None if args.quiet else _progress_bar(f"fuzz-states {name}")
+    report = fuzz(name, args.states, args.seed, players=args.players, workers=args.workers,
+                  progress=progress)
+    print(json.dumps(report))
+    return 0 if report["problems"] == 0 else 1
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -215,6 +238,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_check_kernel)
+
+    p = sub.add_parser(
+        "fuzz-states",
+        help="mutate saved states: the loader must reject them or the engine play them safely")
+    p.add_argument("game")
+    p.add_argument("--states", type=int, default=1000, help="mutated states to check")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--players", type=int, help="mutate states of this player count only")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes (a crash in one is reported, not fatal); "
+                        "0: check in this process")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_fuzz_states)
 
     for module_name in _EXTERNAL_COMMANDS:
         try:

@@ -15,7 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine import registry
-from engine.game import TERMINAL, FurnaceError, InvalidStateError, State, events_seen_by
+from engine.game import (
+    TERMINAL,
+    FurnaceError,
+    InvalidStateError,
+    State,
+    UnknownGameError,
+    events_seen_by,
+)
 from engine.search import Bot, make_bot, search_for
 
 HELP = """commands:
@@ -30,16 +37,41 @@ HELP = """commands:
   quit          stop playing"""
 
 
-def load_state(path: str) -> State:
+def load_state(path: str, game: str | None = None) -> State:
+    """The state saved in ``path`` (of ``game``, when given).
+
+    Anything wrong with the file is a :class:`FurnaceError` naming it: unreadable,
+    not UTF-8, not JSON (or nested too deeply to read), not a state of a known game,
+    or a state its game's loader rejects.
+    """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise FurnaceError(f"cannot read saved game {path}: {exc.strerror}") from exc
+        raise FurnaceError(f"cannot read saved game {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidStateError(f"saved game {path} is not UTF-8 text: {exc.reason} at byte "
+                                f"{exc.start}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidStateError(f"saved game {path} is not valid JSON: {exc}") from exc
-    return registry.state_from_json(data)
+        raise InvalidStateError(f"saved game {path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidStateError(f"saved game {path} is nested too deeply to be a state") \
+            from None
+    if not isinstance(data, dict) or not isinstance(data.get("game"), str):
+        raise InvalidStateError(f"saved game {path} must be a JSON object with a 'game' "
+                                f"field naming the game")
+    try:
+        saved = registry.get_game(data["game"]).info.name
+    except UnknownGameError as exc:
+        raise InvalidStateError(f"saved game {path}: {exc}") from None
+    if game is not None and registry.get_game(game).info.name != saved:
+        raise InvalidStateError(f"saved game {path} is a game of {saved}, "
+                                f"not {registry.get_game(game).info.name}")
+    try:
+        return registry.state_from_json(data)
+    except InvalidStateError as exc:
+        raise InvalidStateError(f"saved game {path}: {exc}") from None
 
 
 def hint_text(state: State, iterations: int, seed: int) -> str:
@@ -62,7 +94,7 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
     from engine.cli import _options
 
     if args.load:
-        state = load_state(args.load)
+        state = load_state(args.load, args.game)
     else:
         state = registry.get_game(args.game).new_game(args.seed, args.players,
                                                       _options(args.options))
