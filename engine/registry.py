@@ -2,11 +2,11 @@
 
 >>> from engine import registry
 >>> [info.name for info in registry.list_games()]
-['samara', 'oh-my-goods']
+['samara', 'oh-my-goods', 'stephens']
 >>> registry.get_game("chess")
 Traceback (most recent call last):
 ...
-engine.game.UnknownGameError: unknown game 'chess' (available: samara, oh-my-goods)
+engine.game.UnknownGameError: unknown game 'chess' (available: samara, oh-my-goods, stephens)
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from engine.game import Game, GameInfo, State, UnknownGameError
 _MODULES: dict[str, str] = {
     "samara": "engine.samara",
     "oh-my-goods": "engine.oh_my_goods",
+    "stephens": "engine.stephens",
 }
 _LOADED: dict[str, Game] = {}
 

@@ -1,19 +1,25 @@
-"""Stephens (Pile Up Games, 2024): components, position and scoring (piece 1 of 3).
+"""Stephens (Pile Up Games, 2024) for 2-4 players: components, position, rules, scoring.
 
-Not registered in :mod:`engine.registry` yet: the moves and the turn flow come with
-piece 2.  Interpretations of the rulebook: ``docs/rules/stephens.md``.
+Registered as ``stephens``; the solo game against the Automa is still to come.
+Interpretations of the rulebook: ``docs/rules/stephens.md``.
 """
 
 from engine.stephens.catalogue import CatalogueError, default_catalogue, load_catalogue
 from engine.stephens.codec import state_from_json
+from engine.stephens.rules import StephensGame
 from engine.stephens.scoring import ScoreBreakdown, final_score, ranking, scores
 from engine.stephens.setup import new_state
-from engine.stephens.state import Player, StephensState
+from engine.stephens.state import INFO, Player, StephensState
+
+GAME = StephensGame()
 
 __all__ = [
+    "GAME",
+    "INFO",
     "CatalogueError",
     "Player",
     "ScoreBreakdown",
+    "StephensGame",
     "StephensState",
     "default_catalogue",
     "final_score",

@@ -10,24 +10,25 @@ payment (L1812-L1813).
 A plan is the sequence of ``(worker, option)`` steps one player takes, ``worker``
 indexing :func:`row_workers` (the player's workers in the row, by card and space)
 and ``option`` indexing that card's :func:`concrete_options`.  Benefits only move
-the player's own resources, so a plan's effect is the player's resource vector
+the player's own resources, so a plan's effect is the player's resources
 afterwards, its *outcome*.
 
-The colour of a cube gained as "any cube" (and the type of an "any accessory")
-changes nothing inside the activation, because trades only ever ask for *any*
-cube or accessory: such gains are kept uncoloured in the outcome (``ANY_CUBE``,
-:func:`any_accessory`) and their colours are chosen once, after the plan
-(:func:`apply_activation`).  That keeps the plans few: the colours of four "any"
-cubes would otherwise multiply them by 126.  A trade paying "any cube" is spelled
-out, one option per colour, plus one paying an uncoloured cube gained earlier.
+Cubes and accessories are counted, not coloured, inside a plan: the iconography
+only gives and takes *any* cube and *any* accessory (L1817-L1822, L1832; the
+catalogue loader insists), so the colours change nothing until the plan ends.  An
+outcome holds how many cubes the player has and how many were gained (and the same
+for accessories); the colours paid and gained are chosen once, after the plan, as
+one exchange (:func:`exchanges`): that keeps the plans few (a trade paying "any
+cube" would otherwise be one option per colour, and the colours of four "any"
+cubes gained 126 more).
 
-:func:`activation_plans` keeps one plan per distinct outcome (the
-lexicographically smallest sequence reaching it) and, by default, drops dominated
-outcomes: another plan leaves at least as much of everything (an uncoloured cube
-being as good as any coloured one).  Victory points are the exception, since
-scoring them may trigger the end of the game: a plan with fewer VP is dominated
-only when the plan with more would not reach the French army, or when the end is
-triggered anyway.
+:func:`activation_plans` keeps one plan per distinct outcome (the lexicographically
+smallest sequence reaching it) and, by default, drops dominated outcomes: another
+plan leaves at least as much of everything, as many cubes gained and accessories
+gained (which leave more freedom in the exchange).  Victory points are the
+exception, since scoring them may trigger the end of the game: a plan with fewer VP
+is dominated only when the plan with more would not reach the French army, or when
+the end is triggered anyway.
 
 >>> from engine.stephens.setup import new_state
 >>> from engine.stephens.vocabulary import FN_UR
@@ -43,32 +44,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations_with_replacement, product
-
-import numpy as np
+from itertools import combinations_with_replacement
 
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import influence_cap
-from engine.stephens.components import Atom, Benefit, Catalogue
+from engine.stephens.components import Benefit, Catalogue
 from engine.stephens.state import Player, StephensState
-from engine.stephens.vocabulary import ANY, COLOURS
 
-#: The resource vector of one player: these scalars, the cubes by colour, the cubes
-#: gained as "any cube" whose colour is not chosen yet, the accessories by type,
-#: then the uncoloured accessories (:func:`any_accessory`).
-COIN, INFLUENCE, VP, FOREST, DUNE = range(5)
-CUBE = 5
-ANY_CUBE = CUBE + len(COLOURS)
-ACCESSORY = ANY_CUBE + 1
+#: The resource vector of one player during a plan: these scalars, then the cubes
+#: held and the cubes gained so far, the accessories held and gained.
+COIN, INFLUENCE, VP, FOREST, DUNE, CUBES, CUBES_GAINED, ACCESSORIES, ACCESSORIES_GAINED = \
+    range(9)
+SIZE = 9
 _SCALARS = {"coin": COIN, "influence": INFLUENCE, "vp": VP, "forest": FOREST, "dune": DUNE}
+_POOLS = {"cube": CUBES, "accessory": ACCESSORIES}
 
 Resources = tuple[int, ...]
 Step = tuple[int, int]
-
-
-def any_accessory(accessory_types: int) -> int:
-    """The index of the uncoloured accessories in a resource vector."""
-    return ACCESSORY + accessory_types
 
 
 @dataclass(frozen=True)
@@ -81,7 +73,7 @@ class Worker:
 
 @dataclass(frozen=True)
 class Choice:
-    """One concrete way to collect a benefit, as resource vectors."""
+    """One way to collect a benefit, as resource vectors (``pay`` must be held)."""
 
     pay: Resources
     gain: Resources
@@ -90,63 +82,41 @@ class Choice:
 @dataclass(frozen=True)
 class ActivationPlan:
     steps: tuple[Step, ...]
-    outcome: Resources  # the player's resources after the plan, "any" gains uncoloured
+    outcome: Resources  # the player's resources after the plan
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Cubes (or accessories) paid and gained in a plan, to be given colours (types)."""
+
+    paid: int
+    gained: int
 
 
 def resources(cat: Catalogue, player: Player) -> Resources:
     return (player.coins, player.influence, player.vp, player.forest, player.dune,
-            *player.cubes, 0, *player.accessories, 0)
+            sum(player.cubes), 0, sum(player.accessories), 0)
 
 
 def _caps(cat: Catalogue, player: Player) -> dict[int, int]:
     return {INFLUENCE: influence_cap(cat, player), FOREST: cat.forest.top, DUNE: cat.dune.top}
 
 
-def _atom_vectors(atom: Atom, accessory_types: int, paying: bool) -> list[list[int]]:
-    """The resource vectors an icon stands for: a gain of "any" is one uncoloured
-    vector; a payment of "any" is one vector per way to pay it."""
-    size = any_accessory(accessory_types) + 1
-    if atom.kind in _SCALARS:
-        vector = [0] * size
-        vector[_SCALARS[atom.kind]] = atom.n
-        return [vector]
-    base, kinds = (CUBE, len(COLOURS)) if atom.kind == "cube" else (ACCESSORY, accessory_types)
-    uncoloured = base + kinds  # ANY_CUBE or any_accessory()
-    if atom.of != ANY:
-        picks: Sequence[tuple[int, ...]] = [(base + atom.of,) * atom.n]
-    elif paying:
-        picks = list(combinations_with_replacement(range(base, uncoloured + 1), atom.n))
-    else:
-        picks = [(uncoloured,) * atom.n]
-    out = []
-    for pick in picks:
-        vector = [0] * size
-        for k in pick:
-            vector[k] += 1
-        out.append(vector)
-    return out
-
-
-def _sum_vectors(atoms: Sequence[Atom], accessory_types: int, paying: bool) -> list[Resources]:
-    size = any_accessory(accessory_types) + 1
-    if not atoms:
-        return [tuple([0] * size)]
-    return [tuple(sum(column) for column in zip(*parts, strict=True))
-            for parts in product(*(_atom_vectors(a, accessory_types, paying) for a in atoms))]
-
-
 @cache
-def concrete_options(benefit: Benefit, accessory_types: int) -> tuple[Choice, ...]:
-    """The benefit's options as resource vectors, without repeats, in catalogue order:
-    "any" gains uncoloured, "any" payments spelled out (each colour, then an
-    uncoloured cube gained earlier in the plan)."""
+def concrete_options(benefit: Benefit) -> tuple[Choice, ...]:
+    """The benefit's options as resource vectors, one per option of the card."""
     out: list[Choice] = []
     for option in benefit.options:
-        for pay in _sum_vectors(option.pay, accessory_types, True):
-            for gain in _sum_vectors(option.gain, accessory_types, False):
-                choice = Choice(pay, gain)
-                if choice not in out:
-                    out.append(choice)
+        pay, gain = [0] * SIZE, [0] * SIZE
+        for atom in option.pay:
+            pay[_SCALARS[atom.kind] if atom.kind in _SCALARS else _POOLS[atom.kind]] += atom.n
+        for atom in option.gain:
+            if atom.kind in _POOLS:
+                gain[_POOLS[atom.kind]] += atom.n
+                gain[_POOLS[atom.kind] + 1] += atom.n
+            else:
+                gain[_SCALARS[atom.kind]] += atom.n
+        out.append(Choice(tuple(pay), tuple(gain)))
     return tuple(out)
 
 
@@ -162,41 +132,48 @@ def row_workers(state: StephensState, seat: int, place: int) -> list[Worker]:
 
 
 def _options_of(state: StephensState, worker: Worker) -> tuple[Choice, ...]:
-    cat = state.catalogue
-    return concrete_options(cat.professions[worker.card].benefit, len(cat.accessories))
+    return concrete_options(state.catalogue.professions[worker.card].benefit)
 
 
 def _take(have: Resources, choice: Choice, caps: dict[int, int]) -> Resources | None:
     """``have`` after paying and collecting ``choice``; None if it cannot be paid."""
-    if any(p > h for p, h in zip(choice.pay, have, strict=True)):
-        return None
-    out = [h - p + g for h, p, g in zip(have, choice.pay, choice.gain, strict=True)]
-    for index, cap in caps.items():
-        if choice.gain[index] and out[index] > cap:
-            out[index] = max(cap, have[index] - choice.pay[index])
+    pay, gain = choice.pay, choice.gain
+    out = list(have)
+    for k in range(SIZE):
+        if pay[k]:
+            if pay[k] > out[k]:
+                return None
+            out[k] -= pay[k]
+    for k in range(SIZE):
+        if gain[k]:
+            out[k] += gain[k]
+            cap = caps.get(k)
+            if cap is not None and out[k] > cap:
+                out[k] = max(cap, have[k] - pay[k])
     return tuple(out)
 
 
 def activation_reason(state: StephensState, seat: int, place: int,
-                      steps: Sequence[Step]) -> str | None:
-    """Why ``seat`` cannot play ``steps`` in this activation, or None."""
-    return _run(state, seat, place, steps)[1]
+                      steps: Sequence[Step], exclude: int = 0) -> str | None:
+    """Why ``seat`` cannot play ``steps`` in this activation, or None.  ``exclude`` is a
+    bitmask of workers (indices of :func:`row_workers`) that already collected."""
+    return _run(state, seat, place, steps, exclude)[1]
 
 
 def plan_outcome(state: StephensState, seat: int, place: int,
-                 steps: Sequence[Step]) -> Resources | None:
+                 steps: Sequence[Step], exclude: int = 0) -> Resources | None:
     """``seat``'s resources after ``steps``, or None when they cannot be played."""
-    return _run(state, seat, place, steps)[0]
+    return _run(state, seat, place, steps, exclude)[0]
 
 
 def _run(state: StephensState, seat: int, place: int,
-         steps: Sequence[Step]) -> tuple[Resources | None, str | None]:
+         steps: Sequence[Step], exclude: int = 0) -> tuple[Resources | None, str | None]:
     cat = state.catalogue
     player = state.players[seat]
     workers = row_workers(state, seat, place)
     have: Resources | None = resources(cat, player)
     caps = _caps(cat, player)
-    used: set[int] = set()
+    used: set[int] = {w for w in range(len(workers)) if exclude >> w & 1}
     for w, o in steps:
         if not 0 <= w < len(workers):
             return None, f"you have no worker {w + 1} in this row"
@@ -214,16 +191,49 @@ def _run(state: StephensState, seat: int, place: int,
     return have, None
 
 
+def _covers(b: Resources, a: Resources, at_stake: bool, army: int) -> bool:
+    """Whether outcome ``b`` leaves at least as much of everything as ``a``, counting VP
+    as the end of the game makes them count (see the module docstring)."""
+    for k in range(SIZE):
+        if k != VP and b[k] < a[k]:
+            return False
+    if b[VP] == a[VP]:
+        return True
+    return b[VP] > a[VP] and not (at_stake and b[VP] >= army > a[VP])
+
+
 def activation_plans(state: StephensState, seat: int, place: int, *,
-                     prune: bool = True) -> list[ActivationPlan]:
+                     prune: bool = True, exclude: int = 0) -> list[ActivationPlan]:
     """One plan per distinct outcome for ``seat`` in this activation (doing nothing
-    included), minus dominated outcomes when ``prune``; sorted by steps."""
+    included), minus dominated outcomes when ``prune``; sorted by steps.  Workers in
+    the bitmask ``exclude`` already collected and take no step."""
     cat = state.catalogue
     player = state.players[seat]
-    options = [_options_of(state, w) for w in row_workers(state, seat, place)]
+    options = [() if exclude >> w & 1 else _options_of(state, worker)
+               for w, worker in enumerate(row_workers(state, seat, place))]
     caps = _caps(cat, player)
     first: dict[Resources, tuple[Step, ...]] = {}
     visited: set[tuple[int, Resources]] = set()
+    at_stake = max(p.vp for p in state.players) < state.army
+    # Workers with the same options are interchangeable: the smallest sequence uses
+    # them in index order, so a worker waits for its identical predecessor.
+    before = [-1] * len(options)
+    for w, choices in enumerate(options):
+        if choices:
+            before[w] = max((v for v in range(w) if options[v] == choices), default=-1)
+    # Resource vectors met at each set of used workers.  A node that another with the
+    # same workers dominates (more of everything, the same VP when VP may end the
+    # game) leads only to outcomes dominated by, or reached with a smaller sequence
+    # from, the other one (gains and payments are monotone): it is cut when pruning.
+    seen_at: dict[int, list[Resources]] = {}
+
+    def dominated(used: int, have: Resources) -> bool:
+        for other in seen_at.get(used, ()):
+            if all(o >= h for o, h in zip(other, have, strict=True)) and \
+                    (not at_stake or other[VP] == have[VP]):
+                return True
+        seen_at.setdefault(used, []).append(have)
+        return False
 
     # Depth first with children in (worker, option) order visits sequences in
     # lexicographic order, so the first sequence reaching an outcome is the smallest.
@@ -232,9 +242,11 @@ def activation_plans(state: StephensState, seat: int, place: int, *,
         if (used, have) in visited:
             return
         visited.add((used, have))
+        if prune and dominated(used, have):
+            return
         first.setdefault(have, steps)
         for w, choices in enumerate(options):
-            if used >> w & 1:
+            if used >> w & 1 or (before[w] >= 0 and not used >> before[w] & 1):
                 continue
             for o, choice in enumerate(choices):
                 after = _take(have, choice, caps)
@@ -244,71 +256,62 @@ def activation_plans(state: StephensState, seat: int, place: int, *,
     visit(0, resources(cat, player), ())
     outcomes = list(first)
     if prune:
-        at_stake = max(p.vp for p in state.players) < state.army
-        outcomes = _undominated(outcomes, len(cat.accessories), at_stake, state.army)
+        outcomes = [a for a in outcomes
+                    if not any(b != a and _covers(b, a, at_stake, state.army)
+                               for b in outcomes)]
     return sorted((ActivationPlan(first[o], o) for o in outcomes), key=lambda p: p.steps)
 
 
-def _undominated(outcomes: list[Resources], accessory_types: int, at_stake: bool,
-                 army: int) -> list[Resources]:
-    """The outcomes no other outcome dominates.  ``b`` dominates ``a`` when it has at
-    least as much of each scalar, enough uncoloured cubes to make up every colour it
-    lacks and still match ``a``'s uncoloured ones (the same for accessories), and at
-    least as many VP, unless those extra VP reach the army (ending the game) while
-    ``a``'s do not and the end is not triggered yet.  Compared in blocks with numpy:
-    plans can number thousands."""
-    table = np.array(outcomes, dtype=np.int64)
-    scalars = table[:, [COIN, INFLUENCE, FOREST, DUNE]]
-    vp = table[:, VP]
-    groups = [(table[:, CUBE:ANY_CUBE], table[:, ANY_CUBE]),
-              (table[:, ACCESSORY:any_accessory(accessory_types)],
-               table[:, any_accessory(accessory_types)])]
-    keep: list[int] = []
-    for start in range(0, len(outcomes), _BLOCK):
-        block = slice(start, start + _BLOCK)
-        covers = (scalars[:, None, :] >= scalars[None, block, :]).all(axis=2)  # [b, a]
-        for coloured, uncoloured in groups:
-            lacking = np.maximum(coloured[None, block, :] - coloured[:, None, :], 0).sum(axis=2)
-            covers &= uncoloured[:, None] - uncoloured[None, block] >= lacking
-        vb, va = vp[:, None], vp[None, block]
-        ends = (vb >= army) & (va < army) if at_stake else np.zeros_like(covers)
-        dominated = covers & ((vb == va) | ((vb > va) & ~ends))
-        size = dominated.shape[1]
-        dominated[np.arange(start, start + size), np.arange(size)] = False  # not itself
-        keep.extend(int(i) + start for i in np.flatnonzero(~dominated.any(axis=0)))
-    return [outcomes[i] for i in keep]
-
-
-#: Outcomes compared at once when pruning (bounds the comparison table's memory).
-_BLOCK = 256
-
-
-def apply_activation(state: StephensState, seat: int, place: int, steps: Sequence[Step],
-                     cube_colours: Sequence[int] = (), accessory_types: Sequence[int] = ()
-                     ) -> None:
-    """Play ``steps`` for ``seat``, giving the cubes gained as "any cube" the colours
-    ``cube_colours`` and the "any accessory" gains the types ``accessory_types``."""
+def apply_plan(state: StephensState, seat: int, place: int, steps: Sequence[Step],
+               exclude: int = 0) -> tuple[Exchange, Exchange]:
+    """Play ``steps`` for ``seat``: coins, influence, VP and the tracks change now; the
+    returned exchanges of cubes and of accessories still need their colours and types
+    (:func:`exchanges`, :func:`apply_exchange`)."""
     cat = state.catalogue
-    outcome, reason = _run(state, seat, place, steps)
+    player = state.players[seat]
+    before = resources(cat, player)
+    outcome, reason = _run(state, seat, place, steps, exclude)
     if outcome is None:
         raise IllegalMoveError(reason or "impossible activation")
-    loose = any_accessory(len(cat.accessories))
-    if len(cube_colours) != outcome[ANY_CUBE] or len(accessory_types) != outcome[loose]:
-        raise IllegalMoveError(f"choose the colours of {outcome[ANY_CUBE]} cube(s) and the "
-                               f"types of {outcome[loose]} accessory(ies) gained as 'any'")
-    if any(not 0 <= c < len(COLOURS) for c in cube_colours) or any(
-            not 0 <= t < len(cat.accessories) for t in accessory_types):
-        raise IllegalMoveError("unknown cube colour or accessory type")
-    player = state.players[seat]
-    player.coins, player.influence, player.vp, player.forest, player.dune = outcome[:CUBE]
-    player.cubes = list(outcome[CUBE:ANY_CUBE])
-    player.accessories = list(outcome[ACCESSORY:loose])
-    for c in cube_colours:
-        player.cubes[c] += 1
-    for t in accessory_types:
-        player.accessories[t] += 1
+    player.coins, player.influence, player.vp, player.forest, player.dune = outcome[:CUBES]
+    out = []
+    for pool in (CUBES, ACCESSORIES):
+        gained = outcome[pool + 1]
+        out.append(Exchange(paid=before[pool] + gained - outcome[pool], gained=gained))
+    return out[0], out[1]
 
 
+# -- the colours of an exchange -------------------------------------------------------------
+def exchanges(held: Sequence[int], exchange: Exchange) -> list[tuple[int, ...]]:
+    """Every distinct change of ``held`` (cubes by colour, or accessories by type) an
+    exchange can make, as a delta per colour: ``paid`` items given up (from ``held``,
+    or from the items gained when ``held`` runs out) and ``gained`` items of any
+    colour.  A colour both given and gained is the same as neither, so each result is
+    listed once, paying and gaining disjoint colours, in a fixed order."""
+    kinds = len(held)
+    paid_held = min(exchange.paid, sum(held))
+    gained = exchange.gained - (exchange.paid - paid_held)
+    out: list[tuple[int, ...]] = []
+    for given in range(paid_held + 1):
+        taken = gained - paid_held + given
+        if taken < 0:
+            continue
+        for pay in combinations_with_replacement(range(kinds), given):
+            pay_counts = [pay.count(c) for c in range(kinds)]
+            if any(p > h for p, h in zip(pay_counts, held, strict=True)):
+                continue
+            free = [c for c in range(kinds) if not pay_counts[c]]
+            for gain in combinations_with_replacement(free, taken):
+                out.append(tuple(gain.count(c) - pay_counts[c] for c in range(kinds)))
+    return out
+
+
+def apply_exchange(held: list[int], delta: Sequence[int]) -> None:
+    for c, d in enumerate(delta):
+        held[c] += d
+
+
+# -- words ----------------------------------------------------------------------------------
 def describe_plan(state: StephensState, seat: int, place: int, steps: Sequence[Step]) -> str:
     """The steps in words: ``card: option; card: option``, or ``nothing``."""
     cat = state.catalogue
@@ -316,17 +319,5 @@ def describe_plan(state: StephensState, seat: int, place: int, steps: Sequence[S
     parts = []
     for w, o in steps:
         card = cat.professions[workers[w].card]
-        choice = _options_of(state, workers[w])[o]
-        parts.append(f"{card.id}: {_describe_choice(cat, choice)}")
+        parts.append(f"{card.id}: {card.benefit.options[o].describe(cat)}")
     return "; ".join(parts) or "nothing"
-
-
-def _describe_choice(cat: Catalogue, choice: Choice) -> str:
-    names = ["coin", "influence", "vp", "forest", "dune", *(f"{c} cube" for c in COLOURS),
-             "any cube", *cat.accessories, "any accessory"]
-
-    def words(vector: Resources) -> str:
-        return " + ".join(f"{n} {names[i]}" for i, n in enumerate(vector) if n)
-
-    return f"pay {words(choice.pay)}: {words(choice.gain)}" if any(choice.pay) \
-        else words(choice.gain)

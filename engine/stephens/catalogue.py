@@ -194,10 +194,11 @@ def _atoms(value: Any, where: str, accessories: tuple[str, ...], paying: bool) -
             if of != "any" and of not in names:
                 raise _fail(at, f"field {kind!r} must be 'any' or one of {', '.join(names)}, "
                                 f"got {of!r}")
-            # Trades ask for "any" cube or accessory (L1812-L1819, L1826-L1853); the
-            # activation plans rely on it to choose the colours of "any" gains last.
-            if paying and of != "any":
-                raise _fail(at, f"a trade pays 'any' {kind}, not {of!r}")
+            # The iconography gives and takes "any" cube or accessory only (L1812-L1822,
+            # L1832); the activation plans rely on it to choose colours after a plan.
+            if of != "any":
+                raise _fail(at, f"a profession {'pays' if paying else 'gives'} 'any' {kind}, "
+                                f"not {of!r}")
             # "When the icon does not depict any number, you gain or pay 1" (L1803).
             n = _field(item, "n", at, int, 1, 10) if "n" in item else 1
             atoms.append(Atom(kind, ANY if of == "any" else names.index(of), n))

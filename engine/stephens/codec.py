@@ -27,6 +27,7 @@ from engine.stephens.components import Catalogue
 from engine.stephens.frames import Frame
 from engine.stephens.placement import placement_holds
 from engine.stephens.setup import MAX_PLAYERS, MIN_PLAYERS
+from engine.stephens.stack import check_stack
 from engine.stephens.state import EMPTY, Player, StephensState
 from engine.stephens.vocabulary import (
     BLUE_DECK,
@@ -48,7 +49,8 @@ from engine.validation import expect, state_int
 
 GAME = "stephens"
 VERSION = 1
-STATE_FIELDS = ("game", "version", "num_players", "options", "rng", "round", "active", "army",
+STATE_FIELDS = ("game", "version", "num_players", "options", "rng", "round", "end_round",
+                "active", "army",
                 "furnaces", "small_factories", "professions", "places", "contracts",
                 "investments", "players", "decisions")
 PLAYER_FIELDS = ("coins", "influence", "vp", "forest", "dune", "cubes", "accessories",
@@ -78,6 +80,7 @@ def state_to_json(state: StephensState) -> dict[str, Any]:
         "options": {},
         "rng": format(state.rng[0], "016x"),
         "round": state.round,
+        "end_round": state.end_round,
         "active": state.active,
         "army": state.army,
         "furnaces": dict(zip(FURNACES, state.furnaces, strict=True)),
@@ -223,6 +226,7 @@ class _Reader:
                "rng must be a hex string of at most 16 digits")
         state.rng = [int(rng, 16) & MASK64]
         state.round = state_int(data["round"], "round", 1, BIG)
+        state.end_round = state_int(data["end_round"], "end_round", 0, BIG)
         state.active = state_int(data["active"], "active", 0, n - 1)
         stops = (cat.army.start, *cat.army.spaces)
         expect(data["army"] in stops and not isinstance(data["army"], bool),
@@ -246,6 +250,7 @@ class _Reader:
         state.decisions = [Frame.from_json(f, f"decisions[{i}]", n)
                            for i, f in enumerate(_list(data["decisions"], "decisions"))]
         self.workers(state)
+        check_stack(state)
         return state
 
     def professions(self, state: StephensState, data: Mapping[str, Any]) -> None:
@@ -325,7 +330,8 @@ class _Reader:
         data = _obj(data, where, PLAYER_FIELDS)
         unlocked = [0] * len(cat.disks)
         for i, name in enumerate(_list(data["unlocked"], f"{where}.unlocked")):
-            expect(name in cat.disk_ids, f"{where}.unlocked[{i}]: unknown disk {_short(name)}")
+            expect(isinstance(name, str) and name in cat.disk_ids,
+                   f"{where}.unlocked[{i}]: unknown disk {_short(name)}")
             disk = cat.disk_ids[name]
             expect(not unlocked[disk], f"{where}.unlocked[{i}]: {name} is listed twice")
             unlocked[disk] = 1
@@ -398,6 +404,9 @@ class _Reader:
                    f"players[{seat}].unlocked: {workers} workers on profession cards, but "
                    f"{player.disks_taken} disks are off the board and {pending} unlock "
                    f"decision(s) pending")
+            expect(workers <= len(cat.disks),
+                   f"players[{seat}]: {workers} workers on profession cards, but a player "
+                   f"board holds {len(cat.disks)} disks")
 
 
 def _display_cards(refs: _Refs, cat: Catalogue, values: list[Any], where: str, deck: int,

@@ -4,9 +4,9 @@ A frame is ``(kind, seat, context)``: the decision of ``kind`` that ``seat`` owe
 with a JSON-ready context (names to integers or lists of integers, catalogue
 indices of the public position).  The seat to move owns the top frame; finishing
 a decision pops it and resumes the frame below (an activation inside a turn, an
-ability unlock inside a supply bonus inside a reset, ...).  Piece 1 only needs the
-setup decisions; the turn and reset procedures add their kinds to
-:data:`FRAME_KINDS` with the context fields they keep.
+ability unlock inside a supply bonus inside a reset, ...).  The steps of the flow
+are frames too (:data:`PROCEDURES`: a turn, a reset phase), so the stack alone says
+where the game is; they run by themselves when they come on top.
 
 >>> frame = Frame.make("unlock", 2)
 >>> frame, frame.to_json()
@@ -15,6 +15,8 @@ setup decisions; the turn and reset procedures add their kinds to
 True
 >>> Frame.make("unlock", 0, cards=[4, 2]).get("cards")
 (4, 2)
+>>> Frame.make("effect", 1, factory=2).with_(factory=3).num("factory")
+3
 """
 
 from __future__ import annotations
@@ -23,16 +25,54 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.validation import expect
+from engine.validation import expect, short_repr
 
-#: Frame kinds and the context fields each keeps (sorted by name).
+#: Frame kinds and the context fields each keeps (sorted by name).  Kinds in
+#: :data:`PROCEDURES` are steps of the game's flow that run by themselves when they
+#: come on top (a turn, a reset phase); every other kind is a decision of its seat.
 FRAME_KINDS: dict[str, tuple[str, ...]] = {
     # Setup: take 1 accessory tile of your choice (L166-L169).
     "accessory": (),
     # A disk came off the player board (a master or apprentice was placed): choose
     # which, unlocking its ability (L286-L287, L618-L620).
     "unlock": (),
+    # The turn of the seat: stage 0 begins it, 1 ends it (after its action), 2 passes
+    # the turn to the next player (after the reset the turn triggered).
+    "turn": ("stage",),
+    # The turn's action (L208-L218); ``discarded``: the P1 discard was made (L876-L885).
+    "action": ("discarded",),
+    # 3 or 4 cubes from a small factory: that row, or an empty furnace's effect
+    # (L998-L1011).
+    "effect": ("factory",),
+    # Activated row (place): the seat's plan; ``used`` marks workers that already
+    # collected (a plan longer than one move holds).
+    "activation": ("place", "used"),
+    # After a plan: the colours of the cubes paid and gained as "any" (L1817-L1822),
+    # the types of the accessories (L1832); also the types of supply bonus accessories.
+    "cubes": ("gained", "paid"),
+    "accessories": ("gained", "paid"),
+    # Commit to contracts / fund investments (L323-L411, L818-L845): pile 0 contract,
+    # 1 investment, 2 either (a supply bonus); cards ``left`` to take; the discount and
+    # the discard of the cheapest card still available; the display space of the
+    # first card taken and the row it went to (-1: none yet).
+    "acquire": ("cheapest", "discount", "first", "left", "pile", "row"),
+    # Assign a worker as a supply bonus (L1851-L1853): create, reinforce or decline.
+    "assign": (),
+    # A reset phase (L941-L1262): the next step to run (1 army ... 7 fulfil, 8 done)
+    # and whether it is the final one.
+    "reset": ("final", "step"),
+    # R4: which investment columns to activate (L1089-L1138).
+    "columns": (),
+    # R6: supply the reserved cubes (L1200-L1216): the last combination supplied and
+    # the gains still to collect once every cube is placed.
+    "supply": ("accessories", "acquire", "assign", "influence", "last"),
+    # R6, after the assignments: the influence the combinations gave.
+    "influence": ("n",),
+    # R7: fulfil contracts (L1218-L1262); ``type``: lowest contract type still allowed.
+    "fulfil": ("type",),
 }
+#: Frames that are steps of the flow, run when they come on top; no seat decides them.
+PROCEDURES = frozenset({"turn", "reset", "influence"})
 
 ContextValue = int | tuple[int, ...]
 
@@ -57,6 +97,21 @@ class Frame:
                 return value
         raise KeyError(name)
 
+    def num(self, name: str) -> int:
+        """A context field that holds an integer."""
+        value = self.get(name)
+        assert isinstance(value, int), (self.kind, name)
+        return value
+
+    def with_(self, **changes: int) -> Frame:
+        """This frame with some context fields replaced."""
+        values = dict(self.context)
+        for name in changes:
+            if name not in values:
+                raise KeyError(name)
+        values.update(changes)
+        return Frame.make(self.kind, self.seat, **values)
+
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "seat": self.seat,
                 "context": {k: list(v) if isinstance(v, tuple) else v for k, v in self.context}}
@@ -66,8 +121,8 @@ class Frame:
         expect(isinstance(data, Mapping) and set(data) == {"kind", "seat", "context"},
                f"{where} must be an object with kind, seat and context")
         kind = data["kind"]
-        expect(kind in FRAME_KINDS, f"{where}.kind must be one of {', '.join(FRAME_KINDS)}, "
-                                    f"got {kind!r}")
+        expect(isinstance(kind, str) and kind in FRAME_KINDS,
+               f"{where}.kind must be one of {', '.join(FRAME_KINDS)}, got {short_repr(kind)}")
         seat = data["seat"]
         expect(isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < num_players,
                f"{where}.seat must be a seat 0..{num_players - 1}, got {seat!r}")

@@ -23,15 +23,34 @@ def _cards(ids: list[str | None]) -> str:
     return " ".join(i or "--" for i in ids) or "-"
 
 
+def _activation_options(view: Mapping[str, Any], cat: Catalogue, seat: int,
+                        place: int) -> list[str]:
+    """The options of the deciding player's workers in the activated row, numbered as
+    the ``activate CARD:OPTION`` moves name them."""
+    ids = cat.profession_ids
+    cards = sorted(ids[e["card"]] for e in view["places"][PLACES[place]]
+                   if seat in (e["master"], e["apprentice"]))
+    lines = []
+    for card in cards:
+        options = cat.professions[card].benefit.options
+        listed = "; ".join(f"{k + 1} = {o.describe(cat)}" for k, o in enumerate(options))
+        lines.append(f"    {cat.professions[card].id}: {listed}")
+    return lines
+
+
 def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
     """The position as ``view`` (an observation) shows it."""
-    lines = [f"Stephens, {view['num_players']} players, round {view['round']}, "
-             f"player {view['active'] + 1} to play; French army on {view['army']}"]
     decisions = view["decisions"]
+    whose = f"player {view['active'] + 1} to play" if decisions else "the game is over"
+    ending = f"; the end was triggered in round {view['end_round']}" if view["end_round"] else ""
+    lines = [f"Stephens, {view['num_players']} players, round {view['round']}, {whose}; "
+             f"French army on {view['army']}{ending}"]
     if decisions:
         top = decisions[-1]
         lines.append(f"waiting for player {top['seat'] + 1}: {top['kind']} "
                      f"({len(decisions)} decision(s) pending)")
+        if top["kind"] == "activation":
+            lines += _activation_options(view, cat, top["seat"], top["context"]["place"])
     lines.append("furnaces: " + "  ".join(
         f"{name} {n} {COLOURS[cat.furnaces[k].colour]}"
         for k, (name, n) in enumerate(view["furnaces"].items())))

@@ -3,14 +3,16 @@
 :func:`new_state` lays out the board and the player boards in the text's order and
 stops where the players' setup choices begin: each player's accessory tile
 (L166-L169) and the ability the master disk of their starting profession unlocks
-(L186-L193).  Those are decisions on the stack, made by moves (piece 2).  Seat 0
-holds the board with the starting player icon.
+(L186-L193).  Those are decisions on the stack, made by moves; below them waits
+the first turn.  Seat 0 holds the board with the starting player icon.
 
 >>> state = new_state(seed=1, num_players=4)
 >>> sorted(len(cards) for cards in state.places)
 [0, 0, 0, 0, 2, 2]
 >>> [(f.kind, f.seat) for f in reversed(state.decisions)][:5]
 [('accessory', 0), ('accessory', 1), ('accessory', 2), ('accessory', 3), ('unlock', 0)]
+>>> state.decisions[0]
+Frame(kind='turn', seat=0, context=(('stage', 0),))
 """
 
 from __future__ import annotations
@@ -76,9 +78,11 @@ def new_state(seed: int, num_players: int, catalogue: Catalogue | None = None) -
     state.box = sorted(starting)
 
     # The setup decisions, in the text's order: the accessory tiles (player setup),
-    # then the disks of the starting professions' masters.  The stack's top is last.
+    # then the disks of the starting professions' masters; below them the first
+    # turn, the start player's.  The stack's top is last.
     pending = [Frame.make("accessory", s) for s in range(num_players)]
     pending += [Frame.make("unlock", s) for s in range(num_players)]
+    pending.append(Frame.make("turn", 0, stage=0))
     state.decisions = pending[::-1]
     assert all(p in (FN_UL, FN_UR) or not state.places[p] for p in range(len(PLACES)))
     return state

@@ -7,9 +7,9 @@ A card's index is its position in the catalogue's tuple of that kind
 (``catalogue.professions``, ``.contracts``, ``.investments``); ``-1`` marks an
 empty space.
 
-Piece 1 of Stephens models the position, its serialization, what players see and
-the final score; the moves and the turn flow (piece 2) make it an
-:class:`engine.game.State`.
+It is the game's :class:`engine.game.State`: the protocol's methods hand over to
+the rule modules (:mod:`engine.stephens.rules` for moves, :mod:`.scoring`,
+:mod:`.information`, :mod:`.codec`).
 
 >>> from engine.stephens.setup import new_state
 >>> state = new_state(seed=3, num_players=2)
@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from engine.game import TERMINAL, Event, GameInfo, Outcome
+from engine.game import State as GameState
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.components import Catalogue
 from engine.stephens.frames import Frame
@@ -37,6 +39,17 @@ from engine.stephens.vocabulary import (
 )
 
 EMPTY = -1
+
+INFO = GameInfo(
+    name="stephens",
+    title="Stephens",
+    min_players=2,
+    max_players=4,
+    perfect_information=False,
+    has_chance=True,
+    description="Glassmakers of Marinha Grande: take glass and products, create professions, "
+                "commit to contracts and fund investments before the French army arrives.",
+)
 
 
 @dataclass
@@ -82,8 +95,14 @@ def new_player(catalogue: Catalogue) -> Player:
         placed_accessories=[0] * len(catalogue.accessories))
 
 
-class StephensState:
-    """A Stephens position.  Mutable; :meth:`clone` copies every list."""
+class StephensState(GameState):
+    """A Stephens position.  Mutable; :meth:`clone` copies every list.
+
+    The legal moves are kept until the next :meth:`apply`; code that changes a
+    position by hand calls :meth:`touched` afterwards.
+    """
+
+    info: ClassVar[GameInfo] = INFO
 
     def __init__(self, catalogue: Catalogue | None, num_players: int) -> None:
         self.catalogue = catalogue or default_catalogue()
@@ -91,6 +110,7 @@ class StephensState:
         self.num_players = num_players
         self.rng = [0]  # SplitMix64 state, boxed so helpers can advance it
         self.round = 1  # rounds counted from the start player, seat 0
+        self.end_round = 0  # the round in which the end was triggered; 0: not yet
         self.active = 0  # whose turn it is
         self.army = cat.army.start
         self.furnaces = [0] * len(cat.furnaces)
@@ -111,6 +131,8 @@ class StephensState:
         self.investment_discard: list[int] = []
         self.players: list[Player] = []
         self.decisions: list[Frame] = []  # the decision stack; the top is last
+        self._moves: list[int] | None = None  # legal moves, until the next change
+        self.last_rollout_steps = 0  # moves chosen by the last rollout(), for benchmarks
 
     # -- who decides ------------------------------------------------------------------
     def current_seat(self) -> int | None:
@@ -161,6 +183,81 @@ class StephensState:
         twin.decisions = list(self.decisions)  # frames are immutable
         return twin
 
+    def touched(self) -> None:
+        """Forget the legal moves worked out for this position (after a change by hand)."""
+        self._moves = None
+
+    # -- the game protocol ------------------------------------------------------------
+    def current_player(self) -> int:
+        return self.decisions[-1].seat if self.decisions else TERMINAL
+
+    def legal_moves(self) -> list[int]:
+        if self._moves is None:
+            from engine.stephens.flow import legal_moves
+
+            self._moves = legal_moves(self)
+        return list(self._moves)
+
+    def why_illegal(self, move: int) -> str | None:
+        from engine.stephens.flow import reason
+
+        if not isinstance(move, int) or isinstance(move, bool) or move < 0:
+            return f"{move!r} is not a move"
+        if move in self.legal_moves():
+            return None
+        return reason(self, move)
+
+    def apply(self, move: int) -> list[Event]:
+        from engine.game import IllegalMoveError
+        from engine.stephens.flow import play
+
+        reason = self.why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(reason)
+        events: list[Event] = []
+        self._moves = None
+        self._moves = play(self, move, events)
+        return events
+
+    def rollout(self, seed: int) -> Outcome:
+        # The base class's loop without the legality check: moves come from the list.
+        from engine.playout_rng import PlayoutRng
+        from engine.stephens.flow import play
+
+        rng = PlayoutRng(seed)
+        steps = 0
+        events: list[Event] = []
+        moves = self.legal_moves()
+        while moves:
+            self._moves = None
+            moves = play(self, moves[rng.below(len(moves))], events)
+            events.clear()
+            steps += 1
+        self._moves = moves
+        self.last_rollout_steps = steps
+        return self.outcome()
+
+    def move_to_text(self, move: int) -> str:
+        from engine.stephens.moves import move_to_text
+
+        return move_to_text(self, move)
+
+    def parse_move(self, text: str) -> int:
+        from engine.stephens.moves import parse_move
+
+        return parse_move(self, text)
+
+    def heuristic(self) -> list[float]:
+        from engine.stephens.heuristic import heuristic
+
+        return heuristic(self)
+
+    def audit(self) -> list[str]:
+        """What is wrong with this position, as sentences (empty when it is sound)."""
+        from engine.stephens.audit import audit
+
+        return audit(self)
+
     def to_json(self) -> dict[str, Any]:
         from engine.stephens.codec import state_to_json
 
@@ -174,7 +271,9 @@ class StephensState:
     def determinize(self, observer: int | None, rng: random.Random) -> StephensState:
         from engine.stephens.information import determinize
 
-        return determinize(self, observer, rng)
+        twin = determinize(self, observer, rng)
+        twin.touched()
+        return twin
 
     def render(self, observer: int | None = None) -> str:
         from engine.stephens.render import render_view

@@ -23,7 +23,7 @@ from clients.furnace_client import (
 
 def test_list_games(client: FurnaceClient) -> None:
     reply = client.list_games()
-    assert [g.name for g in reply.games] == ["samara", "oh-my-goods"]
+    assert [g.name for g in reply.games] == ["samara", "oh-my-goods", "stephens"]
     data = to_dict(reply)
     assert data["games"][0]["player_counts"] == [2, 3, 4, 5]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.stephens.abilities import unlockable_disks
 from engine.stephens.codec import state_from_json
+from engine.stephens.frames import Frame
 from engine.stephens.setup import new_state
 from engine.stephens.state import EMPTY, StephensState
 from engine.stephens.vocabulary import COLOURS, NOBODY, PLACES
@@ -11,7 +12,8 @@ from engine.stephens.vocabulary import COLOURS, NOBODY, PLACES
 
 def blank(num_players: int = 4, seed: int = 0) -> StephensState:
     """A set-up game with the setup decisions dropped and the starting professions
-    back in the box: an empty board, every player as player setup leaves them."""
+    back in the box: an empty board, every player as player setup leaves them, the
+    first player to choose an action."""
     state = new_state(seed, num_players)
     for cards in state.places:
         for card in cards:
@@ -19,7 +21,16 @@ def blank(num_players: int = 4, seed: int = 0) -> StephensState:
             state.box.append(card)
         cards.clear()
     state.box.sort()
-    state.decisions = []
+    turn_of(state, 0)
+    return state
+
+
+def turn_of(state: StephensState, seat: int) -> StephensState:
+    """Make it ``seat``'s turn, about to choose an action."""
+    state.active = seat
+    state.decisions = [Frame.make("turn", seat, stage=1),
+                       Frame.make("action", seat, discarded=0)]
+    state.touched()
     return state
 
 
@@ -100,3 +111,44 @@ def round_trip(state: StephensState) -> StephensState:
     twin = state_from_json(state.to_json())
     assert twin.to_json() == state.to_json()
     return twin
+
+
+def on_display(state: StephensState, pile: str, card_id: str, space: int) -> int:
+    """Put contract or investment ``card_id`` on display ``space``; the card that lay
+    there goes back on top of the deck."""
+    cat = state.catalogue
+    if pile == "contract":
+        card, deck, display = cat.contract_ids[card_id], state.contract_deck, \
+            state.contract_display
+    else:
+        card, deck, display = cat.investment_ids[card_id], state.investment_deck, \
+            state.investment_display
+    if card in display:
+        display[display.index(card)] = display[space]
+    else:
+        deck.remove(card)
+        deck.append(display[space])
+    display[space] = card
+    state.touched()
+    return card
+
+
+def profession_on_display(state: StephensState, card_id: str, space: int) -> int:
+    """Put profession ``card_id`` on profession display ``space`` (0-3, left to right);
+    the card there goes to the bottom of its deck."""
+    card = prof(state, card_id)
+    colour = state.catalogue.professions[card].deck
+    _take_profession(state, card)
+    if state.profession_display[space] != EMPTY:
+        state.profession_decks[colour].insert(0, state.profession_display[space])
+    state.profession_display[space] = card
+    state.touched()
+    return card
+
+
+def play(state: StephensState, *texts: str) -> list[str]:
+    """Play moves given in words; returns the events' texts."""
+    out = []
+    for text in texts:
+        out += [str(e) for e in state.apply_text(text)]
+    return out

@@ -251,6 +251,10 @@ def _pay_pink(d):
     entry(d, "professions", "doctor")["benefit"]["pay"] = [{"cube": "pink"}]
 
 
+def _gain_green(d):
+    entry(d, "professions", "carter")["benefit"]["gain"] = [{"cube": "green"}]
+
+
 def _empty_contract(d):
     entry(d, "contracts", "uk-01")["cubes"] = {}
 
@@ -285,8 +289,10 @@ def _unknown_accessory(d):
                         r"belongs on the left side, not the right"),
     (_wrong_start_split, "professions: 2 starting professions belong on the left side, not 3"),
     (_pay_vp, r"professions\[15\] \(baker\)\.benefit\.pay\[0\]: victory points cannot be paid"),
-    (_pay_pink, r"professions\[3\] \(doctor\)\.benefit\.pay\[0\]: a trade pays 'any' cube, "
-                r"not 'pink'"),
+    (_pay_pink, r"professions\[3\] \(doctor\)\.benefit\.pay\[0\]: a profession pays 'any' "
+                r"cube, not 'pink'"),
+    (_gain_green, r"professions\[16\] \(carter\)\.benefit\.gain\[0\]: a profession gives "
+                  r"'any' cube, not 'green'"),
     (_empty_contract, r"contracts\[26\] \(uk-01\): fields 'cubes' and 'accessories': a "
                       r"contract requires something"),
     (_unknown_accessory, r"contracts\[4\] \(crown-05\): field 'accessories' has unknown "

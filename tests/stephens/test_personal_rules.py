@@ -15,15 +15,18 @@ from engine.stephens.abilities import (
     unlockable_disks,
 )
 from engine.stephens.activation import (
-    ANY_CUBE,
-    CUBE,
+    CUBES,
+    CUBES_GAINED,
     DUNE,
     INFLUENCE,
     VP,
+    Exchange,
     activation_plans,
     activation_reason,
-    apply_activation,
+    apply_exchange,
+    apply_plan,
     describe_plan,
+    exchanges,
     plan_outcome,
     row_workers,
 )
@@ -38,7 +41,7 @@ from engine.stephens.investments import (
 from engine.stephens.placement import placement_reason, reinforce_reason
 from engine.stephens.state import StephensState
 from engine.stephens.supply import supply_factories, supply_plans, supply_reason
-from engine.stephens.vocabulary import FN_UL, FN_UR, SF_LL, SF_LR, SF_UL, SMALL_FACTORIES, WHITE
+from engine.stephens.vocabulary import FN_UL, FN_UR, SF_LL, SF_LR, SF_UL, SMALL_FACTORIES
 from tests.stephens.helpers import attach, blank, contract, cubes, give_investment, prof
 
 ANDRE, PEDRO, ANGELA, MARIA = range(4)
@@ -282,10 +285,10 @@ def test_e5_gain_then_trade_is_available_and_the_opposite_order_is_not() -> None
     assert "cannot pay" in (activation_reason(state, ANDRE, FN_UL, trade_then_gain) or "")
     outcome = plan_outcome(state, ANDRE, FN_UL, gain_then_trade)
     assert outcome is not None and (outcome[INFLUENCE], outcome[DUNE]) == (0, dune + 1)
-    apply_activation(state, ANDRE, FN_UL, gain_then_trade)
+    apply_plan(state, ANDRE, FN_UL, gain_then_trade)
     assert (andre.influence, andre.dune) == (0, dune + 1)
     with pytest.raises(IllegalMoveError):
-        apply_activation(state, ANDRE, FN_UL, trade_then_gain)
+        apply_plan(state, ANDRE, FN_UL, trade_then_gain)
 
 
 def test_orders_reaching_one_outcome_are_offered_once() -> None:
@@ -320,35 +323,43 @@ def test_any_cube_colours_are_chosen_after_the_plan() -> None:
     attach(state, "carter", "FN-UL", 0)  # any 1 cube
     attach(state, "engraver", "FN-UL", 0)  # any 1 accessory, or any 2 cubes
     (best,) = [p for p in activation_plans(state, 0, FN_UL) if len(p.steps) == 2
-               and p.outcome[ANY_CUBE] == 3]
+               and p.outcome[CUBES_GAINED] == 3]
     assert describe_plan(state, 0, FN_UL, best.steps) == (
         "carter: 1 any cube; engraver: 2 any cube")
     assert texts(state, 0) == ["carter: 1 any cube; engraver: 1 any accessory",
                                "carter: 1 any cube; engraver: 2 any cube"]
-    with pytest.raises(IllegalMoveError, match="choose the colours of 3 cube"):
-        apply_activation(state, 0, FN_UL, best.steps, cube_colours=[0])
-    apply_activation(state, 0, FN_UL, best.steps, cube_colours=[4, 4, 1])
+    cube_exchange, accessory_exchange = apply_plan(state, 0, FN_UL, best.steps)
+    assert (cube_exchange, accessory_exchange) == (Exchange(0, 3), Exchange(0, 0))
+    assert state.players[0].cubes == cubes()  # the colours are still to choose
+    options = exchanges(state.players[0].cubes, cube_exchange)
+    assert len(options) == 56  # 3 cubes of 6 colours
+    apply_exchange(state.players[0].cubes, (0, 1, 0, 0, 2, 0))
     assert state.players[0].cubes == cubes(pink=2, blue=1)
 
 
-def test_any_cube_payments_take_any_colour_or_an_uncoloured_gain() -> None:
+def test_any_cube_payments_are_coloured_after_the_plan_too() -> None:
     state = blank(2)
     attach(state, "carter", "FN-UL", 0)  # any 1 cube
     attach(state, "doctor", "FN-UL", 0)  # pay any 1 cube: 3 influence
     grant(state, 0, "I5")
     me = state.players[0]
     me.cubes = cubes(white=1)
-    # Paying with the carter's cube before it is coloured leaves one white cube: no
-    # better than paying the white cube and keeping the carter's cube of any colour.
+    # One plan pays a cube and gains one: which colours is decided after it.
     plans = {describe_plan(state, 0, FN_UL, p.steps): p.outcome
              for p in activation_plans(state, 0, FN_UL)}
     assert set(plans) == {"carter: 1 any cube",
-                          "doctor: pay 1 white cube: 3 influence; carter: 1 any cube"}
-    outcome = plans["doctor: pay 1 white cube: 3 influence; carter: 1 any cube"]
-    assert (outcome[INFLUENCE], outcome[ANY_CUBE], outcome[CUBE + WHITE]) == (5, 1, 0)
+                          "doctor: pay 1 any cube: 3 influence; carter: 1 any cube"}
+    outcome = plans["doctor: pay 1 any cube: 3 influence; carter: 1 any cube"]
+    assert (outcome[INFLUENCE], outcome[CUBES], outcome[CUBES_GAINED]) == (5, 1, 1)
+    # paying the white cube and gaining one of any colour, or keeping the white cube
+    options = exchanges(me.cubes, Exchange(paid=1, gained=1))
+    assert (0, 0, 0, 0, 0, 0) in options and (1, 0, -1, 0, 0, 0) in options
+    assert len(options) == 6
     me.cubes = cubes()
+    # without a cube of its own the trade needs the carter's cube first
     assert texts(state, 0) == ["carter: 1 any cube",
                                "carter: 1 any cube; doctor: pay 1 any cube: 3 influence"]
+    assert exchanges(me.cubes, Exchange(paid=1, gained=1)) == [(0, 0, 0, 0, 0, 0)]
 
 
 def test_gains_beyond_the_cap_are_lost() -> None:

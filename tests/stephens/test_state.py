@@ -56,10 +56,11 @@ def test_setup_lays_out_the_board_as_the_rulebook_says(players: int) -> None:
         assert place == (FN_UL if cat.professions[card].side == 0 else FN_UR)
         assert cat.professions[card].deck == 2
     assert len(state.box) == 4 - players
-    # The setup decisions wait: accessories, then the starting masters' disks.
+    # The setup decisions wait: accessories, then the starting masters' disks; then the
+    # start player's first turn.
     order = [(f.kind, f.seat) for f in reversed(state.decisions)]
     assert order == ([("accessory", s) for s in range(players)]
-                     + [("unlock", s) for s in range(players)])
+                     + [("unlock", s) for s in range(players)] + [("turn", 0)])
     assert state.current_seat() == 0
 
 
@@ -113,9 +114,12 @@ def busy_position() -> StephensState:
     state.profession_discards[1].append(state.profession_display[3])
     state.profession_display[3] = EMPTY
     state.factories[2] = [0, 1, 3]
-    state.furnaces = [0, 2, 1, 4]
+    state.furnaces = [1, 2, 1, 4]
     state.army, state.round, state.active = 45, 3, 2
-    state.decisions = [Frame.make("accessory", 1)]
+    # P3 triggered a reset; P1 is to supply the cubes reserved on investments.
+    state.decisions = [Frame.make("turn", 2, stage=2), Frame.make("reset", 2, step=7, final=0),
+                       Frame.make("supply", 0, last=-1, accessories=0, influence=0, assign=0,
+                                  acquire=0)]
     return state
 
 
@@ -197,9 +201,9 @@ def broken(mutate) -> dict[str, Any]:
      r"players\[2\]\.unlocked: 2 workers on profession cards, but 2 disks are off the board "
      r"and 1 unlock decision\(s\) pending"),
     (lambda d: d["decisions"].append({"kind": "fly", "seat": 0, "context": {}}),
-     r"decisions\[1\]\.kind must be one of"),
+     r"decisions\[3\]\.kind must be one of"),
     (lambda d: d["decisions"].append({"kind": "accessory", "seat": 0, "context": {"x": 1}}),
-     r"decisions\[1\]\.context of a 'accessory' frame holds nothing"),
+     r"decisions\[3\]\.context of a 'accessory' frame holds nothing"),
     (lambda d: d["places"]["SF-LL"].append({"card": "stoker", "master": 0, "apprentice": None}),
      r"places\.FN-UL\[1\]\.card: profession 'stoker' is also at places\.SF-LL\[1\]"),
     (lambda d: d["places"]["SF-UL"].append({"card": pull(d, "chair-caner"), "master": 1,
@@ -275,7 +279,7 @@ def test_determinize_does_not_peek_at_the_hidden_order() -> None:
 def test_render_draws_the_observation() -> None:
     state = busy_position()
     text = state.render(0)
-    assert "French army on 45" in text and "waiting for player 2: accessory" in text
+    assert "French army on 45" in text and "waiting for player 1: supply" in text
     assert "fishwife[P2+P1]" in text and "fulfilled crown: crown-02" in text
     assert "deck" in text and str(state.contract_deck[-1]) not in text.split()
     assert state.render(None) == state.render(1)
