@@ -146,6 +146,18 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
     return 0 if report["mismatches"] == 0 else 1
 
 
+def _cmd_check_games(args: argparse.Namespace) -> int:
+    from engine import registry
+    from engine.cli.checkgames import check_games
+
+    name = registry.get_game(args.game).info.name
+    progress = None if args.quiet else _progress_bar(f"check-games {name}")
+    report = check_games(name, args.players, args.games, args.seed, _options(args.options),
+                         workers=args.workers, progress=progress)
+    print(json.dumps(report))
+    return 0 if report["problems"] == 0 and report["unfinished"] == 0 else 1
+
+
 def _cmd_fuzz_states(args: argparse.Namespace) -> int:
     from engine import registry
     from engine.fuzz import fuzz
@@ -238,6 +250,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_check_kernel)
+
+    p = sub.add_parser("check-games",
+                       help="play random games, checking the protocol after every move")
+    p.add_argument("game")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--options", help="game options, e.g. powers=false")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_check_games)
 
     p = sub.add_parser(
         "fuzz-states",

@@ -1,10 +1,17 @@
 """``furnace bench``: engine, kernel and search speed, measured in one run.
 
-Both engines count the moves their playouts make (``last_rollout_steps``); the
+Both engines count the moves their playouts make (``last_rollout_steps``, or the
+plies a plain random game takes for a game whose states do not count them); the
 playouts are the same games on both paths (same seeds, same random stream).
 
+Every game gets the pure-Python figures of the protocol's operations on the
+positions of random games: plies per game, ``legal_moves``, ``apply`` and
+``clone`` calls per second.  A state that keeps its legal moves between calls has
+them worked out afresh for the measure (it says how through ``touched()``).
+
 Ratios (kernel vs pure Python) are the figures to compare across machines: both
-sides are measured back to back on the same machine.
+sides are measured back to back on the same machine.  Without a kernel the search
+measure stops at ``seconds`` too, whatever the iteration budget.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.game import Game, State
+from engine.playout_rng import PlayoutRng
 from engine.search import search_for, search_kind
 
 
@@ -39,9 +47,12 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
         while elapsed < seconds or games < 3:
             state = make_state(games)
             start = time.perf_counter()
-            state.rollout(games)
+            if hasattr(state, "last_rollout_steps"):
+                state.rollout(games)
+                steps += state.last_rollout_steps
+            else:
+                steps += _random_game(state, games)
             elapsed += time.perf_counter() - start
-            steps += state.last_rollout_steps  # type: ignore[attr-defined]
             games += 1
         return steps / elapsed, games
 
@@ -53,6 +64,8 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
         "python_steps_per_s": round(python_rate),
         "python_games": python_games,
     }
+    say(f"pure-Python legal_moves, apply and clone for {seconds:g} s ...")
+    report.update(_operations(reference, seconds))
     kernel = game.kernel_available()
     if kernel:
         say(f"kernel playouts for {seconds:g} s ...")
@@ -87,9 +100,56 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
                           determinize_speedup=round(kernel_det / python_det, 1))
     kind = search_kind(opening)  # MCTS, or ISMCTS for hidden-information games
     say(f"{kind.upper()}, {mcts_iterations} iterations from a {players}-player opening ...")
+    budget: dict[str, Any] = {"iterations": mcts_iterations, "seed": 0}
+    if not kernel:
+        budget["time_limit"] = max(seconds, 1.0)
     start = time.perf_counter()
-    analysis = search_for(opening, iterations=mcts_iterations, seed=0)
+    analysis = search_for(opening, **budget)
     elapsed = time.perf_counter() - start
     report[f"{kind}_iterations_per_s"] = round(analysis.iterations / elapsed)
     report["search_path"] = "kernel" if kernel else "python"
     return report
+
+
+def _random_game(state: State, seed: int) -> int:
+    """Play random moves to the end (the playout stream); returns the plies."""
+    rng = PlayoutRng(seed)
+    plies = 0
+    while not state.is_terminal():
+        moves = state.legal_moves()
+        state.apply(moves[rng.below(len(moves))])
+        plies += 1
+    return plies
+
+
+def _operations(make_state: Callable[[int], State], seconds: float) -> dict[str, Any]:
+    """Plies per random game and pure-Python calls per second of ``legal_moves``,
+    ``apply`` and ``clone``, over the positions of random games."""
+    timing = {"legal_moves": 0.0, "apply": 0.0, "clone": 0.0}
+    calls = 0
+    plies: list[int] = []
+    while sum(timing.values()) < seconds or len(plies) < 3:
+        state = make_state(len(plies))
+        rng = PlayoutRng(len(plies))
+        count = 0
+        while not state.is_terminal():
+            start = time.perf_counter()
+            twin = state.clone()
+            timing["clone"] += time.perf_counter() - start
+            forget = getattr(twin, "touched", None)
+            if callable(forget):
+                forget()
+            start = time.perf_counter()
+            moves = twin.legal_moves()
+            timing["legal_moves"] += time.perf_counter() - start
+            move = moves[rng.below(len(moves))]
+            start = time.perf_counter()
+            state.apply(move)
+            timing["apply"] += time.perf_counter() - start
+            count += 1
+        calls += count
+        plies.append(count)
+    return {"python_plies_per_game": round(sum(plies) / len(plies), 1),
+            "python_legal_moves_per_s": round(calls / timing["legal_moves"]),
+            "python_apply_per_s": round(calls / timing["apply"]),
+            "python_clone_per_s": round(calls / timing["clone"])}

@@ -254,7 +254,8 @@ def activate_row(state: StephensState, place: int, first: int, events: list[Even
     n = state.num_players
     order = [(first + k) % n for k in range(n)]
     deciders = [s for s in order if row_workers(state, s, place)]
-    events.append(Event(f"the row of {PLACES[place]} is activated"))
+    events.append(Event(f"the row of {PLACES[place]} is activated"
+                        + ("" if deciders else " (no worker there)")))
     for seat in reversed(deciders):
         state.decisions.append(Frame.make("activation", seat, place=place, used=0))
 
