@@ -134,6 +134,11 @@ class _Stack:
         else:
             raise self.fail("the bottom frame is the turn or the final reset", 0)
         self.done()
+        from engine.stephens.flow import legal_moves
+
+        if len(legal_moves(state)) < 2:
+            raise self.fail(f"the {top.kind!r} decision on top must offer a choice (a single "
+                            f"option is played at once)", len(self.frames) - 1)
 
     def game_end(self) -> None:
         state = self.state
