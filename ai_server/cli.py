@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from ai_server import fuzz, security
+from ai_server import fuzz, observe, security
 from ai_server.config import ServerConfig, default_workers
 
 _DEFAULTS = ServerConfig()
@@ -65,11 +65,30 @@ def add_commands(subparsers: Any) -> None:
                         default=_DEFAULTS.max_concurrent_rpcs,
                         help="RPCs in progress at once before RESOURCE_EXHAUSTED "
                         "(default %(default)d)")
+    parser.add_argument("--worker-nice", type=int, default=_DEFAULTS.worker_nice,
+                        help="scheduling priority steps the search workers run below the "
+                        "front process, so cheap calls never wait behind searches "
+                        "(0..19, default %(default)d)")
     parser.add_argument("--log-level", default="INFO",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
+    group = parser.add_argument_group("observability")
+    group.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
+                       help="serve Prometheus metrics at http://HOST:PORT/metrics "
+                       "(0: any free port; default: off)")
+    group.add_argument("--metrics-host", default=None, metavar="HOST",
+                       help="address of the metrics endpoint (default: --host)")
+    group.add_argument("--health-port", type=int, default=None, metavar="PORT",
+                       help="also serve the health service alone, in plaintext, on this "
+                       "port (for probes that cannot speak TLS; default: off)")
+    group.add_argument("--access-log", nargs="?", const="-", default=None, metavar="FILE",
+                       help="one JSON line per call (logger furnace.access) on standard "
+                       "error, or appended to FILE (default: off)")
     security.add_arguments(parser)
     parser.set_defaults(func=run_serve)
     fuzz.add_command(subparsers)
+    from ai_server.loadtest import cli as loadtest_cli
+
+    loadtest_cli.add_command(subparsers)
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -88,11 +107,16 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_searches_per_client=args.max_searches_per_client,
         max_search_memory_bytes=int(args.max_search_memory_mb * (1 << 20)),
         max_concurrent_rpcs=args.max_concurrent_rpcs,
+        worker_nice=args.worker_nice,
     )
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be in 0..65535, not {args.port}")
+    for flag in ("metrics_port", "health_port"):
+        value = getattr(args, flag, None)
+        if value is not None and not 0 <= value <= 65535:
+            raise ValueError(f"--{flag.replace('_', '-')} must be in 0..65535, not {value}")
     return config.resolved()
 
 
@@ -110,14 +134,30 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"furnace serve: warning: {warning}", file=sys.stderr)
     logging.basicConfig(level=getattr(logging, args.log_level, logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        observe.configure_access_log(args.access_log)
+    except OSError as exc:
+        print(f"furnace serve: error: cannot open the access log: {exc}", file=sys.stderr)
+        return 2
 
     def ready(port: int) -> None:
         print(f"furnace server listening on {args.host}:{port} "
               f"({config.workers} workers; {hosting.describe()}); Ctrl-C to stop",
               file=sys.stderr, flush=True)
 
+    def started(server: Any) -> None:
+        if server.metrics is not None and server.metrics.port is not None:
+            host = args.metrics_host or args.host
+            print(f"furnace server metrics on http://{host}:{server.metrics.port}/metrics",
+                  file=sys.stderr, flush=True)
+        if server.health_port is not None:
+            print(f"furnace server health service (plaintext) on {args.host}:"
+                  f"{server.health_port}", file=sys.stderr, flush=True)
+
     try:
-        asyncio.run(serve(args.host, args.port, config=config, ready=ready, security=hosting))
+        asyncio.run(serve(args.host, args.port, config=config, ready=ready, started=started,
+                          security=hosting, metrics_port=args.metrics_port,
+                          metrics_host=args.metrics_host, health_port=args.health_port))
     except OSError as exc:
         print(f"furnace serve: error: {exc}", file=sys.stderr)
         return 2

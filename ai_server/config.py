@@ -27,6 +27,9 @@ class ServerConfig:
     #: A search stops (answering its best move so far) when its worker's resident
     #: memory passes this many bytes.
     max_search_memory_bytes: int = 1 << 30
+    #: Scheduling priority steps (``nice``) the search workers run below the server's
+    #: front process, so that cheap calls never wait behind searches for a core.
+    worker_nice: int = 10
     #: RPCs in progress at once (health checks and streams included); more are
     #: refused by gRPC with RESOURCE_EXHAUSTED.
     max_concurrent_rpcs: int = 256
@@ -71,6 +74,8 @@ class ServerConfig:
                      "max_searches_per_client"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)!r}")
+        if not 0 <= self.worker_nice <= 19:
+            raise ValueError(f"worker_nice must be in 0..19, not {self.worker_nice!r}")
         if self.default_iterations > self.max_iterations:
             raise ValueError("default_iterations is more than max_iterations")
         if self.default_playouts > self.max_playouts:

@@ -161,11 +161,12 @@ class SearchPool:
 
     ``max_queue_wait`` (seconds) is the longest a job may wait for a worker,
     ``max_per_client`` the most jobs one client may have outstanding (0: no limit),
-    ``memory_limit`` the resident memory in bytes past which a search stops (0: none).
+    ``memory_limit`` the resident memory in bytes past which a search stops (0: none),
+    ``nice`` how many steps below this process's scheduling priority the workers run.
     """
 
     def __init__(self, workers: int, max_queue: int, *, max_queue_wait: float = 10.0,
-                 max_per_client: int = 0, memory_limit: int = 0) -> None:
+                 max_per_client: int = 0, memory_limit: int = 0, nice: int = 0) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         if max_queue < 0:
@@ -176,6 +177,7 @@ class SearchPool:
         self.max_queue_wait = max_queue_wait
         self.max_per_client = max_per_client
         self.memory_limit = memory_limit
+        self.nice = nice
         self._ctx = multiprocessing.get_context("spawn")
         self.flags = self._ctx.RawArray("b", workers)
         self._lock = threading.Lock()
@@ -257,27 +259,46 @@ class SearchPool:
         latest = min(now + self.max_queue_wait, stop_by)
         start_by = latest if start_by is None else min(start_by, latest)
         with self._lock:
-            if self._closing:
-                raise _shutting_down("no new searches are started")
-            mine = [j for j in self._jobs() if j.client == client]
-            if self.max_per_client and len(mine) >= self.max_per_client:
-                running = [j for j in mine if j.started is not None]
-                raise exhausted(
-                    f"too many searches from this client: {len(mine)} running or waiting, "
-                    f"at most {self.max_per_client}",
-                    errors.CLIENT_QUOTA, self._retry_after(running or self._running(), now),
-                    max_searches_per_client=str(self.max_per_client))
-            if self._running_count() + len(self._queue) >= self.capacity:
-                raise exhausted(
-                    f"too many searches: {self.workers} running and {self.max_queue} waiting",
-                    errors.QUEUE_FULL, self._retry_after(self._running(), now),
-                    workers=str(self.workers), max_queue=str(self.max_queue))
+            refusal = self._refusal(client, now)
+            if refusal is not None:
+                raise refusal
             job = Job(self, fn, args, kwargs, client=client, stop_by=stop_by,
                       start_by=start_by, timed=timed, progress=progress)
             self._queue.append(job)
             self._clients[client] += 1
         self._wake()
         return job
+
+    def admit(self, client: str = "") -> None:
+        """Raise the refusal :meth:`submit` would raise for ``client`` right now, if any.
+
+        The server asks before it decodes a search request's position, so that a
+        full pool refuses at once, without doing any work for the call (``submit``
+        checks again: this reserves nothing).
+        """
+        with self._lock:
+            refusal = self._refusal(client, time.monotonic())
+        if refusal is not None:
+            raise refusal
+
+    def _refusal(self, client: str, now: float) -> errors.RequestError | None:
+        """Why a job of ``client`` cannot be queued now, or None (lock held)."""
+        if self._closing:
+            return _shutting_down("no new searches are started")
+        mine = [j for j in self._jobs() if j.client == client] if self.max_per_client else []
+        if self.max_per_client and len(mine) >= self.max_per_client:
+            running = [j for j in mine if j.started is not None]
+            return exhausted(
+                f"too many searches from this client: {len(mine)} running or waiting, "
+                f"at most {self.max_per_client}",
+                errors.CLIENT_QUOTA, self._retry_after(running or self._running(), now),
+                max_searches_per_client=str(self.max_per_client))
+        if self._running_count() + len(self._queue) >= self.capacity:
+            return exhausted(
+                f"too many searches: {self.workers} running and {self.max_queue} waiting",
+                errors.QUEUE_FULL, self._retry_after(self._running(), now),
+                workers=str(self.workers), max_queue=str(self.max_queue))
+        return None
 
     def _jobs(self) -> list[Job]:
         running = [w.job for w in self._slots if w is not None and w.job is not None]
@@ -482,7 +503,7 @@ class SearchPool:
         process = self._ctx.Process(
             target=worker.worker_main,
             args=(child_conn, self._lifeline_r, self.flags, slot, os.getpid(),
-                  self.memory_limit),
+                  self.memory_limit, self.nice),
             name=f"furnace-worker-{slot}", daemon=True)
         try:
             process.start()

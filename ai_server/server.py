@@ -12,7 +12,10 @@
   refused and in-flight calls get ``grace`` seconds to finish; searches still running
   near its end answer their best move so far (:meth:`FurnaceServer.stop`).
 * ``security=`` (:class:`~ai_server.security.SecurityConfig`) adds TLS, mutual
-  TLS and bearer tokens, or turns reflection off.  Requests reach the servicer
+  TLS and bearer tokens, or turns reflection off.
+* Every call is counted in the server's Prometheus metrics and, when the
+  ``furnace.access`` logger is enabled, logged as one JSON line
+  (:mod:`ai_server.observe`); ``metrics_port=`` serves the metrics over HTTP.  Requests reach the servicer
   through :mod:`ai_server.wire`: size-checked, parsed off the event loop and
   counted before any game code runs.
 """
@@ -33,6 +36,7 @@ from grpc_reflection.v1alpha import reflection
 
 from ai_server import wire
 from ai_server.config import ServerConfig
+from ai_server.observe import ObservingInterceptor, ServerMetrics
 from ai_server.pool import SearchPool
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.security import SecurityConfig
@@ -53,8 +57,15 @@ class FurnaceServer:
 
     def __init__(self, grpc_server: grpc.aio.Server, servicer: FurnaceServicer,
                  health_servicer: Any, pool: SearchPool, config: ServerConfig,
-                 port: int) -> None:
+                 port: int, metrics: ServerMetrics | None = None,
+                 health_server: grpc.aio.Server | None = None,
+                 health_port: int | None = None) -> None:
         self.grpc_server = grpc_server
+        self.metrics = metrics
+        #: A plaintext server of the health service alone (``health_port``), for
+        #: probes that cannot speak TLS (Kubernetes' gRPC probes).
+        self.health_server = health_server
+        self.health_port = health_port
         self.servicer = servicer
         self.health = health_servicer
         self.pool = pool
@@ -64,6 +75,8 @@ class FurnaceServer:
 
     async def start(self) -> None:
         await self.grpc_server.start()
+        if self.health_server is not None:
+            await self.health_server.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, SERVING)
 
@@ -90,9 +103,13 @@ class FurnaceServer:
         try:
             await self.grpc_server.stop(grace)
         finally:
+            if self.health_server is not None:
+                await self.health_server.stop(0)
             timer.cancel()
             self.servicer.close()
             await asyncio.to_thread(self.pool.close)
+            if self.metrics is not None:
+                await asyncio.to_thread(self.metrics.close)
 
     async def wait_for_termination(self) -> None:
         await self.grpc_server.wait_for_termination()
@@ -108,6 +125,9 @@ async def create_server(
     warm: bool = True,
     security: SecurityConfig | None = None,
     wire_limits: wire.WireLimits | None = None,
+    metrics_port: int | None = None,
+    metrics_host: str | None = None,
+    health_port: int | None = None,
     **settings: Any,
 ) -> tuple[FurnaceServer, int]:
     """Build a server bound to ``host:port`` (0: any free port); returns it and the port.
@@ -117,21 +137,30 @@ async def create_server(
     ``max_iterations=``, ``max_time=``) override ``config``.  ``warm`` starts every
     worker process before returning.  ``security`` sets TLS, tokens and reflection
     (default: plaintext, no tokens, reflection on); ``wire_limits`` the request
-    limits checked before the servicer.  Call ``await server.start()`` to serve.
+    limits checked before the servicer.  ``metrics_port`` (0: any free port) serves
+    the Prometheus metrics on ``metrics_host`` (default: ``host``), at
+    ``server.metrics.port``.  ``health_port`` (0: any) serves the health service
+    alone, in plaintext, on ``host`` too (``server.health_port``): for probes that
+    cannot speak TLS.  Call ``await server.start()`` to serve.
     """
     security = security or SecurityConfig()
     config = (config or ServerConfig()).with_overrides(
         workers=workers, max_queue=max_queue, **settings).resolved()
     pool = SearchPool(config.workers, config.max_queue, max_queue_wait=config.max_queue_wait,
                       max_per_client=config.max_searches_per_client,
-                      memory_limit=config.max_search_memory_bytes)
+                      memory_limit=config.max_search_memory_bytes, nice=config.worker_nice)
+    metrics = ServerMetrics(pool, config.workers)
+    health_server: grpc.aio.Server | None = None
+    health_bound: int | None = None
     try:
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ]
-        grpc_server = grpc.aio.server(options=options, interceptors=security.interceptors(),
+        # The observer comes first: it sees every call, those the token check refuses too.
+        interceptors = [ObservingInterceptor(metrics), *security.interceptors()]
+        grpc_server = grpc.aio.server(options=options, interceptors=interceptors,
                                       maximum_concurrent_rpcs=config.max_concurrent_rpcs)
         servicer = FurnaceServicer(config, pool)
         wire.add_service(servicer, grpc_server, wire_limits)
@@ -150,12 +179,31 @@ async def create_server(
             raise OSError(f"cannot listen on {address}: {exc}") from None
         if not bound:
             raise OSError(f"cannot listen on {address}")
+        if health_port is not None:
+            health_server = grpc.aio.server(interceptors=[ObservingInterceptor(metrics)])
+            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, health_server)
+            health_address = f"[{host}]:{health_port}" if ":" in host and \
+                not host.startswith("[") else f"{host}:{health_port}"
+            try:
+                health_bound = health_server.add_insecure_port(health_address)
+            except RuntimeError as exc:
+                raise OSError(f"cannot listen on {health_address}: {exc}") from None
+            if not health_bound:
+                raise OSError(f"cannot listen on {health_address}")
+        if metrics_port is not None:
+            try:
+                metrics.serve(metrics_port, metrics_host or host)
+            except OSError as exc:
+                raise OSError(f"cannot serve metrics on {metrics_host or host}:{metrics_port}: "
+                              f"{exc.strerror or exc}") from None
         if warm:
             await asyncio.to_thread(pool.warm_up)
     except BaseException:
+        metrics.close()
         await asyncio.to_thread(pool.close)
         raise
-    return FurnaceServer(grpc_server, servicer, health_servicer, pool, config, bound), bound
+    return FurnaceServer(grpc_server, servicer, health_servicer, pool, config, bound,
+                         metrics, health_server, health_bound), bound
 
 
 async def serve(
@@ -166,11 +214,13 @@ async def serve(
     *,
     config: ServerConfig | None = None,
     ready: Any = None,
+    started: Any = None,
     **settings: Any,
 ) -> None:
     """Run a server until SIGTERM or SIGINT, then shut down gracefully.
 
-    ``ready``, if given, is called with the bound port once serving.
+    ``ready``, if given, is called with the bound port once serving; ``started``
+    with the :class:`FurnaceServer`.
     """
     server, bound = await create_server(port, workers, max_queue, host=host, config=config,
                                         **settings)
@@ -179,6 +229,8 @@ async def serve(
              server.config.workers, server.config.max_queue)
     if ready is not None:
         ready(bound)
+    if started is not None:
+        started(server)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     hurried: list[asyncio.Future[Any]] = []

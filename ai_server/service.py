@@ -34,6 +34,7 @@ from ai_server.codecs import DecodedState
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid, precondition
 from ai_server.identity import client_identity
+from ai_server.observe import note
 from ai_server.pool import Job, SearchPool
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
@@ -72,6 +73,7 @@ _STOP_REASONS = {
 
 async def abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
     """End the call with ``error`` (raises; never returns)."""
+    note(reason=error.reason)
     status = errors.to_grpc_status(error)
     await context.abort(status.code, status.details, status.trailing_metadata)
 
@@ -336,6 +338,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                 RecursionError) as exc:
             raise invalid(f"corrupt state: {type(exc).__name__}: {exc}", where,
                           errors.INVALID_STATE) from None
+        note(game=game.info.name, players=state.num_players)
         observer = decoded.observer_seat
         if observer is not None and not 0 <= observer < state.num_players:
             raise invalid(f"observer_seat must be in 0..{state.num_players - 1}, got {observer}",
@@ -433,6 +436,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                           f"host's (no observer_seat)", "state.observer_seat",
                           errors.OBSERVER_CANNOT_SEE_MOVER)
         iterations, time_limit = self._budget(request.budget, analyze)
+        note(budget_iterations=iterations or 0,
+             budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
         exploration = float(request.exploration)
         if exploration != 0 and not (math.isfinite(exploration)
                                      and 0 < exploration <= MAX_EXPLORATION):
@@ -455,7 +460,20 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
 
     @staticmethod
     async def _finish(job: Job) -> Any:
-        return _answered(await job.result())
+        try:
+            return _answered(await job.result())
+        finally:
+            if job.started is not None:
+                note(queue_ms=(job.started - job.submitted) * 1000)
+
+    def _admit(self, context: grpc.aio.ServicerContext) -> None:
+        """Refuse a search at once, before any work, when the pool could not take it."""
+        self.pool.admit(client_identity(context))
+
+    @staticmethod
+    def _searched(result: dict[str, Any]) -> None:
+        note(iterations=result["iterations"], search_ms=result["elapsed"] * 1000,
+             stop_reason=result.get("stop_reason") or None)
 
     # -- RPCs ----------------------------------------------------------------------
     @unary
@@ -496,6 +514,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         except UnknownGameError as exc:
             raise invalid(str(exc), "game", errors.UNKNOWN_GAME) from None
         info = game.info
+        note(game=info.name, players=int(request.num_players))
         try:
             info.check_players(int(request.num_players))
         except InvalidOptionError as exc:
@@ -595,12 +614,14 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     @unary
     async def BestMove(self, request: pb.BestMoveRequest,
                        context: grpc.aio.ServicerContext) -> pb.BestMoveResponse:
+        self._admit(context)
         _, plan = self._plan(request, context, analyze=False)
         job = self._search(context, plan)
         try:
             result = await self._finish(job)
         finally:
             job.cancel()
+        self._searched(result)
         analysis = analysis_message(result, plan.max_candidates)
         return pb.BestMoveResponse(move=analysis.best_move, analysis=analysis)
 
@@ -608,6 +629,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def Analyze(self, request: pb.AnalyzeRequest,
                       context: grpc.aio.ServicerContext) -> AsyncIterator[pb.AnalyzeResponse]:
         cfg = self.config
+        self._admit(context)
         _, plan = self._plan(request, context, analyze=True)
         interval_ms = request.update_interval_ms or int(cfg.default_update_interval * 1000)
         min_ms = int(round(cfg.min_update_interval * 1000))
@@ -651,6 +673,9 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             # The search ends by its time budget (at most the server's max_time), so
             # the stream does too, with its final message.
             result = _answered(outcome.result())
+            if job.started is not None:
+                note(queue_ms=(job.started - job.submitted) * 1000)
+            self._searched(result)
             yield pb.AnalyzeResponse(analysis=analysis_message(result, plan.max_candidates),
                                      final=True, sequence=sequence)
         finally:
@@ -661,6 +686,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def EstimateScores(self, request: pb.EstimateScoresRequest,
                              context: grpc.aio.ServicerContext) -> pb.EstimateScoresResponse:
         cfg = self.config
+        self._admit(context)
         loaded = self._load(request.state, request.HasField("state"))
         playouts = request.playouts or cfg.default_playouts
         if not 1 <= playouts <= cfg.max_playouts:
@@ -676,6 +702,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             result = await self._finish(job)
         finally:
             job.cancel()
+        note(playouts=result["playouts"])
         return pb.EstimateScoresResponse(
             seats=[pb.SeatEstimate(**seat) for seat in result["seats"]],
             playouts=result["playouts"],

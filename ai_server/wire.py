@@ -53,6 +53,7 @@ from google.protobuf.message import Message
 
 from ai_server import codecs, errors
 from ai_server.errors import RequestError, invalid
+from ai_server.observe import note
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -197,6 +198,7 @@ def _decode_executor() -> ThreadPoolExecutor:
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
+    note(reason=error.reason)
     status = errors.to_grpc_status(error)
     await context.abort(status.code, status.details, status.trailing_metadata)
 

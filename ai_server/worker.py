@@ -105,9 +105,25 @@ def resident_bytes() -> int | None:
         return None
 
 
+def lower_priority(nice: int) -> None:
+    """Run this process ``nice`` steps below the server's scheduling priority.
+
+    Searches use every cycle they get; the server's front process (decoding,
+    legal moves, checks, applies, refusals) must not wait behind them for a core.
+    Lowering one's own priority needs no privilege; where it fails, nothing changes.
+    """
+    if nice > 0 and hasattr(os, "nice"):
+        try:
+            os.nice(nice)
+        except OSError:  # pragma: no cover - e.g. a sandbox that forbids it
+            pass
+
+
 def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int,
-                parent_pid: int, memory_limit: int) -> None:
+                parent_pid: int, memory_limit: int, nice: int = 0) -> None:
     """A worker process: say ``ready``, then run jobs until told to exit (or orphaned).
+
+    ``nice``: how far below the server's priority it runs (:func:`lower_priority`).
 
     Messages from the pool: ``("job", id, fn, args, kwargs, progress)``, ``("exit",)``.
     To the pool: ``("ready", pid)``, ``("started", id)``, ``("progress", id, data)``,
@@ -117,6 +133,7 @@ def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int
     global _FLAGS, _MEMORY_LIMIT
     die_with_parent(parent_pid, lifeline)
     ignore_signals()
+    lower_priority(nice)
     _FLAGS = flags
     _MEMORY_LIMIT = memory_limit
     from engine import registry

@@ -33,6 +33,7 @@ import grpc
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients.furnace_client import (
     DEFAULT_ADDRESS,
+    LOAD_BALANCING_POLICIES,
     FurnaceClient,
     OptionLike,
     describe_error,
@@ -360,13 +361,21 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--token", default=None,
                        help=f"bearer token (default: ${TOKEN_ENV}; prefer the variable, a "
                        "command line is visible to other users)")
+    group.add_argument("--load-balancing", choices=LOAD_BALANCING_POLICIES, default=None,
+                       help="spread calls over every address the server's name resolves "
+                       "to (round_robin; e.g. dns:///furnace-headless:50051, or "
+                       "ipv4:A:P,B:Q), retrying UNAVAILABLE on another")
 
 
 def connection_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """:class:`FurnaceClient` keyword arguments of :func:`add_connection_arguments`' flags."""
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
-    return {"tls": args.tls, "ca_cert": args.ca_cert, "client_cert": args.client_cert,
-            "client_key": args.client_key, "token": token}
+    kwargs: dict[str, Any] = {"tls": args.tls, "ca_cert": args.ca_cert,
+                              "client_cert": args.client_cert, "client_key": args.client_key,
+                              "token": token}
+    if getattr(args, "load_balancing", None):
+        kwargs["load_balancing"] = args.load_balancing
+    return kwargs
 
 
 def describe_connection_error(exc: grpc.RpcError, server: str, tls: bool = False) -> str | None:

@@ -26,10 +26,20 @@ certificate and a bearer token::
     FurnaceClient("ai.example.org:443", tls=True, token=os.environ["FURNACE_TOKEN"])
     FurnaceClient("ai.internal:50051", ca_cert="ca.pem", client_cert="me.pem",
                   client_key="me.key")
+
+Several servers (replicas of a stateless service): give every address, or a DNS
+name that resolves to all of them (a Kubernetes headless Service), with the
+``round_robin`` load-balancing policy; calls are spread over the servers that are
+up, and a call refused UNAVAILABLE (a server stopping) is retried on another::
+
+    FurnaceClient(["10.0.0.5:50051", "10.0.0.6:50051"], load_balancing="round_robin")
+    FurnaceClient("dns:///furnace.games.svc.cluster.local:50051",
+                  load_balancing="round_robin")
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import zlib
@@ -232,6 +242,64 @@ def describe_error(error: grpc.RpcError) -> str:
 
 
 # -- connecting ---------------------------------------------------------------------------
+#: Load-balancing policies gRPC offers over the addresses of a target.
+LOAD_BALANCING_POLICIES = ("pick_first", "round_robin")
+#: Retries of a call refused UNAVAILABLE (attempts in all), when load balancing is on.
+RETRY_ATTEMPTS = 3
+
+
+def channel_target(address: str | Sequence[str]) -> str:
+    """The gRPC target of one address (as is) or of several ``HOST:PORT`` IP addresses
+    (an ``ipv4:`` or ``ipv6:`` list; names need a DNS name that resolves to all).
+
+    >>> channel_target(["127.0.0.1:5001", "127.0.0.1:5002"])
+    'ipv4:127.0.0.1:5001,127.0.0.1:5002'
+    >>> channel_target(["[::1]:5001", "[::1]:5002"])
+    'ipv6:[::1]:5001,[::1]:5002'
+    """
+    if isinstance(address, str):
+        return address
+    addresses = [a.strip() for a in address if a.strip()]
+    if not addresses:
+        raise ValueError("no server address given")
+    if len(addresses) == 1:
+        return addresses[0]
+    families = set()
+    for item in addresses:
+        host, sep, port = item.rpartition(":")
+        if not sep or not port.isdigit():
+            raise ValueError(f"{item!r} is not HOST:PORT")
+        try:
+            families.add(ipaddress.ip_address(host.strip("[]")).version)
+        except ValueError:
+            raise ValueError(f"several servers must be IP addresses, not {host!r}: for host "
+                             "names give one DNS name that resolves to every server "
+                             "(dns:///NAME:PORT)") from None
+    if len(families) != 1:
+        raise ValueError("several servers must all be IPv4 or all IPv6 addresses")
+    return ("ipv4:" if families == {4} else "ipv6:") + ",".join(addresses)
+
+
+def service_config(load_balancing: str | None, retries: bool) -> str | None:
+    """The gRPC service config (JSON) of a load-balancing policy and UNAVAILABLE retries."""
+    config: dict[str, Any] = {}
+    if load_balancing is not None:
+        if load_balancing not in LOAD_BALANCING_POLICIES:
+            raise ValueError(f"load balancing must be one of "
+                             f"{', '.join(LOAD_BALANCING_POLICIES)}, not {load_balancing!r}")
+        config["loadBalancingConfig"] = [{load_balancing: {}}]
+    if retries:
+        # Every Furnace call is stateless and idempotent: one refused UNAVAILABLE (a
+        # server shutting down, a worker that died) may go to another server.
+        config["methodConfig"] = [{
+            "name": [{"service": "furnace.v1.FurnaceService"}],
+            "retryPolicy": {"maxAttempts": RETRY_ATTEMPTS, "initialBackoff": "0.05s",
+                            "maxBackoff": "1s", "backoffMultiplier": 2,
+                            "retryableStatusCodes": ["UNAVAILABLE"]},
+        }]
+    return json.dumps(config) if config else None
+
+
 def _pem(value: PemLike | None, what: str) -> bytes | None:
     if value is None or isinstance(value, bytes):
         return value
@@ -303,17 +371,29 @@ class BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterc
         return continuation(self._details(client_call_details), request_iterator)
 
 
-def open_channel(address: str, *, tls: bool = False, ca_cert: PemLike | None = None,
-                 client_cert: PemLike | None = None, client_key: PemLike | None = None,
-                 token: str | None = None,
-                 options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
+def open_channel(address: str | Sequence[str], *, tls: bool = False,
+                 ca_cert: PemLike | None = None, client_cert: PemLike | None = None,
+                 client_key: PemLike | None = None, token: str | None = None,
+                 options: Sequence[tuple[str, Any]] = (), load_balancing: str | None = None,
+                 retries: bool | None = None) -> grpc.Channel:
     """A channel to ``address``: plaintext, or TLS when ``tls`` or any certificate is
-    given; with ``token``, every call carries it as a bearer token."""
+    given; with ``token``, every call carries it as a bearer token.
+
+    ``address`` may list several servers (:func:`channel_target`);
+    ``load_balancing`` (``round_robin`` or ``pick_first``) is how calls are spread
+    over the addresses a target resolves to, and ``retries`` (default: on with
+    load balancing) retries a call refused UNAVAILABLE, up to :data:`RETRY_ATTEMPTS`
+    attempts."""
+    target = channel_target(address)
+    config = service_config(load_balancing,
+                            load_balancing is not None if retries is None else retries)
+    if config is not None:
+        options = [*options, ("grpc.service_config", config), ("grpc.enable_retries", 1)]
     if tls or ca_cert is not None or client_cert is not None or client_key is not None:
         channel = grpc.secure_channel(
-            address, channel_credentials(ca_cert, client_cert, client_key), options=options)
+            target, channel_credentials(ca_cert, client_cert, client_key), options=options)
     else:
-        channel = grpc.insecure_channel(address, options=options)
+        channel = grpc.insecure_channel(target, options=options)
     if token:
         try:
             return grpc.intercept_channel(channel, BearerToken(token))
@@ -334,18 +414,24 @@ class FurnaceClient:
     ``ca_cert``), ``client_cert``/``client_key`` for mutual TLS (any certificate
     implies TLS), ``token`` for bearer-token authentication.  Certificates are
     paths or PEM bytes.
+
+    Several servers: a list of addresses (or a target such as ``dns:///NAME:PORT``)
+    and ``load_balancing="round_robin"`` (see :func:`open_channel`).
     """
 
-    def __init__(self, address: str = DEFAULT_ADDRESS, *, timeout: float | None = 120.0,
+    def __init__(self, address: str | Sequence[str] = DEFAULT_ADDRESS, *,
+                 timeout: float | None = 120.0,
                  channel: grpc.Channel | None = None, tls: bool = False,
                  ca_cert: PemLike | None = None, client_cert: PemLike | None = None,
-                 client_key: PemLike | None = None, token: str | None = None) -> None:
-        self.address = address
+                 client_key: PemLike | None = None, token: str | None = None,
+                 load_balancing: str | None = None, retries: bool | None = None) -> None:
+        self.address = channel_target(address)
         self.timeout = timeout
         self._own_channel = channel is None
         self.channel = channel if channel is not None else open_channel(
-            address, tls=tls, ca_cert=ca_cert, client_cert=client_cert,
-            client_key=client_key, token=token,
+            self.address, tls=tls, ca_cert=ca_cert, client_cert=client_cert,
+            client_key=client_key, token=token, load_balancing=load_balancing,
+            retries=retries,
             options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                      ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
         )

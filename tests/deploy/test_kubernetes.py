@@ -1,0 +1,141 @@
+"""deploy/: the Kubernetes manifests validate against Kubernetes' schemas (shipped in
+kubernetes-validate: no cluster needed), and say what the server needs; the Dockerfile
+builds in stages and runs the server as a non-root user."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from ai_server import cli, security
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = sorted((ROOT / "deploy" / "kubernetes").glob("*.yaml"))
+#: The oldest Kubernetes the manifests are for (gRPC probes are GA since 1.27).
+VERSION = "1.30.0"
+
+
+def documents() -> list[dict[str, Any]]:
+    return [doc for path in MANIFESTS for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def by_kind(kind: str) -> list[dict[str, Any]]:
+    return [doc for doc in documents() if doc["kind"] == kind]
+
+
+def serve_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    cli.add_commands(sub)
+    return parser.parse_args(["serve", *argv])
+
+
+@pytest.mark.parametrize("doc", documents(), ids=lambda d: f"{d['kind']}/{d['metadata']['name']}")
+def test_every_manifest_validates_strictly(doc: dict[str, Any]) -> None:
+    kubernetes_validate.validate(doc, VERSION, strict=True)
+
+
+def test_validation_catches_a_wrong_manifest() -> None:
+    (deployment,) = by_kind("Deployment")
+    deployment["spec"]["replica"] = 3
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, VERSION, strict=True)
+
+
+def test_all_the_pieces_are_there() -> None:
+    kinds = sorted(doc["kind"] for doc in documents())
+    assert kinds.count("Deployment") == 1
+    assert "PodDisruptionBudget" in kinds and "HorizontalPodAutoscaler" in kinds
+    (deployment,) = by_kind("Deployment")
+    (hpa,) = by_kind("HorizontalPodAutoscaler")
+    assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
+    assert hpa["spec"]["minReplicas"] >= 2
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    (pdb,) = by_kind("PodDisruptionBudget")
+    assert pdb["spec"]["selector"]["matchLabels"] == selector
+    grpc_service = next(s for s in by_kind("Service")
+                        if any(p["name"] == "grpc" for p in s["spec"]["ports"]))
+    assert grpc_service["spec"]["clusterIP"] == "None"  # headless: client-side round robin
+    assert grpc_service["spec"]["selector"] == selector
+
+
+def _container() -> dict[str, Any]:
+    (deployment,) = by_kind("Deployment")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def _cpu(value: str | int) -> float:
+    text = str(value)
+    return int(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
+def _mib(value: str) -> float:
+    number, unit = re.fullmatch(r"(\d+)(Mi|Gi)", value).groups()  # type: ignore[union-attr]
+    return int(number) * (1024 if unit == "Gi" else 1)
+
+
+def test_the_server_flags_parse_and_resources_match_the_workers() -> None:
+    container = _container()
+    args = serve_args(container["args"])
+    config = cli.config_from_args(args)
+    resources = container["resources"]
+    # Each worker keeps a core busy; the front process needs room beyond them, and the
+    # limit must not throttle it behind the workers.
+    assert config.workers <= _cpu(resources["requests"]["cpu"]) < _cpu(resources["limits"]["cpu"])
+    assert _cpu(resources["limits"]["cpu"]) >= config.workers + 1
+    assert config.worker_nice > 0
+    worker_memory = config.workers * config.max_search_memory_bytes / (1 << 20)
+    assert _mib(resources["limits"]["memory"]) >= worker_memory + 256
+    assert args.metrics_port and args.health_port and args.access_log
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert (ports["grpc"], ports["health"], ports["metrics"]) == (
+        args.port, args.health_port, args.metrics_port)
+    # Exposed on every interface: only with TLS or tokens.
+    assert not security.is_loopback(args.host) and args.tls_cert and args.token_env
+    assert args.token_env in {e["name"] for e in container["env"]}
+
+
+def test_probes_are_native_grpc_probes_of_the_health_service() -> None:
+    container = _container()
+    health_port = serve_args(container["args"]).health_port
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["grpc"]["port"] == health_port
+    assert container["readinessProbe"]["grpc"]["service"] == "furnace.v1.FurnaceService"
+
+
+def test_the_pod_runs_as_non_root_on_a_read_only_root() -> None:
+    (deployment,) = by_kind("Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] != 0
+    container = _container()
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert "/tmp" in {m["mountPath"] for m in container["volumeMounts"]}
+
+
+def test_dockerfile_builds_in_stages_and_runs_as_non_root() -> None:
+    text = (ROOT / "deploy" / "Dockerfile").read_text()
+    stages = re.findall(r"^FROM\s+(\S+)(?:\s+AS\s+(\S+))?", text, re.MULTILINE)
+    assert len(stages) >= 2 and stages[0][1] == "build"
+    final = text[text.rindex("\nFROM"):]
+    assert "COPY --from=build" in final and "gcc" not in final
+    assert re.search(r"^USER\s+10001", final, re.MULTILINE)
+    assert "import ext.samara_kernel" in text  # the build fails if the kernels did not
+    # The image's entrypoint and default command make a valid `furnace serve` line.
+    entry = re.search(r"^ENTRYPOINT\s+(\[.*\])", text, re.MULTILINE)
+    command = re.search(r"^CMD\s+(\[.*?\])\s*$", text.replace("\\\n", ""),
+                        re.MULTILINE | re.DOTALL)
+    assert entry and command
+    assert yaml.safe_load(entry.group(1)) == ["furnace", "serve"]
+    args = serve_args(yaml.safe_load(command.group(1)))
+    cli.config_from_args(args)
+    security.config_from_args(args)  # --insecure: allowed on 0.0.0.0
+    assert _container()["image"].split(":")[0] == "furnace"
