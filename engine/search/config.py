@@ -119,6 +119,10 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     "oh-my-goods": SearchConfig(margin_scale=3.0),
     # A game whose random playouts are long (hundreds of decisions) may be given a
     # playout_depth, once its heuristic() has been measured against full playouts.
+    # Stephens: a random game is 200-500 decisions (about 15 full playouts a second in
+    # pure Python), so leaves are valued by 20 random moves and the heuristic, a
+    # provisional final score in VP; measured in docs/rules/stephens.md.
+    "stephens": SearchConfig(margin_scale=10.0, playout_depth=20),
 }
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 from engine.game import Event
 from engine.stephens.randomness import shuffle
 from engine.stephens.state import EMPTY, StephensState
-from engine.stephens.vocabulary import DISPLAY_POSITIONS
 
 CONTRACTS, INVESTMENTS = 0, 1
 PILES = ("contract", "investment")
@@ -144,10 +143,3 @@ def discard_professions(state: StephensState, colour: int, events: list[Event]) 
         state.profession_display[space] = _draw_top(state, colour, events)
 
 
-def face_up_index(state: StephensState, card: int) -> int | None:
-    """Where ``card`` lies among the six face-up professions, or None."""
-    row = state.face_up_professions()
-    return row.index(card) if card in row else None
-
-
-assert DISPLAY_POSITIONS == 6

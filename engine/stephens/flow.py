@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from engine.game import Event
 from engine.stephens import acquisition, reset, turn
-from engine.stephens.frames import PROCEDURES, Frame
+from engine.stephens.frames import FRAME_KINDS, PROCEDURES, Frame
 from engine.stephens.moves import (
     ACCESSORIES,
     ACTIVATE,
@@ -115,8 +115,7 @@ HANDLERS: dict[str, Handler] = {
     "fulfil": Handler("fulfil contracts", (FULFIL, SKIP), reset.fulfil_moves,
                       reset.fulfil_reason, reset.apply_fulfil),
 }
-assert set(HANDLERS) | PROCEDURES == set(__import__(
-    "engine.stephens.frames", fromlist=["FRAME_KINDS"]).FRAME_KINDS)
+assert set(HANDLERS) | PROCEDURES == set(FRAME_KINDS)
 
 BEGIN, END, PASS = 0, 1, 2
 

@@ -51,7 +51,6 @@ from engine.stephens.vocabulary import (
     FURNACES,
     PLACES,
     SMALL_FACTORIES,
-    WOODEN,
     WOODEN_NAMES,
 )
 
@@ -249,13 +248,6 @@ def _fulfil_fields(payload: int) -> tuple[int, list[int], list[int]]:
             unpack(payload >> (FIELD + 24), 6, 4))
 
 
-def fulfil_fields(payload: int, accessory_types: int) -> tuple[int, list[int], list[int]]:
-    """(contract, cubes per colour, accessories placed per type) of a FULFIL payload;
-    the placed list has ``accessory_types`` entries (more fields must be zero)."""
-    contract, cubes, placed = _fulfil_fields(payload)
-    return contract, cubes, placed[:accessory_types] + [
-        n for n in placed[accessory_types:] if n]
-
 
 # -- parsing ----------------------------------------------------------------------------
 NOTATION = ("accessories [-]TYPE..., cubes [-]COLOUR..., unlock DISK, discard red|blue, "
@@ -412,5 +404,3 @@ def wooden_counts(payload: int) -> tuple[int, list[int]]:
     factory, *counts = unpack(payload, 4)
     return factory, counts
 
-
-assert len(WOODEN) == 3

@@ -32,7 +32,7 @@ from __future__ import annotations
 from functools import cache
 
 from engine.game import Event
-from engine.stephens.abilities import gain_influence, has_ability
+from engine.stephens.abilities import gain_influence
 from engine.stephens.acquisition import EITHER, open_acquisition
 from engine.stephens.contracts import Payment, fulfil, fulfilment_payments
 from engine.stephens.frames import Frame
@@ -54,9 +54,6 @@ from engine.stephens.vocabulary import COLOURS, FURNACES, SMALL_FACTORIES, WOODE
 
 ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, SUPPLY_STEP, FULFIL_STEP, DONE = \
     range(1, 9)
-STEP_NAMES = ("", "the army advances", "the furnaces are refilled", "1 VP from V1",
-              "investments", "the small factories are emptied", "supplying the small factories",
-              "fulfilling contracts", "done")
 
 
 def start_reset(state: StephensState, trigger: int, final: bool, events: list[Event]) -> None:
@@ -294,7 +291,3 @@ def apply_fulfil(state: StephensState, frame: Frame, move: int, events: list[Eve
     events.append(Event(f"P{frame.seat + 1} fulfils {cat.contracts[contract].id}, paying "
                         f"{spent or 'no cubes'}"))
     state.decisions[-1] = frame.with_(type=cat.contracts[contract].type)
-
-
-def needs_v1(state: StephensState, seat: int) -> bool:
-    return has_ability(state.catalogue, state.players[seat], "reset-vp")
