@@ -1,5 +1,10 @@
 """Locust load test of a Furnace gRPC server (protocol only: no engine imports).
 
+For measurements, prefer ``furnace loadtest`` (ai_server/loadtest/): the same kind of
+gRPC user run in-process, positions sampled from self-play games, 100 ms searches,
+a report with plots, and a capacity sweep (docs/operations.md, "Capacity").  This
+file is for the ``locust`` command line and its web UI.
+
 Run against a server you started on this machine::
 
     furnace serve --port 50051 --workers 2 --max-searches-per-client 0 &

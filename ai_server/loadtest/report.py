@@ -465,10 +465,16 @@ def plot_sweep(steps: Sequence[dict[str, Any]], cap: dict[str, Any], directory: 
                  label=f"physical limit ({cap['cores']} cores / {cap['budget_ms']} ms)")
     if cap["users"] is not None:
         left.axvline(cap["users"], color="green", linewidth=0.8, label="capacity")
+    refused = left.twinx()
+    refused.plot(users, [100 * s["search_refused_share"] for s in steps], "x:", color="gray",
+                 label="searches refused (%)")
+    refused.set_ylabel("refused %")
+    refused.set_ylim(bottom=0)
+    refused.legend(fontsize=8, loc="lower right")
     left.set_xlabel("users")
     left.set_ylabel("searches/s")
     left.set_ylim(bottom=0)
-    left.legend(fontsize=8)
+    left.legend(fontsize=8, loc="upper left")
     left.grid(alpha=0.3)
     for rpc, style in (("BestMove", "o-"), ("LegalMoves", "s-"), ("ApplyMove", "^-")):
         values = [math.nan if s["rpcs"][rpc]["p99_ms"] is None else s["rpcs"][rpc]["p99_ms"]
