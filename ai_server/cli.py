@@ -30,7 +30,7 @@ def add_commands(subparsers: Any) -> None:
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 or [::] for all)")
     parser.add_argument("--port", type=int, default=50051, help="port (default 50051; 0: any)")
     parser.add_argument("--workers", type=int, default=None,
-                        help=f"search worker processes (default: CPU count, {default_workers()})")
+                        help=f"search worker processes (default: two per CPU core, {default_workers()})")
     parser.add_argument("--max-queue", type=int, default=_DEFAULTS.max_queue,
                         help="searches that may wait for a worker before RESOURCE_EXHAUSTED "
                         f"(default {_DEFAULTS.max_queue})")

@@ -89,7 +89,7 @@ def add_command(subparsers: Any) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     local = parser.add_argument_group("the local server (without --server)")
     local.add_argument("--workers", type=int, default=None,
-                       help=f"search workers (default: CPU count, {default_workers()})")
+                       help=f"search workers (default: two per CPU core, {default_workers()})")
     local.add_argument("--max-queue", type=int, default=None, help="the server's --max-queue")
     local.add_argument("--worker-nice", type=int, default=None,
                        help="the server's --worker-nice (0: workers at the server's priority)")

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from ai_server import cli, security
+from ai_server.config import WORKERS_PER_CORE
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = sorted((ROOT / "deploy" / "kubernetes").glob("*.yaml"))
@@ -86,10 +87,11 @@ def test_the_server_flags_parse_and_resources_match_the_workers() -> None:
     args = serve_args(container["args"])
     config = cli.config_from_args(args)
     resources = container["resources"]
-    # Each worker keeps a core busy; the front process needs room beyond them, and the
-    # limit must not throttle it behind the workers.
-    assert config.workers <= _cpu(resources["requests"]["cpu"]) < _cpu(resources["limits"]["cpu"])
-    assert _cpu(resources["limits"]["cpu"]) >= config.workers + 1
+    # Two workers share each search core; the front process needs room beyond them,
+    # and the limit must not throttle it behind the workers.
+    search_cores = config.workers / WORKERS_PER_CORE
+    assert search_cores <= _cpu(resources["requests"]["cpu"]) < _cpu(resources["limits"]["cpu"])
+    assert _cpu(resources["limits"]["cpu"]) >= search_cores + 1
     assert config.worker_nice > 0
     worker_memory = config.workers * config.max_search_memory_bytes / (1 << 20)
     assert _mib(resources["limits"]["memory"]) >= worker_memory + 256
