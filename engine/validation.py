@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import reprlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.game import GameInfo, InvalidStateError
+
+T = TypeVar("T")
 
 #: Where a catalogue value comes from (see shared/RULES.md, the catalogue principle).
 SOURCES = ("rulebook", "public-list", "reconstructed")
@@ -23,6 +25,24 @@ SOURCES = ("rulebook", "public-list", "reconstructed")
 
 class CatalogueError(InvalidStateError):
     """A catalogue file that does not describe a playable game."""
+
+
+def parse_guarded(parse: Callable[[Any], T], data: Any, game: str) -> T:
+    """``parse(data)``, with every failure a :class:`CatalogueError`.
+
+    A parser names the entry and field of each problem it checks for; a value of a
+    shape it did not foresee still ends as a CatalogueError (naming the exception),
+    never as a stray TypeError or a RecursionError from deep nesting.
+    """
+    try:
+        return parse(data)
+    except CatalogueError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise CatalogueError(f"corrupt {game} catalogue: {type(exc).__name__}: {exc}") \
+            from exc
+    except RecursionError:
+        raise CatalogueError(f"{game} catalogue: a value is nested too deeply") from None
 
 
 _REPR = reprlib.Repr()
@@ -101,10 +121,14 @@ def check_source(entry: dict[str, Any], where: str) -> None:
 
 # -- states ---------------------------------------------------------------------------
 
-def expect(condition: bool, message: str) -> None:
-    """Raise :class:`InvalidStateError` with ``message`` unless ``condition`` holds."""
+def expect(condition: bool, message: str, path: str | None = None) -> None:
+    """Raise :class:`InvalidStateError` with ``message`` unless ``condition`` holds.
+
+    ``path``: the field at fault (default: the path ``message`` starts with; ``""``:
+    the state as a whole).
+    """
     if not condition:
-        raise InvalidStateError(message)
+        raise InvalidStateError(message, path)
 
 
 def is_int(value: Any) -> bool:
@@ -115,45 +139,47 @@ def is_int(value: Any) -> bool:
 def state_int(value: Any, where: str, lo: int = 0, hi: int = 1 << 20) -> int:
     """A state field that must be an integer in ``lo..hi`` (booleans are not integers)."""
     expect(is_int(value) and lo <= value <= hi,
-           f"{where} must be an integer in {lo}..{hi}, got {short_repr(value)}")
+           f"{where} must be an integer in {lo}..{hi}, got {short_repr(value)}", where)
     return int(value)
 
 
 def state_object(value: Any, where: str) -> Mapping[str, Any]:
     """A state field that must be a JSON object."""
-    expect(isinstance(value, Mapping), f"{where} must be an object, got {short_repr(value)}")
+    expect(isinstance(value, Mapping), f"{where} must be an object, got {short_repr(value)}",
+           where)
     return value
 
 
 def state_list(value: Any, where: str, size: int | None = None) -> list[Any]:
     """A state field that must be a list (of ``size`` entries, if given)."""
-    expect(isinstance(value, list), f"{where} must be a list, got {short_repr(value)}")
+    expect(isinstance(value, list), f"{where} must be a list, got {short_repr(value)}", where)
     if size is not None:
-        expect(len(value) == size, f"{where} must be a list of {size} entries, not {len(value)}")
+        expect(len(value) == size, f"{where} must be a list of {size} entries, not {len(value)}",
+               where)
     return value
 
 
 def state_choice(value: Any, where: str, choices: Sequence[str]) -> str:
     """A state field that must be one of the strings ``choices``."""
     expect(isinstance(value, str) and value in choices,
-           f"{where} must be one of {', '.join(choices)}, got {short_repr(value)}")
+           f"{where} must be one of {', '.join(choices)}, got {short_repr(value)}", where)
     return str(value)
 
 
 def state_header(data: Any, info: GameInfo, version: int = 1) -> tuple[int, dict[str, Any]]:
     """Check a serialized state's ``game``, ``version``, ``num_players`` and ``options``;
     returns the player count and the options with their defaults filled in."""
-    data = state_object(data, "state")
+    expect(isinstance(data, Mapping), f"a state must be an object, got {short_repr(data)}", "")
     expect(data.get("game") == info.name,
-           f"field 'game' must be {info.name!r}, got {short_repr(data.get('game'))}")
+           f"field 'game' must be {info.name!r}, got {short_repr(data.get('game'))}", "game")
     expect(is_int(data.get("version")) and data.get("version") == version,
-           f"unsupported state version {short_repr(data.get('version'))}")
+           f"unsupported state version {short_repr(data.get('version'))}", "version")
     n = state_int(data.get("num_players"), "num_players", info.min_players, info.max_players)
     raw = data.get("options")
     options = state_object({} if raw is None else raw, "options")
     known = {o.name: o for o in info.options}
     for name, value in options.items():
-        expect(name in known, f"options: unknown option {short_repr(name)}")
+        expect(name in known, f"options: unknown option {short_repr(name)}", "options")
         kind = type(known[name].default)
         expect(isinstance(value, kind) and (kind is not int or not isinstance(value, bool)),
                f"options.{name} must be {kind.__name__}, got {short_repr(value)}")

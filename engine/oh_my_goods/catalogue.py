@@ -12,7 +12,12 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from engine.validation import CatalogueError, packaged_catalogue_json, read_catalogue_json
+from engine.validation import (
+    CatalogueError,
+    packaged_catalogue_json,
+    parse_guarded,
+    read_catalogue_json,
+)
 from engine.validation import catalogue_field as _field
 from engine.validation import check_source as _source
 
@@ -144,15 +149,7 @@ def parse_catalogue(data: Any) -> Catalogue:
 
     Raises :class:`CatalogueError` naming the entry and field, whatever the data holds.
     """
-    try:
-        return _parse_catalogue(data)
-    except CatalogueError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise CatalogueError(f"corrupt Oh My Goods! catalogue: {type(exc).__name__}: {exc}") \
-            from exc
-    except RecursionError:
-        raise CatalogueError("Oh My Goods! catalogue: a value is nested too deeply") from None
+    return parse_guarded(_parse_catalogue, data, "Oh My Goods!")
 
 
 def _parse_catalogue(data: Any) -> Catalogue:

@@ -12,7 +12,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from engine.validation import CatalogueError, packaged_catalogue_json, read_catalogue_json
+from engine.validation import (
+    CatalogueError,
+    packaged_catalogue_json,
+    parse_guarded,
+    read_catalogue_json,
+)
 from engine.validation import catalogue_field as _field
 from engine.validation import check_source as _source
 
@@ -95,15 +100,7 @@ def parse_catalogue(data: Any) -> Catalogue:
 
     Raises :class:`CatalogueError` naming the entry and field, whatever the data holds.
     """
-    try:
-        return _parse_catalogue(data)
-    except CatalogueError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise CatalogueError(f"corrupt Samara catalogue: {type(exc).__name__}: {exc}") \
-            from exc
-    except RecursionError:
-        raise CatalogueError("Samara catalogue: a value is nested too deeply") from None
+    return parse_guarded(_parse_catalogue, data, "Samara")
 
 
 def _parse_catalogue(data: Any) -> Catalogue:

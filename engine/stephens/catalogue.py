@@ -64,7 +64,12 @@ from engine.stephens.vocabulary import (
     WOODEN,
     WOODEN_NAMES,
 )
-from engine.validation import CatalogueError, packaged_catalogue_json, read_catalogue_json
+from engine.validation import (
+    CatalogueError,
+    packaged_catalogue_json,
+    parse_guarded,
+    read_catalogue_json,
+)
 from engine.validation import catalogue_field as _field
 from engine.validation import check_source as _source
 
@@ -586,11 +591,11 @@ def _player_board(data: dict[str, Any], ids: _Ids, types: tuple[str, ...]) -> tu
         raise _fail("player_board.contract_slots", f"the player board has {CONTRACT_SLOTS} "
                                                    f"contract spaces (L336-L342)")
     rows = _setting(board, "investment_rows", where, list)
-    if sorted(rows) != sorted(WOODEN_NAMES):
+    if not all(isinstance(r, str) for r in rows) or sorted(rows) != sorted(WOODEN_NAMES):
         raise _fail("player_board.investment_rows", f"one row per wooden colour "
                                                     f"({', '.join(WOODEN_NAMES)})")
     contract_rows = _setting(board, "contract_rows", where, list)
-    if sorted(contract_rows) != sorted(types):
+    if not all(isinstance(t, str) for t in contract_rows) or sorted(contract_rows) != sorted(types):
         raise _fail("player_board.contract_rows", f"one row per contract type "
                                                   f"({', '.join(types)})")
     return PlayerBoard(_setting(board, "coins", where, int, 0, 50), start, influence_max, total,
@@ -683,7 +688,14 @@ def _solo(data: dict[str, Any], ids: _Ids, disk_ids: dict[str, int]) -> Solo:
 
 
 def parse_catalogue(data: Any) -> Catalogue:
-    """Validate catalogue data (already decoded from JSON) and build a :class:`Catalogue`."""
+    """Validate catalogue data (already decoded from JSON) and build a :class:`Catalogue`.
+
+    Raises :class:`CatalogueError` naming the entry and field, whatever the data holds.
+    """
+    return parse_guarded(_parse_catalogue, data, "Stephens")
+
+
+def _parse_catalogue(data: Any) -> Catalogue:
     if not isinstance(data, dict):
         raise CatalogueError("catalogue: top level must be a JSON object")
     if data.get("game") != "stephens":

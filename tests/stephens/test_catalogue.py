@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +312,44 @@ def test_catalogue_error_is_a_value_error() -> None:
         parse_catalogue([])
     with pytest.raises(CatalogueError, match="field 'game' must be 'stephens'"):
         parse_catalogue({**raw(), "game": "samara"})
+
+
+def test_a_value_of_an_unforeseen_shape_is_a_catalogue_error() -> None:
+    data = raw()
+    data["player_board"]["contract_rows"]["value"][2] = [1, 2]
+    with pytest.raises(CatalogueError, match="player_board.contract_rows"):
+        parse_catalogue(data)
+
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    children: list[tuple[Any, ...]] = []
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        items = ()
+    for key, child in items:
+        children += [path + (key,), *_paths(child, path + (key,))]
+    return children
+
+
+def test_any_field_set_to_any_json_value_is_accepted_or_a_catalogue_error() -> None:
+    rng = random.Random(7)
+    paths = _paths(raw())
+    values = [None, "x", -1, 10**9, [], {}, [1, 2], {"a": 1}, 1.5, True]
+    for _ in range(300):
+        data = raw()
+        *parents, last = rng.choice(paths)
+        target = data
+        for key in parents:
+            target = target[key]
+        target[last] = rng.choice(values)
+        try:
+            parse_catalogue(data)
+        except CatalogueError:
+            pass
 
 
 def test_the_board_has_its_fixed_places() -> None:
