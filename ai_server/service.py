@@ -45,6 +45,7 @@ from engine.game import (
     FurnaceError,
     GameInfo,
     InvalidOptionError,
+    InvalidStateError,
     MoveParseError,
     State,
     UnknownGameError,
@@ -180,6 +181,7 @@ def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
         information_type=(pb.INFORMATION_TYPE_PERFECT if info.perfect_information
                           else pb.INFORMATION_TYPE_IMPERFECT),
         has_chance=info.has_chance,
+        client_sees_chance=info.chance_nodes,
         options=[pb.GameOption(name=o.name, default_value=_option_default(o.default),
                                description=o.description) for o in info.options],
         description=info.description,
@@ -252,6 +254,17 @@ def hidden_moves_reason(state: State, observer: int | None) -> str:
             f"{observer} cannot see")
 
 
+def move_code_text(state: State, move: int) -> str | None:
+    """The text of ``move`` when it is a move code of the game (``State.is_move_code``),
+    else None: whatever the id, no exception escapes."""
+    try:
+        if not state.is_move_code(move):
+            return None
+        return state.move_to_text(move)
+    except (FurnaceError, ValueError, IndexError, KeyError, OverflowError, TypeError):
+        return None
+
+
 def check_move(state: State, move: pb.Move, seat: int | None, present: bool = True,
                observer: int | None = None) -> MoveCheck:
     """Resolve ``move`` (id and/or text) and judge it in ``state`` through the game.
@@ -276,10 +289,13 @@ def check_move(state: State, move: pb.Move, seat: int | None, present: bool = Tr
         resolved.id = from_text
     if has_id:
         resolved.id = move.id
-        try:
-            id_text = state.move_to_text(move.id)
-        except (FurnaceError, ValueError, IndexError, KeyError, OverflowError) as exc:
-            return MoveCheck(False, resolved, f"{move.id} is not a move of this game: {exc}",
+        # Only an id the game can produce has a text: never one made up for a
+        # negative, out-of-range or undecodable number.
+        id_text = move_code_text(state, move.id)
+        if id_text is None:
+            resolved.ClearField("text")
+            return MoveCheck(False, resolved,
+                             f"move id {move.id} is not a move of {state.info.title}",
                              pb.ILLEGAL_REASON_NOT_A_MOVE, "move.id")
         if from_text is not None and from_text != move.id:
             return MoveCheck(False, resolved,
@@ -328,12 +344,15 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             game = registry.get_game(decoded.game)
         except UnknownGameError as exc:
             untyped = decoded.form in (codecs.OPAQUE, codecs.JSON)
-            raise invalid(str(exc), f"{where}.game" if untyped else where,
-                          errors.UNKNOWN_GAME) from None
+            raise invalid(str(exc), codecs.state_field(where, decoded.form, "game")
+                          if untyped else where, errors.UNKNOWN_GAME) from None
         try:
             state = game.state_from_json(decoded.data)
         except FurnaceError as exc:
-            raise invalid(str(exc), where, errors.INVALID_STATE) from None
+            # The field is the whole path of the fault: state.samara.foremen[0].tools.saw
+            path = exc.path if isinstance(exc, InvalidStateError) else None
+            raise invalid(str(exc), codecs.state_field(where, decoded.form, path),
+                          errors.INVALID_STATE) from None
         except (ValueError, TypeError, KeyError, IndexError, AttributeError,
                 RecursionError) as exc:
             raise invalid(f"corrupt state: {type(exc).__name__}: {exc}", where,
@@ -593,6 +612,9 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                                    errors.NOT_YOUR_TURN, illegal_reason=code_name)
             reason = errors.ILLEGAL_MOVE if check.code == pb.ILLEGAL_REASON_RULES else \
                 errors.INVALID_MOVE
+            if check.code == pb.ILLEGAL_REASON_NOT_A_MOVE:
+                # The reason names the id already.
+                raise invalid(check.reason, check.field, reason, illegal_reason=code_name)
             text = check.move.text or (str(check.move.id) if check.move.HasField("id") else "")
             raise invalid(f"illegal move {text!r}: {check.reason}" if text else check.reason,
                           check.field, reason, illegal_reason=code_name)

@@ -62,6 +62,13 @@ Handler = Callable[[FurnaceClient, argparse.Namespace], int]
 
 
 # -- argument helpers --------------------------------------------------------------------
+def chance_words(game: pb.GameInfo) -> str:
+    """How ``furnace client games`` describes a game's chance."""
+    if game.client_sees_chance:
+        return ", chance nodes (apply a chance outcome when chance is to move)"
+    return ", chance (resolved by the server within moves)" if game.has_chance else ""
+
+
 def parse_option(text: str) -> tuple[str, OptionLike]:
     """``NAME=VALUE`` with VALUE true/false, an integer, or text."""
     name, sep, raw = text.partition("=")
@@ -154,7 +161,7 @@ def cmd_list_games(client: FurnaceClient, args: argparse.Namespace) -> int:
     for game in reply.games:
         info = pb.InformationType.Name(game.information_type).replace("INFORMATION_TYPE_", "")
         print(f"{game.name}: {game.title}, {game.min_players}-{game.max_players} players, "
-              f"{info.lower()} information{', chance' if game.has_chance else ''}")
+              f"{info.lower()} information{chance_words(game)}")
         for option in game.options:
             kind = option.default_value.WhichOneof("kind")
             default = getattr(option.default_value, kind) if kind else None

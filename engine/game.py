@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -52,7 +53,43 @@ class MoveParseError(FurnaceError):
 
 
 class InvalidStateError(FurnaceError):
-    """A serialized state or catalogue that is corrupt or impossible."""
+    """A serialized state or catalogue that is corrupt or impossible.
+
+    ``path`` is where in the state's JSON the fault lies (``foremen[0].tools.saw``),
+    or None for the state as a whole.  Unless given, it is the path the message
+    starts with (every state check names its field first: ``"foremen[0].tools.saw:
+    3 is more than 2"``).
+
+    >>> InvalidStateError("foremen[0].tools.saw: 3 is more than 2").path
+    'foremen[0].tools.saw'
+    >>> InvalidStateError("month must be an integer in 0..99, got 'x'").path
+    'month'
+    >>> InvalidStateError("the state is not an object").path is None
+    True
+    """
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = (path or None) if path is not None else leading_path(message)
+
+
+# A field path as state checks write it: names (snake_case, or with a hyphen like
+# "glass-a"), ".name" and "[index]" parts; it ends the message's first word.
+_PATH = re.compile(r"([a-z_][a-z0-9_-]*(?:\.[a-z_][a-z0-9_-]*|\[\d+\])*)(?=:|\s+must\b)")
+_PARTED = re.compile(r"([a-z_][a-z0-9_-]*(?:\.[a-z_][a-z0-9_-]*|\[\d+\])+)(?=[\s:]|$)")
+
+
+def leading_path(message: str) -> str | None:
+    """The field path ``message`` starts with, or None.
+
+    A first word counts when a colon or "must" follows it (``"month: ..."``,
+    ``"num_players must be ..."``) or when it has parts (``"spots[3].tile ..."``).
+
+    >>> leading_path("spots[3].tile is also at spots[5]"), leading_path("pending: 4")
+    ('spots[3].tile', 'pending')
+    """
+    match = _PATH.match(message) or _PARTED.match(message)
+    return match.group(1) if match else None
 
 
 @dataclass(frozen=True)
@@ -73,9 +110,15 @@ class GameInfo:
     min_players: int
     max_players: int
     perfect_information: bool
+    #: Chance (dice, shuffles, draws) plays a part after setup, whoever resolves it.
     has_chance: bool
     options: tuple[GameOption, ...] = ()
     description: str = ""
+    #: States can have :data:`CHANCE` to move (``chance_outcomes`` lists the
+    #: outcomes, the caller applies one).  False when the rules resolve chance
+    #: inside the moves themselves: then no state is ever at CHANCE, even with
+    #: ``has_chance``.  What the API reports as ``GameInfo.client_sees_chance``.
+    chance_nodes: bool = False
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -292,7 +335,8 @@ class State(abc.ABC):
 
     @abc.abstractmethod
     def move_to_text(self, move: int) -> str:
-        """The move's text notation in this position."""
+        """The move's text notation in this position; :class:`MoveParseError` for an
+        id that is no move code of the game (:meth:`is_move_code`)."""
 
     @abc.abstractmethod
     def parse_move(self, text: str) -> int:
@@ -300,7 +344,26 @@ class State(abc.ABC):
 
     @abc.abstractmethod
     def why_illegal(self, move: int) -> str | None:
-        """``None`` if ``move`` is legal here, otherwise the reason in words."""
+        """``None`` if ``move`` is legal here, otherwise the reason in words.
+
+        Any value gets an answer, never an exception: an id that is no move code
+        (see :meth:`is_move_code`) is "not a move of <game>".
+        """
+
+    def is_move_code(self, move: int) -> bool:
+        """Whether ``move`` is a move code of this game: an id its rules can produce
+        (legal here or not), not a negative, out-of-range or undecodable number.
+
+        ``move_to_text`` raises :class:`MoveParseError` for every other id, so a
+        move text is never made up.  The default: ``move_to_text`` gives a text that
+        ``parse_move`` reads back as ``move``; games override it with a direct check.
+        """
+        if not isinstance(move, int) or isinstance(move, bool) or move < 0:
+            return False
+        try:
+            return self.parse_move(self.move_to_text(move)) == move
+        except FurnaceError:
+            return False
 
     def render(self, observer: int | None = None) -> str:
         """A text drawing of ``observation(observer)``: only what that seat sees

@@ -33,6 +33,7 @@ from engine.oh_my_goods.rules import (
     STEPS,
     OhMyGoodsState,
     Player,
+    is_move_code,
 )
 
 cdef extern from *:
@@ -1815,6 +1816,10 @@ cdef class KernelState:
 
     def parse_move(self, text) -> int:
         return self.to_reference().parse_move(text)
+
+    def is_move_code(self, move) -> bool:
+        catalogue = self.kc.catalogue
+        return is_move_code(move, len(catalogue.cards), len(catalogue.assistants))
 
     def why_illegal(self, move):
         # bools are ints to the reference rules too (False is move 0, "keep")

@@ -32,7 +32,7 @@ from libc.string cimport memcpy, memset
 
 from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.samara.catalogue import LASTING_POWERS, POWERS
-from engine.samara.rules import INFO, Decision, Foreman, SamaraState, Worker
+from engine.samara.rules import INFO, Decision, Foreman, SamaraState, Worker, is_move_code
 
 cdef extern from *:
     """
@@ -1129,6 +1129,9 @@ cdef class KernelState:
 
     def parse_move(self, text) -> int:
         return self._notation().parse_move(text)
+
+    def is_move_code(self, move) -> bool:
+        return is_move_code(move, len(self.kc.catalogue.spots))
 
     def why_illegal(self, move):
         if (isinstance(move, int) and not isinstance(move, bool)

@@ -92,8 +92,35 @@ def _parse_json(text: str, field: str) -> dict[str, Any]:
         raise errors.invalid("state JSON must be an object", field, errors.INVALID_STATE)
     if not isinstance(data.get("game"), str) or not data["game"]:
         raise errors.invalid("state JSON needs a string field 'game' naming the game",
-                             f"{field}.game", errors.INVALID_STATE)
+                             state_field(field, "", "game"), errors.INVALID_STATE)
     return data
+
+
+def state_field(where: str, form: str, path: str | None) -> str:
+    """The BadRequest field of a fault at ``path`` (a path in the game's JSON state,
+    ``foremen[0].tools.saw``; None: the state as a whole) of a state given as the
+    ``GameState`` field ``where`` (``state.samara``, ``state.json``, ``state.opaque``)
+    of the ``form`` it holds.
+
+    A typed form continues the request's field path with the typed message's
+    fields: ``state.samara.foremen[0].tools.saw``.  The ``json`` and ``opaque`` forms
+    are one field holding a whole JSON document: the path inside it follows a colon,
+    ``state.json:players[1].hand[0]``, ``state.opaque:foremen[0].tools.saw``
+    (docs/api.md, "Errors").
+
+    >>> state_field("state.samara", "samara", "foremen[0].tools.glass-a")
+    'state.samara.foremen[0].tools.glass_a'
+    >>> state_field("state.json", "json", "players[1].goods[2][0]")
+    'state.json:players[1].goods[2][0]'
+    >>> state_field("state.opaque", "opaque", None)
+    'state.opaque'
+    """
+    if not path:
+        return where
+    codec = _BY_FIELD.get(form)
+    if codec is None:
+        return f"{where}:{path}"
+    return f"{where}.{codec.typed_path(path)}"
 
 
 def decode_state(message: pb.GameState, field: str = "state",

@@ -11,6 +11,7 @@ cards of the last reshuffle) are part of it: they tell every seat's
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
@@ -47,6 +48,16 @@ _PURPOSE_TO_JSON = {
     pb.OH_MY_GOODS_PAY_PURPOSE_HIRE: "hire",
 }
 _PURPOSE_FROM_JSON = {v: k for k, v in _PURPOSE_TO_JSON.items()}
+
+
+# A player's goods: a list of card lists in JSON, OhMyGoodsGoods { cards } typed.
+_GOODS = re.compile(r"\.goods\[(\d+)\]\[")
+
+
+def typed_path(path: str) -> str:
+    """The ``OhMyGoodsState`` field path of a path in the JSON state (a player's
+    ``goods[1][0]`` is ``goods[1].cards[0]``; every other field has the same name)."""
+    return _GOODS.sub(r".goods[\1].cards[", path)
 
 
 def _player_to_json(p: pb.OhMyGoodsPlayer) -> dict[str, Any]:

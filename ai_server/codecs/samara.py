@@ -34,6 +34,12 @@ _ONLY_TO_JSON = {
 _ONLY_FROM_JSON = {v: k for k, v in _ONLY_TO_JSON.items()}
 
 
+def typed_path(path: str) -> str:
+    """The ``SamaraState`` field path of a path in the JSON state (``tools.glass-a``
+    is ``tools.glass_a``; every other field has the same name)."""
+    return path.replace("glass-a", "glass_a").replace("glass-b", "glass_b")
+
+
 def _tools_to_json(tools: pb.SamaraTools) -> dict[str, int]:
     return {key: int(getattr(tools, attr)) for key, attr in _TOOL_KEYS}
 

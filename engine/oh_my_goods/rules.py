@@ -104,6 +104,42 @@ def decode_move(move: int) -> tuple[int, int]:
     return move >> 10, move & 1023
 
 
+#: Every move code is below this (the kinds take the bits from 10 up).
+MOVE_CODE_LIMIT = len(KIND_WORDS) << 10
+#: Kinds whose move takes no argument.
+_BARE_KINDS = (KEEP, REDRAW, IDLE, STOP, DONE, BUILD, SCRAP, PASS, PLAN_NONE)
+#: Kinds whose argument is a building slot (``#0`` to ``#63``).
+_SLOT_KINDS = (WORK_ORDERLY, WORK_SLOPPY, PRODUCE, CHAIN_ONLY, PAY, PLACE)
+
+
+def is_move_code(move: Any, num_cards: int, num_assistants: int) -> bool:
+    """Whether ``move`` is a code :func:`encode_move` gives for some move of a
+    catalogue of ``num_cards`` cards and ``num_assistants`` assistants (legal here
+    or not): what ``move_to_text`` writes and ``parse_move`` reads back.  Negative
+    ids, ids past :data:`MOVE_CODE_LIMIT` and codes whose argument the move does
+    not take are not.
+    """
+    if not is_int(move) or not 0 <= move < MOVE_CODE_LIMIT:
+        return False
+    kind, arg = decode_move(move)
+    if kind in _BARE_KINDS:
+        return arg == 0
+    if kind in _SLOT_KINDS:
+        return arg < 64
+    if kind == SHIFT:
+        return arg // 64 < num_assistants
+    if kind == HIRE:
+        return arg < num_assistants
+    if kind == CHAIN:
+        return arg < num_cards or arg == NO_CARD
+    return arg < num_cards  # PLAN, SUPPLY
+
+
+def not_a_move(move: Any) -> str:
+    """The reason given for an id that is no move code of Oh My Goods!."""
+    return f"{short_repr(move)} is not a move of Oh My Goods!"
+
+
 def _rng_below(rng_state: list[int], n: int) -> int:
     gen = PlayoutRng(rng_state[0])
     value = gen.below(n)
@@ -508,12 +544,14 @@ class OhMyGoodsState(State):
                 "chain": "the production chain", "build": "building your planned card",
                 "hire": "hiring an assistant", "place": "placing your new assistant"}[self.step]
 
+    def is_move_code(self, move: int) -> bool:
+        """Whether ``move`` is a move code of this catalogue (see :func:`is_move_code`)."""
+        return is_move_code(move, len(self.catalogue.cards), len(self.catalogue.assistants))
+
     def why_illegal(self, move: int) -> str | None:
-        if not isinstance(move, int) or move < 0:
-            return f"{move!r} is not a move"
+        if not self.is_move_code(move):
+            return not_a_move(move)
         kind, arg = decode_move(move)
-        if kind >= len(KIND_WORDS):
-            return f"{move} is not a move of this game"
         if self.phase == "over":
             return "the game is over"
         expected = self._expected_kinds()
@@ -1129,6 +1167,8 @@ class OhMyGoodsState(State):
 
     def move_seen_by(self, move: int, observer: int | None) -> str | None:
         """Phase II worker and plan choices are secret from the other seats until Sunset."""
+        if not self.is_move_code(move):
+            raise MoveParseError(not_a_move(move))
         kind, _ = decode_move(move)
         if (kind in (WORK_ORDERLY, WORK_SLOPPY, IDLE, PLAN, PLAN_NONE)
                 and self._hidden_choice(self.seat(), observer)):
@@ -1137,9 +1177,9 @@ class OhMyGoodsState(State):
 
     # -- notation ------------------------------------------------------------------
     def move_to_text(self, move: int) -> str:
+        if not self.is_move_code(move):
+            raise MoveParseError(not_a_move(move))
         kind, arg = decode_move(move)
-        if kind >= len(KIND_WORDS):
-            raise MoveParseError(f"{move} is not a move of this game")
         word = KIND_WORDS[kind]
         if kind in (KEEP, REDRAW, IDLE, STOP, DONE, BUILD, SCRAP, PASS):
             return word

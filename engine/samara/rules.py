@@ -93,6 +93,38 @@ def decode_move(move: int) -> tuple[int, int, int, int]:
     return move >> 16, (move >> 10) & 63, (move >> 5) & 31, move & 31
 
 
+#: Every move code is below this (the kinds take the bits from 16 up).
+MOVE_CODE_LIMIT = len(KIND_WORDS) << 16
+
+
+def is_move_code(move: Any, num_spots: int) -> bool:
+    """Whether ``move`` is a code :func:`encode_move` gives for some move of a board
+    of ``num_spots`` spots (legal here or not): what ``move_to_text`` writes and
+    ``parse_move`` reads back.  Negative ids, ids past :data:`MOVE_CODE_LIMIT` and
+    codes with fields the move does not use are not.
+    """
+    if not is_int(move) or not 0 <= move < MOVE_CODE_LIMIT:
+        return False
+    kind, si, arg, mask = decode_move(move)
+    if kind in (WAIT, VACATION):
+        return si == arg == mask == 0
+    if kind == RECRUIT:
+        return si == mask == 0 and arg < 2
+    if kind == GIVE:
+        return si == mask == 0 and arg < len(TOOL_NAMES)
+    if kind in (WEAKEN, BURY, IMPRISON):
+        return si == mask == 0 and arg < 31  # workers 1..31
+    # TOOL and BUILD: a spot of the board and a group of at least one worker.
+    if si >= num_spots or mask == 0:
+        return False
+    return kind == BUILD or arg < len(TOOL_NAMES)
+
+
+def not_a_move(move: Any) -> str:
+    """The reason given for an id that is no move code of Samara."""
+    return f"{short_repr(move)} is not a move of Samara"
+
+
 @dataclass(eq=False)
 class Worker:
     """A stack of pawns acting as one worker; its strength is its pawn count."""
@@ -517,16 +549,18 @@ class SamaraState(State):
         return []
 
     # -- legality explained ---------------------------------------------------
+    def is_move_code(self, move: int) -> bool:
+        """Whether ``move`` is a move code of this board (see :func:`is_move_code`)."""
+        return is_move_code(move, len(self.catalogue.spots))
+
     def why_illegal(self, move: int) -> str | None:
-        if not isinstance(move, int) or isinstance(move, bool) or move < 0:
-            return f"{move!r} is not a move number"
+        if not self.is_move_code(move):
+            return not_a_move(move)
         if move in self.legal_moves():
             return None
         if self.is_terminal():
             return "the game is over"
         kind, si, arg, mask = decode_move(move)
-        if kind >= len(KIND_WORDS):
-            return f"{move} does not encode a Samara move"
         if self.pending:
             decision = self.pending[0]
             ask = self._decision_prompt(decision)
@@ -600,9 +634,9 @@ class SamaraState(State):
             return str(move)
 
     def move_to_text(self, move: int) -> str:
+        if not self.is_move_code(move):
+            raise MoveParseError(not_a_move(move))
         kind, si, arg, mask = decode_move(move)
-        if kind >= len(KIND_WORDS):
-            raise MoveParseError(f"{move} does not encode a Samara move")
         word = KIND_WORDS[kind]
         if kind in (WAIT, VACATION):
             return word

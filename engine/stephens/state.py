@@ -202,9 +202,11 @@ class StephensState(GameState):
         from engine.stephens.flow import reason
 
         if not isinstance(move, int) or isinstance(move, bool) or move < 0:
-            return f"{move!r} is not a move"
+            return f"{move!r} is not a move of Stephens"
         if move in self.legal_moves():
             return None
+        if not self.is_move_code(move):
+            return f"{move} is not a move of Stephens"
         return reason(self, move)
 
     def apply(self, move: int) -> list[Event]:

@@ -191,7 +191,8 @@ def test_impossible_typed_state_names_the_field(stub) -> None:
         stub.LegalMoves(pb.LegalMovesRequest(state=message))
     code, fields, reason = rpc_error_info(info.value)
     assert code == grpc.StatusCode.INVALID_ARGUMENT
-    assert fields == ["state.oh_my_goods"] and reason == "INVALID_STATE"
+    assert fields == [f"state.oh_my_goods.players[0].hand[{len(data['players'][0]['hand'])}]"]
+    assert reason == "INVALID_STATE"
 
 
 def _best(stub, state: pb.GameState, seat: int, seed: int = 7) -> pb.BestMoveResponse:

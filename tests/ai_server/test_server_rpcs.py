@@ -210,17 +210,19 @@ def test_impossible_states_name_the_field(stub, new_state) -> None:
     broken.CopyFrom(new_state)
     broken.samara.track[0].workers[0].gender = pb.SAMARA_GENDER_UNSPECIFIED
     error = expect_error(stub.LegalMoves, pb.LegalMovesRequest(state=broken),
-                         grpc.StatusCode.INVALID_ARGUMENT, "state.samara", "INVALID_STATE")
+                         grpc.StatusCode.INVALID_ARGUMENT,
+                         "state.samara.track[0].workers[0].gender", "INVALID_STATE")
     assert "gender" in error.details()
 
     data = registry.get_game("samara").new_game(seed=1, num_players=2).to_json()
     data["foremen"][0]["pawns"]["men"] = 5
     error = expect_error(stub.LegalMoves, pb.LegalMovesRequest(state=opaque_of(data)),
-                         grpc.StatusCode.INVALID_ARGUMENT, "state.opaque", "INVALID_STATE")
+                         grpc.StatusCode.INVALID_ARGUMENT, "state.opaque:foremen[0]",
+                         "INVALID_STATE")
     assert "men" in error.details()
     data["game"] = "chess"
     expect_error(stub.LegalMoves, pb.LegalMovesRequest(state=pb.GameState(json=json.dumps(data))),
-                 grpc.StatusCode.INVALID_ARGUMENT, "state.json.game", "UNKNOWN_GAME")
+                 grpc.StatusCode.INVALID_ARGUMENT, "state.json:game", "UNKNOWN_GAME")
     bad_observer = pb.GameState()
     bad_observer.CopyFrom(new_state)
     bad_observer.observer_seat = 2

@@ -75,7 +75,7 @@ def test_errors_are_described(client: FurnaceClient) -> None:
     details = error_details(info.value)
     assert details["code"] == "INVALID_ARGUMENT"
     assert details["reason"] == "INVALID_STATE"
-    assert details["fields"][0]["field"] == "state.opaque"
+    assert details["fields"][0]["field"] == "state.opaque:version"
     line = describe_error(info.value)
     assert line.startswith("INVALID_ARGUMENT: ") and "\n" not in line
     assert "field state.opaque" in line

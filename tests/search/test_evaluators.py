@@ -46,6 +46,7 @@ VAULT_INFO = GameInfo(
     max_players=2,
     perfect_information=True,
     has_chance=True,
+    chance_nodes=True,
 )
 HIDDEN_VAULT_INFO = dataclasses.replace(VAULT_INFO, name="toy-vault-hidden",
                                         perfect_information=False)

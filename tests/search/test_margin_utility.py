@@ -33,6 +33,7 @@ GAMBLE_INFO = GameInfo(
     max_players=2,
     perfect_information=True,
     has_chance=True,
+    chance_nodes=True,
 )
 SAFE, RISKY = 0, 1
 #: Final scores (seat 0, seat 1): SAFE always wins narrowly; RISKY is a coin toss

@@ -217,6 +217,7 @@ LOTTERY_INFO = GameInfo(
     max_players=2,
     perfect_information=True,
     has_chance=True,
+    chance_nodes=True,
 )
 
 #: Lottery name -> balls as (probability, seat 0 wins).

@@ -171,7 +171,7 @@ class GameOption(_message.Message):
     def __init__(self, name: _Optional[str] = ..., default_value: _Optional[_Union[OptionValue, _Mapping]] = ..., description: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("name", "title", "min_players", "max_players", "player_counts", "information_type", "has_chance", "options", "description", "typed_state", "kernel_available")
+    __slots__ = ("name", "title", "min_players", "max_players", "player_counts", "information_type", "has_chance", "options", "description", "typed_state", "kernel_available", "client_sees_chance")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -183,6 +183,7 @@ class GameInfo(_message.Message):
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     TYPED_STATE_FIELD_NUMBER: _ClassVar[int]
     KERNEL_AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEES_CHANCE_FIELD_NUMBER: _ClassVar[int]
     name: str
     title: str
     min_players: int
@@ -194,7 +195,8 @@ class GameInfo(_message.Message):
     description: str
     typed_state: bool
     kernel_available: bool
-    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ...) -> None: ...
+    client_sees_chance: bool
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ..., client_sees_chance: _Optional[bool] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
     __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes", "max_queue_wait_ms", "max_searches_per_client", "max_search_memory_bytes", "max_concurrent_rpcs")
