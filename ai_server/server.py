@@ -32,9 +32,8 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
-from ai_server import wire
+from ai_server import reflection, wire
 from ai_server.config import ServerConfig
 from ai_server.observe import ObservingInterceptor, ServerMetrics
 from ai_server.pool import SearchPool
@@ -169,8 +168,8 @@ async def create_server(
         for name in ("", SERVICE_NAME):
             await health_servicer.set(name, NOT_SERVING)
         if security.reflection:
-            reflection.enable_server_reflection(
-                (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), grpc_server)
+            # grpc.reflection.v1 and v1alpha (ai_server/reflection.py).
+            reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME), grpc_server)
         address = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else \
             f"{host}:{port}"
         try:
