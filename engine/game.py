@@ -272,23 +272,9 @@ class State(abc.ABC):
         the loop in C.
         """
         rng = PlayoutRng(seed)
-        while True:
-            player = self.current_player()
-            if player == TERMINAL:
-                return self.outcome()
-            if player == CHANCE:
-                outcomes = self.chance_outcomes()
-                target = rng.unit() * sum(p for _, p in outcomes)
-                chosen = outcomes[-1][0]
-                for outcome_move, probability in outcomes:
-                    target -= probability
-                    if target < 0:
-                        chosen = outcome_move
-                        break
-                self.apply(chosen)
-            else:
-                legal = self.legal_moves()
-                self.apply(legal[rng.below(len(legal))])
+        while self.current_player() != TERMINAL:
+            play_random_move(self, rng)
+        return self.outcome()
 
     # -- information --------------------------------------------------------
     # The observer model.  ``observation(seat)`` is everything ``seat`` can see;
@@ -421,3 +407,22 @@ def rank_groups(keys: Sequence[tuple[Any, ...]]) -> list[list[int]]:
         else:
             groups.append([seat])
     return groups
+
+
+def play_random_move(state: State, rng: PlayoutRng) -> None:
+    """Apply one playout move to a state that is not over: a chance outcome drawn by
+    its probability, or a legal move drawn uniformly.  The step of every Python
+    playout (:meth:`State.rollout`, truncated playouts), so that all draw alike."""
+    if state.current_player() == CHANCE:
+        outcomes = state.chance_outcomes()
+        target = rng.unit() * sum(p for _, p in outcomes)
+        chosen = outcomes[-1][0]
+        for outcome_move, probability in outcomes:
+            target -= probability
+            if target < 0:
+                chosen = outcome_move
+                break
+        state.apply(chosen)
+    else:
+        legal = state.legal_moves()
+        state.apply(legal[rng.below(len(legal))])

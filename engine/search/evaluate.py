@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from engine.game import CHANCE, TERMINAL, Outcome, State
+from engine.game import TERMINAL, Outcome, State, play_random_move
 from engine.playout_rng import PlayoutRng
 
 #: Heuristic values closer than this to the best count as a tie for the lead.
@@ -118,22 +118,9 @@ class TruncatedPlayoutEvaluator:
         # The loop of State.rollout, stopped after ``depth`` moves.
         rng = PlayoutRng(seed)
         for _ in range(self.depth):
-            player = state.current_player()
-            if player == TERMINAL:
+            if state.current_player() == TERMINAL:
                 return state.outcome()
-            if player == CHANCE:
-                outcomes = state.chance_outcomes()
-                target = rng.unit() * sum(p for _, p in outcomes)
-                chosen = outcomes[-1][0]
-                for outcome_move, probability in outcomes:
-                    target -= probability
-                    if target < 0:
-                        chosen = outcome_move
-                        break
-                state.apply(chosen)
-            else:
-                legal = state.legal_moves()
-                state.apply(legal[rng.below(len(legal))])
+            play_random_move(state, rng)
         if state.current_player() == TERMINAL:
             return state.outcome()
         return heuristic_outcome(state)
