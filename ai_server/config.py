@@ -90,6 +90,12 @@ class ServerConfig:
         for name in ("max_time", "max_queue_wait"):
             if getattr(self, name) * 1000 >= 2**31:
                 raise ValueError(f"{name} is too large")
+        # int32 on the wire (ServerLimits, Analysis.iterations, MoveAnalysis.visits).
+        for name in ("max_iterations", "default_iterations", "max_playouts",
+                     "default_playouts", "max_queue", "max_concurrent_rpcs",
+                     "max_searches_per_client", "max_message_bytes"):
+            if getattr(self, name) >= 2**31:
+                raise ValueError(f"{name} is too large: at most {2**31 - 1}")
 
     def with_overrides(self, **overrides: Any) -> ServerConfig:
         """A copy with the non-None ``overrides`` applied (unknown names raise TypeError)."""

@@ -164,7 +164,7 @@ class Generator:
     # -- valid requests ------------------------------------------------------------
     def _state(self, rng: random.Random) -> tuple[pb.GameState, dict[str, Any]]:
         data = rng.choice(self.positions)
-        form = rng.choice(["typed", "typed", codecs.OPAQUE, codecs.JSON])
+        form = rng.choice(["typed", "typed", codecs.OPAQUE, codecs.JSON, codecs.JSON_OBJECT])
         message = codecs.encode_state(data, form)
         if rng.random() < 0.3:
             message.observer_seat = rng.randrange(int(data.get("num_players", 2)))
@@ -375,7 +375,7 @@ class Generator:
         """A GameState with several oneof members on the wire (the last one wins)."""
         data = rng.choice(self.positions)
         parts = [codecs.encode_state(data, form).SerializeToString()
-                 for form in ("typed", codecs.JSON, codecs.OPAQUE)]
+                 for form in ("typed", codecs.JSON, codecs.OPAQUE, codecs.JSON_OBJECT)]
         rng.shuffle(parts)
         return "LegalMoves", wrap_state(b"".join(parts))
 

@@ -17,8 +17,13 @@ from collections.abc import Iterable
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
+from google.rpc import error_details_pb2, status_pb2  # noqa: F401 - see below
 from grpc_reflection.v1alpha import reflection as v1alpha
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+# The types of the error details (google.rpc.Status in the grpc-status-details-bin
+# trailer, BadRequest, ErrorInfo, RetryInfo) are imported above so that their files are
+# in the default pool: reflection describes them (grpcurl prints details through it).
 
 #: The reflection service tools look for first.
 V1_SERVICE_NAME = "grpc.reflection.v1.ServerReflection"

@@ -210,21 +210,27 @@ def move_message(state: State, move: int) -> pb.Move:
     return pb.Move(id=move, text=state.move_to_text(move))
 
 
+#: Largest int32: ``Analysis.iterations`` and ``MoveAnalysis.visits`` are int32 (JSON
+#: numbers).  Iteration searches stop at ``max_iterations`` (below it, see
+#: ``ServerConfig.check``); a very long time-limited search is capped here, never wrapped.
+MAX_COUNT = 2**31 - 1
+
+
 def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analysis:
-    """The ``Analysis`` message of a worker's result dict."""
+    """The ``Analysis`` message of a worker's result dict (counts capped at MAX_COUNT)."""
     best_id, best_text = data["best"]
     moves = data["moves"][:max_candidates] if max_candidates else data["moves"]
     return pb.Analysis(
         player=data["player"],
         best_move=pb.Move(id=best_id, text=best_text),
-        iterations=data["iterations"],
+        iterations=min(data["iterations"], MAX_COUNT),
         elapsed_seconds=data["elapsed"],
         win_probabilities=data["win_probabilities"],
         expected_scores=data["expected_scores"],
         moves=[
             pb.MoveAnalysis(
                 move=pb.Move(id=m["id"], text=m["text"]),
-                visits=m["visits"],
+                visits=min(m["visits"], MAX_COUNT),
                 win_probabilities=m["win_probabilities"],
                 expected_scores=m["expected_scores"],
                 win_probability=m["win_probability"],
@@ -343,7 +349,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         try:
             game = registry.get_game(decoded.game)
         except UnknownGameError as exc:
-            untyped = decoded.form in (codecs.OPAQUE, codecs.JSON)
+            untyped = decoded.form in codecs.UNTYPED
             raise invalid(str(exc), codecs.state_field(where, decoded.form, "game")
                           if untyped else where, errors.UNKNOWN_GAME) from None
         try:

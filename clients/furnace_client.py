@@ -125,7 +125,7 @@ def host_state(state: StateLike) -> pb.GameState:
 
 
 def state_json(state: pb.GameState) -> dict[str, Any]:
-    """The game's JSON state held by ``state`` (opaque or json form).
+    """The game's JSON state held by ``state`` (opaque, json or json_object form).
 
     A typed state (e.g. ``samara``) is answered as its protobuf JSON mapping,
     which is not the game's own JSON: ask for ``STATE_FORMAT_OPAQUE`` instead.
@@ -138,9 +138,23 @@ def state_json(state: pb.GameState) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ValueError("json state does not hold a JSON object")
         return data
+    if form == "json_object":
+        # A Struct's numbers are doubles; every number of a game's JSON is an integer.
+        return dict(_integral(json_format.MessageToDict(state.json_object)))
     if form is None:
         raise ValueError("empty GameState")
     raise ValueError(f"typed {form} state: request STATE_FORMAT_OPAQUE for the game's JSON")
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with every integral float an int (a Struct's numbers are doubles)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    return value
 
 
 def make_move(move: MoveLike) -> pb.Move:

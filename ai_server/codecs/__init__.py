@@ -6,7 +6,11 @@ A ``GameState`` holds one of
   turns it into the game's JSON dict and back (adding a game's typed form = adding a
   codec here);
 * ``opaque``: the game's JSON, UTF-8, compressed with zlib;
-* ``json``: the same JSON as text.
+* ``json``: the same JSON as text;
+* ``json_object``: the same JSON as a ``google.protobuf.Struct`` (the web form: in
+  the protobuf JSON mapping it *is* the game's JSON).  A Struct's numbers are
+  doubles and every number of a game's JSON is an integer: integral values become
+  ints, any other number is refused (``state.json_object:<path>``).
 
 Decoding only unpacks: it yields ``(game name, JSON dict, form)``.  The game
 itself validates the dict (``registry.get_game(name).state_from_json``).
@@ -15,10 +19,13 @@ itself validates the dict (``registry.get_game(name).state_from_json``).
 from __future__ import annotations
 
 import json
+import math
 import zlib
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+from google.protobuf import struct_pb2
 
 from ai_server import errors
 from ai_server.codecs import oh_my_goods, samara
@@ -33,6 +40,11 @@ _BY_FIELD: dict[str, ModuleType] = {m.FIELD: m for m in TYPED.values()}
 
 OPAQUE = "opaque"
 JSON = "json"
+JSON_OBJECT = "json_object"
+#: The forms holding the game's JSON document (not a typed message).
+UNTYPED = (OPAQUE, JSON, JSON_OBJECT)
+#: Largest integer a double (a Struct number) holds exactly.
+MAX_EXACT_INT = 2**53
 
 
 @dataclass(frozen=True)
@@ -42,7 +54,7 @@ class DecodedState:
     game: str
     data: dict[str, Any]
     #: The ``GameState`` oneof field the request used: a typed one ("samara",
-    #: "oh_my_goods"), "opaque" or "json".
+    #: "oh_my_goods"), "opaque", "json" or "json_object".
     form: str
     observer_seat: int | None
 
@@ -96,6 +108,75 @@ def _parse_json(text: str, field: str) -> dict[str, Any]:
     return data
 
 
+def _path(parent: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if parent else key
+
+
+def _from_value(value: struct_pb2.Value, field: str, path: str) -> Any:
+    """One Struct ``Value`` as plain JSON data (integral numbers as ints)."""
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "number_value":
+        number = value.number_value
+        if not math.isfinite(number) or not number.is_integer():
+            raise errors.invalid(
+                f"{path or 'the state'}: every number of a game's JSON state is an integer, "
+                f"got {number!r}", state_field(field, JSON_OBJECT, path), errors.INVALID_STATE)
+        if abs(number) > MAX_EXACT_INT:
+            raise errors.invalid(
+                f"{path}: {number:.0f} is too large for an exact integer",
+                state_field(field, JSON_OBJECT, path), errors.INVALID_STATE)
+        return int(number)
+    if kind == "struct_value":
+        return _from_struct(value.struct_value, field, path)
+    if kind == "list_value":
+        return [_from_value(item, field, _path(path, i))
+                for i, item in enumerate(value.list_value.values)]
+    return None  # null_value, or no kind at all (JSON null)
+
+
+def _from_struct(struct: struct_pb2.Struct, field: str, path: str = "") -> dict[str, Any]:
+    # Keys sorted: the same document gives the same dict (map order is not kept on the wire).
+    return {key: _from_value(struct.fields[key], field, _path(path, key))
+            for key in sorted(struct.fields)}
+
+
+def decode_json_object(struct: struct_pb2.Struct, field: str = "state.json_object"
+                       ) -> dict[str, Any]:
+    """The game's JSON held by a ``json_object`` Struct; faults name ``field:<path>``.
+
+    Its size, nesting and entry count passed the request checks (ai_server/wire.py)
+    before it gets here, like every other form.
+
+    >>> s = struct_pb2.Struct()
+    >>> s.update({"game": "samara", "num_players": 2.0, "month": [8.0]})
+    >>> decode_json_object(s)
+    {'game': 'samara', 'month': [8], 'num_players': 2}
+    >>> s.update({"foremen": [{"tools": {"saw": 0.5}}]})
+    >>> decode_json_object(s)
+    Traceback (most recent call last):
+    ...
+    ai_server.errors.RequestError: foremen[0].tools.saw: every number of a game's JSON state is an integer, got 0.5
+    """
+    data = _from_struct(struct, field)
+    if not isinstance(data.get("game"), str) or not data["game"]:
+        raise errors.invalid("state JSON needs a string field 'game' naming the game",
+                             state_field(field, "", "game"), errors.INVALID_STATE)
+    return data
+
+
+def encode_json_object(data: dict[str, Any]) -> struct_pb2.Struct:
+    """The game's JSON ``data`` as a Struct (its integers become integral doubles)."""
+    struct = struct_pb2.Struct()
+    struct.update(data)
+    return struct
+
+
 def state_field(where: str, form: str, path: str | None) -> str:
     """The BadRequest field of a fault at ``path`` (a path in the game's JSON state,
     ``foremen[0].tools.saw``; None: the state as a whole) of a state given as the
@@ -103,9 +184,10 @@ def state_field(where: str, form: str, path: str | None) -> str:
     of the ``form`` it holds.
 
     A typed form continues the request's field path with the typed message's
-    fields: ``state.samara.foremen[0].tools.saw``.  The ``json`` and ``opaque`` forms
-    are one field holding a whole JSON document: the path inside it follows a colon,
-    ``state.json:players[1].hand[0]``, ``state.opaque:foremen[0].tools.saw``
+    fields: ``state.samara.foremen[0].tools.saw``.  The ``json``, ``json_object`` and
+    ``opaque`` forms are one field holding a whole JSON document: the path inside it
+    follows a colon, ``state.json:players[1].hand[0]``,
+    ``state.json_object:foremen[0].tools.saw``, ``state.opaque:foremen[0].tools.saw``
     (docs/api.md, "Errors").
 
     >>> state_field("state.samara", "samara", "foremen[0].tools.glass-a")
@@ -129,13 +211,15 @@ def decode_state(message: pb.GameState, field: str = "state",
     form = message.WhichOneof("state") if present else None
     if form is None:
         raise errors.invalid(
-            f"{field} is required: set one of {', '.join([*_BY_FIELD, OPAQUE, JSON])}",
+            f"{field} is required: set one of {', '.join([*_BY_FIELD, *UNTYPED])}",
             field, errors.MISSING_FIELD)
     observer = message.observer_seat if message.HasField("observer_seat") else None
     if form == OPAQUE:
         data = decode_opaque(message.opaque, f"{field}.opaque")
     elif form == JSON:
         data = _parse_json(message.json, f"{field}.json")
+    elif form == JSON_OBJECT:
+        data = decode_json_object(message.json_object, f"{field}.json_object")
     else:
         codec = _BY_FIELD[form]
         try:
@@ -161,6 +245,8 @@ def encode_state(data: dict[str, Any], form: str, observer_seat: int | None = No
         message.opaque = encode_opaque(data)
     elif form == JSON:
         message.json = json.dumps(data, separators=(",", ":"), sort_keys=True)
+    elif form == JSON_OBJECT:
+        message.json_object.CopyFrom(encode_json_object(data))
     if observer_seat is not None:
         message.observer_seat = observer_seat
     return message
@@ -174,6 +260,8 @@ def response_form(request_form: str | None, requested: int, game: str) -> str:
         return OPAQUE
     if requested == pb.STATE_FORMAT_JSON:
         return JSON
+    if requested == pb.STATE_FORMAT_JSON_OBJECT:
+        return JSON_OBJECT
     if requested != pb.STATE_FORMAT_UNSPECIFIED:
         raise errors.invalid(f"unknown state_format {requested}", "state_format")
     if request_form is None:

@@ -90,7 +90,7 @@ def test_best_move_and_analyze(address, capsys, state_file) -> None:
     assert first_line == out2.splitlines()[0]
     code, out, _ = run(["best-move", "--game", "samara", "--iterations", "30", "--json"],
                        address, capsys)
-    assert json.loads(out)["analysis"]["iterations"] == "30"
+    assert json.loads(out)["analysis"]["iterations"] == 30  # int32: a JSON number (issue 13, item 5)
     code, out, _ = run(["analyze", "--state", state_file, "--time", "0.5", "--interval", "0.1"],
                        address, capsys)
     assert code == 0

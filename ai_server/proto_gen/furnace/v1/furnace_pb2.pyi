@@ -1,3 +1,4 @@
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -19,6 +20,7 @@ class StateFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STATE_FORMAT_TYPED: _ClassVar[StateFormat]
     STATE_FORMAT_OPAQUE: _ClassVar[StateFormat]
     STATE_FORMAT_JSON: _ClassVar[StateFormat]
+    STATE_FORMAT_JSON_OBJECT: _ClassVar[StateFormat]
 
 class IllegalReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -101,6 +103,7 @@ STATE_FORMAT_UNSPECIFIED: StateFormat
 STATE_FORMAT_TYPED: StateFormat
 STATE_FORMAT_OPAQUE: StateFormat
 STATE_FORMAT_JSON: StateFormat
+STATE_FORMAT_JSON_OBJECT: StateFormat
 ILLEGAL_REASON_UNSPECIFIED: IllegalReason
 ILLEGAL_REASON_UNPARSEABLE: IllegalReason
 ILLEGAL_REASON_NOT_A_MOVE: IllegalReason
@@ -241,18 +244,20 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("samara", "opaque", "json", "oh_my_goods", "observer_seat")
+    __slots__ = ("samara", "opaque", "json", "oh_my_goods", "json_object", "observer_seat")
     SAMARA_FIELD_NUMBER: _ClassVar[int]
     OPAQUE_FIELD_NUMBER: _ClassVar[int]
     JSON_FIELD_NUMBER: _ClassVar[int]
     OH_MY_GOODS_FIELD_NUMBER: _ClassVar[int]
+    JSON_OBJECT_FIELD_NUMBER: _ClassVar[int]
     OBSERVER_SEAT_FIELD_NUMBER: _ClassVar[int]
     samara: SamaraState
     opaque: bytes
     json: str
     oh_my_goods: OhMyGoodsState
+    json_object: _struct_pb2.Struct
     observer_seat: int
-    def __init__(self, samara: _Optional[_Union[SamaraState, _Mapping]] = ..., opaque: _Optional[bytes] = ..., json: _Optional[str] = ..., oh_my_goods: _Optional[_Union[OhMyGoodsState, _Mapping]] = ..., observer_seat: _Optional[int] = ...) -> None: ...
+    def __init__(self, samara: _Optional[_Union[SamaraState, _Mapping]] = ..., opaque: _Optional[bytes] = ..., json: _Optional[str] = ..., oh_my_goods: _Optional[_Union[OhMyGoodsState, _Mapping]] = ..., json_object: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., observer_seat: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("id", "text")
