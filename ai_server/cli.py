@@ -29,6 +29,10 @@ def add_commands(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 or [::] for all)")
     parser.add_argument("--port", type=int, default=50051, help="port (default 50051; 0: any)")
+    parser.add_argument("--http-port", type=int, default=None, metavar="PORT",
+                        help="also serve the service over HTTP on this port: JSON/binary over "
+                        "the Connect protocol (curl), gRPC-Web for browsers, and the web table "
+                        "at / (same TLS, tokens and limits; 0: any free port; default: off)")
     parser.add_argument("--workers", type=int, default=None,
                         help=f"search worker processes (default: two per CPU core, {default_workers()})")
     parser.add_argument("--max-queue", type=int, default=_DEFAULTS.max_queue,
@@ -113,7 +117,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be in 0..65535, not {args.port}")
-    for flag in ("metrics_port", "health_port"):
+    for flag in ("metrics_port", "health_port", "http_port"):
         value = getattr(args, flag, None)
         if value is not None and not 0 <= value <= 65535:
             raise ValueError(f"--{flag.replace('_', '-')} must be in 0..65535, not {value}")
@@ -150,6 +154,10 @@ def run_serve(args: argparse.Namespace) -> int:
             host = args.metrics_host or args.host
             print(f"furnace server metrics on http://{host}:{server.metrics.port}/metrics",
                   file=sys.stderr, flush=True)
+        if server.http_port is not None:
+            scheme = "https" if hosting.tls else "http"
+            print(f"furnace server HTTP (Connect, gRPC-Web, web table) on {scheme}://"
+                  f"{args.host}:{server.http_port}/", file=sys.stderr, flush=True)
         if server.health_port is not None:
             print(f"furnace server health service (plaintext) on {args.host}:"
                   f"{server.health_port}", file=sys.stderr, flush=True)
@@ -157,7 +165,8 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         asyncio.run(serve(args.host, args.port, config=config, ready=ready, started=started,
                           security=hosting, metrics_port=args.metrics_port,
-                          metrics_host=args.metrics_host, health_port=args.health_port))
+                          metrics_host=args.metrics_host, health_port=args.health_port,
+                          http_port=getattr(args, "http_port", None)))
     except OSError as exc:
         print(f"furnace serve: error: {exc}", file=sys.stderr)
         return 2

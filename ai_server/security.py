@@ -245,6 +245,24 @@ class SecurityConfig:
     def interceptors(self) -> list[grpc.aio.ServerInterceptor]:
         return [TokenInterceptor(self.tokens)] if self.tokens else []
 
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The same TLS (and mutual TLS) for an HTTP server; None without TLS."""
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        with tempfile.TemporaryDirectory() as tmp:  # ssl loads a chain from files only
+            cert_path, key_path = Path(tmp, "cert.pem"), Path(tmp, "key.pem")
+            cert_path.write_bytes(self.tls_cert)
+            key_path.touch(mode=0o600)
+            key_path.write_bytes(self.tls_key)
+            context.load_cert_chain(cert_path, key_path)
+        if self.client_ca is not None:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(cadata=self.client_ca.decode("ascii", "replace"))
+        context.set_alpn_protocols(["http/1.1"])
+        return context
+
 
 # -- exposure --------------------------------------------------------------------------
 def is_loopback(host: str) -> bool:

@@ -13,6 +13,8 @@
   near its end answer their best move so far (:meth:`FurnaceServer.stop`).
 * ``security=`` (:class:`~ai_server.security.SecurityConfig`) adds TLS, mutual
   TLS and bearer tokens, or turns reflection off.
+* ``http_port=`` also serves the service over HTTP (Connect protocol, gRPC-Web, the
+  web table; :mod:`ai_server.http_door`), with the same security and limits.
 * Every call is counted in the server's Prometheus metrics and, when the
   ``furnace.access`` logger is enabled, logged as one JSON line
   (:mod:`ai_server.observe`); ``metrics_port=`` serves the metrics over HTTP.  Requests reach the servicer
@@ -58,8 +60,11 @@ class FurnaceServer:
                  health_servicer: Any, pool: SearchPool, config: ServerConfig,
                  port: int, metrics: ServerMetrics | None = None,
                  health_server: grpc.aio.Server | None = None,
-                 health_port: int | None = None) -> None:
+                 health_port: int | None = None, http_server: Any = None) -> None:
         self.grpc_server = grpc_server
+        #: The HTTP door (Connect, gRPC-Web, the web table) when ``http_port`` was given.
+        self.http_server = http_server
+        self.http_port: int | None = http_server.port if http_server is not None else None
         self.metrics = metrics
         #: A plaintext server of the health service alone (``health_port``), for
         #: probes that cannot speak TLS (Kubernetes' gRPC probes).
@@ -76,6 +81,8 @@ class FurnaceServer:
         await self.grpc_server.start()
         if self.health_server is not None:
             await self.health_server.start()
+        if self.http_server is not None:
+            await self.http_server.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, SERVING)
 
@@ -100,7 +107,10 @@ class FurnaceServer:
         timer = asyncio.get_running_loop().call_later(max(grace - lead, 0.0),
                                                       self.pool.stop_running)
         try:
-            await self.grpc_server.stop(grace)
+            if self.http_server is not None:
+                await asyncio.gather(self.grpc_server.stop(grace), self.http_server.stop())
+            else:
+                await self.grpc_server.stop(grace)
         finally:
             if self.health_server is not None:
                 await self.health_server.stop(0)
@@ -127,6 +137,7 @@ async def create_server(
     metrics_port: int | None = None,
     metrics_host: str | None = None,
     health_port: int | None = None,
+    http_port: int | None = None,
     **settings: Any,
 ) -> tuple[FurnaceServer, int]:
     """Build a server bound to ``host:port`` (0: any free port); returns it and the port.
@@ -140,7 +151,10 @@ async def create_server(
     the Prometheus metrics on ``metrics_host`` (default: ``host``), at
     ``server.metrics.port``.  ``health_port`` (0: any) serves the health service
     alone, in plaintext, on ``host`` too (``server.health_port``): for probes that
-    cannot speak TLS.  Call ``await server.start()`` to serve.
+    cannot speak TLS.  ``http_port`` (0: any) serves the same service over HTTP on
+    ``host`` too, as the Connect protocol and gRPC-Web, with the same TLS, tokens and
+    limits, and the web table at ``/`` (:mod:`ai_server.http_door`;
+    ``server.http_port``).  Call ``await server.start()`` to serve.
     """
     security = security or SecurityConfig()
     config = (config or ServerConfig()).with_overrides(
@@ -151,6 +165,7 @@ async def create_server(
     metrics = ServerMetrics(pool, config.workers)
     health_server: grpc.aio.Server | None = None
     health_bound: int | None = None
+    http_server: Any = None
     try:
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
@@ -189,6 +204,16 @@ async def create_server(
                 raise OSError(f"cannot listen on {health_address}: {exc}") from None
             if not health_bound:
                 raise OSError(f"cannot listen on {health_address}")
+        if http_port is not None:
+            from ai_server import http_door
+
+            try:
+                sock = http_door.bind(host, http_port)
+            except OSError as exc:
+                raise OSError(f"cannot listen on {host}:{http_port} (HTTP): "
+                              f"{exc.strerror or exc}") from None
+            door = http_door.HttpDoor(servicer, config, security, metrics, wire_limits)
+            http_server = http_door.HttpServer(door, sock, security, config.grace)
         if metrics_port is not None:
             try:
                 metrics.serve(metrics_port, metrics_host or host)
@@ -198,11 +223,13 @@ async def create_server(
         if warm:
             await asyncio.to_thread(pool.warm_up)
     except BaseException:
+        if http_server is not None:
+            http_server.socket.close()
         metrics.close()
         await asyncio.to_thread(pool.close)
         raise
     return FurnaceServer(grpc_server, servicer, health_servicer, pool, config, bound,
-                         metrics, health_server, health_bound), bound
+                         metrics, health_server, health_bound, http_server), bound
 
 
 async def serve(

@@ -20,7 +20,9 @@ request bytes instead (no deserializer), and each request goes through
    (``REQUEST_TOO_COMPLEX``) and the length of string fields
    (``FIELD_TOO_LONG``), all INVALID_ARGUMENT naming the field;
 
-and only then reaches the servicer, which receives the message as before.  An
+and only then reaches the servicer, which receives the message as before.  The HTTP
+door (:mod:`ai_server.http_door`) runs these same handlers, with the JSON form of a
+request marked as a :class:`JsonBody` (parsed by ``json_format``, twice the size limit).  An
 exception that escapes the servicer (a bug: its decorators map every expected
 failure to a status) is logged once, without the request, and answered INTERNAL,
 never UNKNOWN.
@@ -48,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 
@@ -170,14 +173,37 @@ def check_message(message: Message, limits: WireLimits) -> None:
     _Walk(limits).message(message, "", 0)
 
 
+class JsonBody(bytes):
+    """A request body in the protobuf JSON form (the HTTP door's JSON codec), not binary."""
+
+
+#: A JSON request may be this many times the bytes of its method's binary limit (JSON
+#: spells field names and escapes the ``json`` state string; the walk bounds the rest).
+JSON_SIZE_FACTOR = 2
+
+
 def parse(raw: bytes, request_type: type[Message], limits: WireLimits) -> Message:
-    """``raw`` parsed as ``request_type`` and checked (:class:`RequestError` if not fit)."""
-    try:
-        message = request_type.FromString(raw)
-    except Exception:  # noqa: BLE001 - whatever the parser says, the bytes are at fault
-        name = request_type.DESCRIPTOR.full_name
-        raise invalid(f"the request is not a valid {name} message (protobuf binary "
-                      f"encoding, {len(raw)} bytes)", "request", MALFORMED_REQUEST) from None
+    """``raw`` parsed as ``request_type`` and checked (:class:`RequestError` if not fit).
+
+    ``raw`` is the protobuf binary encoding, or the JSON form when it is a
+    :class:`JsonBody` (unknown fields ignored, as binary parsing keeps them unread).
+    """
+    name = request_type.DESCRIPTOR.full_name
+    if isinstance(raw, JsonBody):
+        message = request_type()
+        try:
+            json_format.Parse(raw, message, ignore_unknown_fields=True,
+                              max_recursion_depth=limits.max_depth + 8)
+        except Exception as exc:  # noqa: BLE001 - whatever the parser says, the body is at fault
+            words = str(exc) if isinstance(exc, json_format.ParseError) else type(exc).__name__
+            raise invalid(f"the request is not a valid {name} in JSON ({len(raw)} bytes): "
+                          f"{words}", "request", MALFORMED_REQUEST) from None
+    else:
+        try:
+            message = request_type.FromString(raw)
+        except Exception:  # noqa: BLE001 - whatever the parser says, the bytes are at fault
+            raise invalid(f"the request is not a valid {name} message (protobuf binary "
+                          f"encoding, {len(raw)} bytes)", "request", MALFORMED_REQUEST) from None
     check_message(message, limits)
     return message
 
@@ -227,6 +253,8 @@ class Decoder:
         if not isinstance(raw, bytes):  # pragma: no cover - gRPC always hands bytes
             raw = bytes(raw)
         limit = self.limits.max_bytes(method)
+        if isinstance(raw, JsonBody):
+            limit *= JSON_SIZE_FACTOR
         if len(raw) > limit:
             await _abort(context, invalid(
                 f"the request is {len(raw)} bytes; {method.name} accepts at most {limit}",

@@ -1,0 +1,417 @@
+"""The HTTP door (``--http-port``): Connect JSON/binary and gRPC-Web from the same servicer.
+
+Calls are made as curl or a browser would: plain HTTP requests (``urllib``) with
+the protobuf JSON form or binary envelopes, against a real server that also
+serves native gRPC.  docs/api.md's curl examples ("HTTP and the browser") are run
+here with curl, against this server.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import ssl
+import struct
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import grpc
+import pytest
+import trustme
+from google.protobuf import json_format
+from google.rpc import error_details_pb2, status_pb2
+
+from ai_server.http_door import peer_of
+from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from ai_server.security import SecurityConfig
+from ai_server.server import BackgroundServer
+from tests.ai_server.conftest import TEST_SETTINGS
+
+SERVICE = "/furnace.v1.FurnaceService/"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+TOKEN = "alice-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def door() -> Iterator[BackgroundServer]:
+    srv = BackgroundServer(http_port=0, **{**TEST_SETTINGS, "max_searches_per_client": 1})
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop(grace=0.5)
+
+
+def url(srv: BackgroundServer, method: str, scheme: str = "http") -> str:
+    assert srv.server is not None and srv.server.http_port
+    return f"{scheme}://127.0.0.1:{srv.server.http_port}{SERVICE}{method}"
+
+
+def post(address: str, body: bytes, content_type: str = "application/json",
+         headers: dict[str, str] | None = None, context: ssl.SSLContext | None = None,
+         timeout: float = 120.0) -> tuple[int, dict[str, str], bytes]:
+    """HTTP status, headers (lower-case names) and body of a POST (errors included)."""
+    request = urllib.request.Request(address, data=body, method="POST",
+                                     headers={"Content-Type": content_type, **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as reply:
+            return reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
+
+
+def call_json(srv: BackgroundServer, method: str, message: dict[str, Any],
+              **kwargs: Any) -> tuple[int, dict[str, Any]]:
+    status, _, body = post(url(srv, method), json.dumps(message).encode(), **kwargs)
+    return status, json.loads(body)
+
+
+def details_of(error: dict[str, Any]) -> dict[str, Any]:
+    """The decoded details of a Connect error JSON, by type name."""
+    types = {"google.rpc.BadRequest": error_details_pb2.BadRequest,
+             "google.rpc.ErrorInfo": error_details_pb2.ErrorInfo,
+             "google.rpc.RetryInfo": error_details_pb2.RetryInfo}
+    found = {}
+    for detail in error.get("details", []):
+        value = base64.b64decode(detail["value"] + "=" * (-len(detail["value"]) % 4))
+        found[detail["type"]] = types[detail["type"]].FromString(value)
+    return found
+
+
+def envelope(data: bytes, flags: int = 0) -> bytes:
+    return struct.pack(">BI", flags, len(data)) + data
+
+
+def frames(body: bytes) -> list[tuple[int, bytes]]:
+    """The (flags, data) envelopes of a streamed body (Connect streaming, gRPC-Web)."""
+    out, at = [], 0
+    while at < len(body):
+        flags, size = struct.unpack(">BI", body[at:at + 5])
+        out.append((flags, body[at + 5:at + 5 + size]))
+        at += 5 + size
+    return out
+
+
+def grpc_web_trailers(data: bytes) -> dict[str, str]:
+    lines = data.decode().strip().split("\r\n")
+    return {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+
+
+# -- Connect with JSON: what curl does -------------------------------------------------------
+def test_list_games_new_game_and_best_move_in_json(door: BackgroundServer) -> None:
+    status, games = call_json(door, "ListGames", {})
+    assert status == 200
+    assert [g["name"] for g in games["games"]][:3] == ["samara", "oh-my-goods", "stephens"]
+    assert games["limits"]["maxIterations"] == TEST_SETTINGS["max_iterations"]
+
+    status, game = call_json(door, "NewGame", {"game": "samara", "numPlayers": 3, "seed": "1"})
+    assert status == 200
+    assert game["status"]["numPlayers"] == 3 and "render" in game
+    assert game["state"]["samara"]["numPlayers"] == 3
+
+    request = {"state": game["state"], "budget": {"iterations": "200"}, "seed": "5"}
+    status, best = call_json(door, "BestMove", request)
+    assert status == 200, best
+    assert best["analysis"]["iterations"] == 200  # int32: a JSON number
+    assert best["move"]["text"] and best["analysis"]["moves"]
+
+    # One implementation: native gRPC answers the same request with the same move.
+    with grpc.insecure_channel(door.address) as channel:
+        native = pb_grpc.FurnaceServiceStub(channel).BestMove(
+            json_format.ParseDict(request, pb.BestMoveRequest()), timeout=120)
+    assert json_format.MessageToDict(native.move) == best["move"]
+
+
+def test_errors_carry_the_same_code_and_details(door: BackgroundServer) -> None:
+    status, error = call_json(door, "NewGame", {"game": "chess", "numPlayers": 2})
+    assert status == 400
+    assert error["code"] == "invalid_argument" and "unknown game 'chess'" in error["message"]
+    details = details_of(error)
+    assert details["google.rpc.BadRequest"].field_violations[0].field == "game"
+    info = details["google.rpc.ErrorInfo"]
+    assert (info.reason, info.domain) == ("UNKNOWN_GAME", "furnace.v1")
+    # ... and decoded for people reading curl's output.
+    assert error["details"][1]["debug"] == {"reason": "UNKNOWN_GAME", "domain": "furnace.v1"}
+
+    with grpc.insecure_channel(door.address) as channel, pytest.raises(grpc.RpcError) as caught:
+        pb_grpc.FurnaceServiceStub(channel).NewGame(pb.NewGameRequest(game="chess",
+                                                                      num_players=2))
+    assert caught.value.details() == error["message"]
+
+    _, game = call_json(door, "NewGame", {"game": "samara", "numPlayers": 2})
+    status, error = call_json(door, "ApplyMove", {"state": game["state"],
+                                                  "move": {"text": "fly to the moon"}})
+    assert status == 400 and error["code"] == "invalid_argument"
+    assert details_of(error)["google.rpc.BadRequest"].field_violations[0].field == "move.text"
+
+    status, error = call_json(door, "BestMove", {"state": game["state"], "seat": 1})
+    assert status == 400 and error["code"] == "failed_precondition"  # Connect's HTTP status
+    assert details_of(error)["google.rpc.ErrorInfo"].reason == "NOT_YOUR_TURN"
+
+
+def test_wire_limits_apply(door: BackgroundServer) -> None:
+    status, _, body = post(url(door, "NewGame"), b'{"game": "samara", "numPlayers": ')
+    error = json.loads(body)
+    assert status == 400 and "in JSON" in error["message"]
+    assert details_of(error)["google.rpc.ErrorInfo"].reason == "MALFORMED_REQUEST"
+
+    status, error = call_json(door, "NewGame", {"game": "x" * 5000, "numPlayers": 2})
+    assert status == 400
+    assert details_of(error)["google.rpc.ErrorInfo"].reason == "FIELD_TOO_LONG"
+
+    # ListGames takes 64 KiB of binary, twice that of JSON.
+    status, _, body = post(url(door, "ListGames"), b" " * (200 * 1024) + b"{}")
+    error = json.loads(body)
+    assert status == 400 and details_of(error)["google.rpc.ErrorInfo"].reason == \
+        "REQUEST_TOO_LARGE"
+    status, _, _ = post(url(door, "ListGames"), b" " * (100 * 1024) + b"{}")
+    assert status == 200
+
+
+def test_the_connect_deadline_is_the_search_deadline(door: BackgroundServer) -> None:
+    _, game = call_json(door, "NewGame", {"game": "samara", "numPlayers": 2})
+    started = time.monotonic()
+    status, best = call_json(door, "BestMove",
+                             {"state": game["state"], "budget": {"timeLimitMs": 20000}},
+                             headers={"Connect-Timeout-Ms": "1500"})
+    assert status == 200, best
+    assert best["analysis"]["stopReason"] == "SEARCH_STOP_REASON_DEADLINE"
+    assert time.monotonic() - started < 10
+
+
+def test_per_client_quota_counts_both_doors(door: BackgroundServer) -> None:
+    """max_searches_per_client=1: a native Analyze running, an HTTP search is refused."""
+    _, game = call_json(door, "NewGame", {"game": "samara", "numPlayers": 2, "stateFormat":
+                                          "STATE_FORMAT_JSON"})
+    request = pb.AnalyzeRequest(state=pb.GameState(json=game["state"]["json"]),
+                                budget=pb.SearchBudget(time_limit_ms=10000),
+                                update_interval_ms=100)
+    with grpc.insecure_channel(door.address) as channel:
+        stream = pb_grpc.FurnaceServiceStub(channel).Analyze(request, timeout=60)
+        next(stream)  # the search runs
+        try:
+            status, error = call_json(door, "BestMove", {"state": {"json": game["state"]["json"]}})
+        finally:
+            stream.cancel()
+    assert status == 429 and error["code"] == "resource_exhausted"
+    assert details_of(error)["google.rpc.ErrorInfo"].reason == "CLIENT_QUOTA"
+    assert "google.rpc.RetryInfo" in details_of(error)
+    # The cancelled search leaves the quota soon after.
+    for _ in range(100):
+        status, _ = call_json(door, "BestMove", {"state": {"json": game["state"]["json"]},
+                                                 "budget": {"iterations": 10}})
+        if status == 200:
+            break
+        time.sleep(0.1)
+    assert status == 200
+
+
+# -- streaming -------------------------------------------------------------------------------
+def test_analyze_streams_over_connect(door: BackgroundServer) -> None:
+    _, game = call_json(door, "NewGame", {"game": "samara", "numPlayers": 2})
+    request = {"state": game["state"], "budget": {"timeLimitMs": 700}, "updateIntervalMs": 100}
+    status, headers, body = post(url(door, "Analyze"), envelope(json.dumps(request).encode()),
+                                 "application/connect+json")
+    assert status == 200 and headers["content-type"] == "application/connect+json"
+    messages = frames(body)
+    assert messages[-1] == (2, b"{}")  # end of stream, no error
+    updates = [json.loads(data) for flags, data in messages[:-1]]
+    assert len(updates) >= 2 and updates[-1]["final"] is True
+    assert [u.get("sequence", 0) for u in updates] == list(range(len(updates)))
+    assert all(not u.get("final") for u in updates[:-1])
+    assert updates[-1]["analysis"]["moves"][0]["visits"] > 0
+
+
+def test_analyze_errors_end_the_connect_stream_with_details(door: BackgroundServer) -> None:
+    _, game = call_json(door, "NewGame", {"game": "samara", "numPlayers": 2})
+    request = {"state": game["state"], "updateIntervalMs": 1}
+    _, _, body = post(url(door, "Analyze"), envelope(json.dumps(request).encode()),
+                      "application/connect+json")
+    (flags, data), = frames(body)
+    assert flags == 2
+    error = json.loads(data)["error"]
+    assert error["code"] == "invalid_argument"
+    assert details_of(error)["google.rpc.BadRequest"].field_violations[0].field == \
+        "update_interval_ms"
+
+
+# -- gRPC-Web --------------------------------------------------------------------------------
+def test_grpc_web_binary_calls(door: BackgroundServer) -> None:
+    kind = "application/grpc-web+proto"
+    new_game = pb.NewGameRequest(game="oh-my-goods", num_players=2, seed=3)
+    status, headers, body = post(url(door, "NewGame"), envelope(new_game.SerializeToString()),
+                                 kind, headers={"X-Grpc-Web": "1"})
+    assert status == 200 and headers["content-type"] == kind
+    (flags, data), (end, trailer) = frames(body)
+    assert (flags, end) == (0, 0x80) and grpc_web_trailers(trailer)["grpc-status"] == "0"
+    state = pb.NewGameResponse.FromString(data).state
+
+    # Analyze: several messages, then the trailer frame.
+    analyze = pb.AnalyzeRequest(state=pb.GameState(oh_my_goods=state.oh_my_goods,
+                                                   observer_seat=0),
+                                budget=pb.SearchBudget(time_limit_ms=500),
+                                update_interval_ms=100)
+    _, _, body = post(url(door, "Analyze"), envelope(analyze.SerializeToString()), kind)
+    *updates, (end, trailer) = frames(body)
+    replies = [pb.AnalyzeResponse.FromString(data) for _, data in updates]
+    assert end == 0x80 and grpc_web_trailers(trailer)["grpc-status"] == "0"
+    assert replies[-1].final and replies[-1].analysis.iterations > 0
+
+    # An error: the status and its details, as in a native call's trailers.
+    bad = pb.NewGameRequest(game="oh-my-goods", num_players=9)
+    status, headers, body = post(url(door, "NewGame"), envelope(bad.SerializeToString()), kind)
+    trailers = headers if "grpc-status" in headers else grpc_web_trailers(frames(body)[-1][1])
+    assert status == 200 and trailers["grpc-status"] == str(grpc.StatusCode.INVALID_ARGUMENT
+                                                            .value[0])
+    raw = trailers["grpc-status-details-bin"]
+    rich = status_pb2.Status.FromString(base64.b64decode(raw + "=" * (-len(raw) % 4)))
+    violation = error_details_pb2.BadRequest()
+    assert rich.details[0].Unpack(violation) and violation.field_violations[0].field == \
+        "num_players"
+
+
+# -- TLS and tokens ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    folder = tmp_path_factory.mktemp("http-pki")
+    ca = trustme.CA()
+    cert = ca.issue_cert("localhost", "127.0.0.1")
+    (folder / "server.pem").write_bytes(b"".join(b.bytes() for b in cert.cert_chain_pems))
+    cert.private_key_pem.write_to_path(str(folder / "server.key"))
+    ca.cert_pem.write_to_path(str(folder / "ca.pem"))
+    (folder / "tokens.txt").write_text(f"alice:{TOKEN}\n")
+    (folder / "tokens.txt").chmod(0o600)
+    return SimpleNamespace(dir=folder, ca=str(folder / "ca.pem"),
+                           cert=str(folder / "server.pem"), key=str(folder / "server.key"),
+                           tokens=str(folder / "tokens.txt"))
+
+
+def test_tls_and_tokens_on_the_http_port(pki: SimpleNamespace) -> None:
+    hosting = SecurityConfig.from_files(tls_cert=pki.cert, tls_key=pki.key,
+                                        token_file=pki.tokens)
+    context = ssl.create_default_context(cafile=pki.ca)
+    with BackgroundServer(security=hosting, http_port=0, workers=1) as srv:
+        address = url(srv, "ListGames", "https")
+        status, _, body = post(address, b"{}", context=context)
+        error = json.loads(body)
+        assert status == 401 and error["code"] == "unauthenticated"
+        assert "Bearer" in error["message"]
+        assert details_of(error)["google.rpc.ErrorInfo"].reason == "UNAUTHENTICATED"
+        status, _, _ = post(address, b"{}", context=context,
+                            headers={"Authorization": "Bearer wrong-token-0123456789"})
+        assert status == 401
+        status, _, body = post(address, b"{}", context=context,
+                               headers={"Authorization": f"Bearer {TOKEN}"})
+        assert status == 200 and json.loads(body)["games"]
+        # gRPC-Web and streams are guarded too.
+        status, headers, body = post(url(srv, "Analyze", "https"),
+                                     envelope(pb.AnalyzeRequest().SerializeToString()),
+                                     "application/grpc-web+proto", context=context)
+        trailers = headers if "grpc-status" in headers else \
+            grpc_web_trailers(frames(body)[-1][1])
+        assert trailers["grpc-status"] == str(grpc.StatusCode.UNAUTHENTICATED.value[0])
+        with pytest.raises((urllib.error.URLError, ConnectionError)):  # plaintext to TLS
+            urllib.request.urlopen(url(srv, "ListGames"), data=b"{}", timeout=10)
+
+
+# -- the command line and the docs --------------------------------------------------------------
+def test_peer_of() -> None:
+    assert peer_of("10.0.0.1:443") == "ipv4:10.0.0.1:443"
+    assert peer_of("::1:443") == "ipv6:[::1]:443"
+
+
+def test_furnace_serve_opens_both_doors(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ai_server", "serve", "--port", "0", "--http-port", "0",
+         "--workers", "1"], stderr=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parents[2])
+    lines: list[str] = []
+    found = threading.Event()
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if "HTTP" in line and "http://" in line:
+                found.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert found.wait(60), "".join(lines)
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", "".join(lines))
+        assert match
+        base = f"http://127.0.0.1:{match.group(1)}"
+        status, _, body = post(f"{base}{SERVICE}NewGame",
+                               b'{"game":"samara","numPlayers":3}')
+        assert status == 200 and json.loads(body)["status"]["numPlayers"] == 3
+        native = re.search(r"listening on 127\.0\.0\.1:(\d+)", "".join(lines))
+        assert native
+        with grpc.insecure_channel(f"127.0.0.1:{native.group(1)}") as channel:
+            reply = pb_grpc.FurnaceServiceStub(channel).ListGames(pb.ListGamesRequest(),
+                                                                  timeout=30)
+        assert reply.games
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0
+
+
+def test_the_documented_curl_examples(door: BackgroundServer) -> None:
+    """docs/api.md, "HTTP and the browser": each ```sh curl block, run by curl, answers
+    what the ```json curl-reply block after it shows (a subset; "…" matches anything)."""
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    text = DOC.read_text()
+    section = text[text.index("## HTTP and the browser"):]
+    section = section[:section.find("\n## ", 1) if "\n## " in section[1:] else len(section)]
+    blocks = re.findall(r"^```(\w+) (curl|curl-reply)\n(.*?)^```", section, re.M | re.S)
+    assert blocks and len(blocks) % 2 == 0
+    assert door.server is not None
+    env = {**os.environ, "FURNACE_HTTP": f"http://127.0.0.1:{door.server.http_port}"}
+    for (_, tag, command), (_, answer_tag, expected) in zip(blocks[::2], blocks[1::2],
+                                                            strict=True):
+        assert (tag, answer_tag) == ("curl", "curl-reply")
+        command = command.replace("http://127.0.0.1:8080", "$FURNACE_HTTP")
+        run = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert run.returncode == 0, run.stderr
+        problems = _mismatches(json.loads(expected), json.loads(run.stdout))
+        assert not problems, f"{command}\n{problems}\n{run.stdout[:2000]}"
+
+
+def _mismatches(expected: Any, actual: Any, path: str = "") -> list[str]:
+    if expected == "…":
+        return []
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return [f"{path}: expected an object"]
+        return [p for k, v in expected.items() if k != "…"
+                for p in (_mismatches(v, actual[k], f"{path}.{k}") if k in actual
+                          else [f"{path}.{k}: missing"])]
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return [f"{path}: expected a list"]
+        if expected and expected[-1] == "…":
+            expected = expected[:-1]
+            actual = actual[:len(expected)]
+        if len(expected) != len(actual):
+            return [f"{path}: {len(actual)} entries, expected {len(expected)}"]
+        return [p for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+                for p in _mismatches(e, a, f"{path}[{i}]")]
+    if isinstance(expected, str) and "…" in expected:
+        pattern = ".*".join(re.escape(part) for part in expected.split("…"))
+        return [] if re.fullmatch(pattern, str(actual), re.S) else [f"{path}: {actual!r}"]
+    return [] if expected == actual else [f"{path}: {actual!r} != {expected!r}"]
