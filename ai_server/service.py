@@ -51,6 +51,7 @@ from engine.game import (
     UnknownGameError,
     events_seen_by,
 )
+from engine.seats import player_name, seat_label, seat_range
 
 log = logging.getLogger(__name__)
 
@@ -255,9 +256,11 @@ class MoveCheck:
 def hidden_moves_reason(state: State, observer: int | None) -> str:
     """Why ``observer`` is told nothing about the moves of the seat to move."""
     player = state.current_player()
-    mover = "chance" if player == CHANCE else f"seat {player}"
-    return (f"seat {observer} cannot judge {mover}'s moves: they depend on what seat "
-            f"{observer} cannot see")
+    mover = "chance" if player == CHANCE else seat_label(player)
+    if observer is None:  # the host sees every seat's information: not reached today
+        return f"the host cannot judge the moves of {mover}: they depend on what no seat sees"
+    return (f"{seat_label(observer)} cannot judge the moves of {mover}: they depend on what "
+            f"{player_name(observer)} cannot see")
 
 
 def move_code_text(state: State, move: int) -> str | None:
@@ -315,8 +318,9 @@ def check_move(state: State, move: pb.Move, seat: int | None, present: bool = Tr
         return MoveCheck(False, resolved, "the game is over", pb.ILLEGAL_REASON_GAME_OVER,
                          "state")
     if seat is not None and seat != player:
-        whose = "chance moves next" if player == CHANCE else f"it is seat {player}'s turn"
-        return MoveCheck(False, resolved, f"{whose}, not seat {seat}'s",
+        whose = "chance moves next" if player == CHANCE else \
+            f"it is the turn of {seat_label(player)}"
+        return MoveCheck(False, resolved, f"{whose}, not of {seat_label(seat)}",
                          pb.ILLEGAL_REASON_NOT_YOUR_TURN, "seat")
     if not state.moves_known_to(observer):
         return MoveCheck(False, resolved, hidden_moves_reason(state, observer),
@@ -366,7 +370,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         note(game=game.info.name, players=state.num_players)
         observer = decoded.observer_seat
         if observer is not None and not 0 <= observer < state.num_players:
-            raise invalid(f"observer_seat must be in 0..{state.num_players - 1}, got {observer}",
+            raise invalid(f"observer_seat must be in {seat_range(state.num_players)}, "
+                          f"got {observer}",
                           f"{field}.observer_seat", errors.SEAT_OUT_OF_RANGE)
         return Loaded(decoded, state)
 
@@ -376,7 +381,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             return None
         seat = int(getattr(request, field))
         if not 0 <= seat < state.num_players:
-            raise invalid(f"{field} must be in 0..{state.num_players - 1}, got {seat}", field,
+            raise invalid(f"{field} must be in {seat_range(state.num_players)}, got {seat}", field,
                           errors.SEAT_OUT_OF_RANGE)
         return seat
 
@@ -451,14 +456,15 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             raise precondition("chance moves next, not a seat: apply a chance outcome first",
                                "state", errors.CHANCE_TO_MOVE)
         if seat is not None and seat != player:
-            raise precondition(f"it is seat {player}'s turn, not seat {seat}'s", "seat",
+            raise precondition(f"it is the turn of {seat_label(player)}, not of "
+                               f"{seat_label(seat)}", "seat",
                                errors.NOT_YOUR_TURN)
         observer = loaded.decoded.observer_seat
         if observer is not None and not state.moves_known_to(observer):
-            raise invalid(f"seat {player} is to move, and its moves depend on what seat "
-                          f"{observer} (state.observer_seat) cannot see: a search for seat "
-                          f"{player} needs its own view (observer_seat {player}) or the "
-                          f"host's (no observer_seat)", "state.observer_seat",
+            raise invalid(f"{seat_label(player)} is to move, and its moves depend on what "
+                          f"state.observer_seat, {seat_label(observer)}, cannot see: a search "
+                          f"for {player_name(player)} needs its own view (observer_seat "
+                          f"{player}) or the host's (no observer_seat)", "state.observer_seat",
                           errors.OBSERVER_CANNOT_SEE_MOVER)
         iterations, time_limit = self._budget(request.budget, analyze)
         note(budget_iterations=iterations or 0,

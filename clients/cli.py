@@ -39,6 +39,7 @@ from clients.furnace_client import (
     describe_error,
     make_move,
     make_state,
+    seat_label,
     state_json,
     to_json,
 )
@@ -137,7 +138,7 @@ def load_state(client: FurnaceClient, args: argparse.Namespace) -> pb.GameState:
 
 def _viewer(args: argparse.Namespace) -> str:
     observer = getattr(args, "observer", None)
-    return "the host" if observer is None else f"seat {observer}"
+    return "the host" if observer is None else seat_label(observer)
 
 
 def _percent(x: float) -> str:
@@ -202,7 +203,7 @@ def _print_status(status: pb.GameStatus) -> None:
     elif status.chance:
         print("chance moves next")
     else:
-        print(f"seat {status.current_player} (P{status.current_player + 1}) to move; "
+        print(f"{seat_label(status.current_player)} to move; "
               f"scores {_seats(status.scores, '{:g}')}")
 
 
@@ -219,8 +220,8 @@ def cmd_legal_moves(client: FurnaceClient, args: argparse.Namespace) -> int:
     for outcome in reply.chance_outcomes:
         print(f"{outcome.move.id}\t{outcome.move.text}\t(p={outcome.probability:.4g})")
     if reply.moves_hidden:
-        print(f"moves hidden: {_viewer(args)} cannot know the moves of seat "
-              f"{reply.status.current_player} (they depend on what it cannot see)",
+        print(f"moves hidden: {_viewer(args)} cannot know the moves of "
+              f"{seat_label(reply.status.current_player)}: they depend on what it cannot see",
               file=sys.stderr)
     elif not reply.moves and not reply.chance_outcomes:
         print("no legal moves" + (" (the game is over)" if reply.status.terminal else ""),
@@ -251,7 +252,7 @@ def cmd_apply_move(client: FurnaceClient, args: argparse.Namespace) -> int:
         _print_state(reply.state, sys.stdout)
     record = reply.record
     if record.move_hidden:
-        print(f"# P{record.player + 1} makes a secret choice (hidden from {_viewer(args)})",
+        print(f"# P{record.player + 1} makes a secret choice, hidden from {_viewer(args)}",
               file=sys.stderr)
     for event in record.events:
         print(f"# {event}", file=sys.stderr)
@@ -283,7 +284,7 @@ def _stop_reason(analysis: pb.Analysis) -> str:
 def _print_analysis(analysis: pb.Analysis, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     print(f"best move: {analysis.best_move.text} (id {analysis.best_move.id})", file=out)
-    print(f"seat {analysis.player} to move; {analysis.iterations} iterations in "
+    print(f"{seat_label(analysis.player)} to move; {analysis.iterations} iterations in "
           f"{analysis.elapsed_seconds:.2f}s; stopped by {_stop_reason(analysis)}", file=out)
     print(f"win probability per seat: {_seats(analysis.win_probabilities, '{:.3f}')}; "
           f"expected scores: {_seats(analysis.expected_scores)}", file=out)
@@ -340,10 +341,10 @@ def cmd_estimate(client: FurnaceClient, args: argparse.Namespace) -> int:
         print(to_json(reply))
         return 0
     print(f"{reply.playouts} playouts in {reply.elapsed_seconds:.2f}s, "
-          f"from {_viewer(args)}'s information")
-    print(f"{'seat':>4}  {'win':>6}  {'mean':>7}  {'stddev':>7}  {'min':>5}  {'max':>5}")
+          f"from the information of {_viewer(args)}")
+    print(f"{'player':>6}  {'win':>6}  {'mean':>7}  {'stddev':>7}  {'min':>5}  {'max':>5}")
     for s in reply.seats:
-        print(f"{'P' + str(s.seat + 1):>4}  {_percent(s.win_probability)}  {s.score_mean:7.2f}  "
+        print(f"{'P' + str(s.seat + 1):>6}  {_percent(s.win_probability)}  {s.score_mean:7.2f}  "
               f"{s.score_stddev:7.2f}  {s.score_min:5g}  {s.score_max:5g}")
     return 0
 
@@ -460,11 +461,13 @@ def add_commands(subparsers: Any) -> None:
                             help="the game's JSON state (- for standard input); "
                             "or start a new game with --game")
     state_args.add_argument("--observer", type=int, default=None, metavar="SEAT",
-                            help="ask as this seat (0-based): answers show and use only what "
+                            help="ask as this seat (0-based: 0 is P1): answers show and use "
+                            "only what "
                             "it sees (default: the host, who sees every hand)")
 
     seat_args = argparse.ArgumentParser(add_help=False)
-    seat_args.add_argument("--seat", type=int, default=None, help="seat (0-based) acting")
+    seat_args.add_argument("--seat", type=int, default=None,
+                           help="the seat acting (0-based: 0 is P1)")
 
     search_args = argparse.ArgumentParser(add_help=False)
     search_args.add_argument("--iterations", type=int, default=0,
@@ -537,7 +540,7 @@ def _extend_play(subparsers: Any) -> None:
         from clients.play import play_remote
 
         # As engine.cli's own --server branch, plus the connection.
-        return play_remote(args.server, args.game, args.players, args.seat - 1, args.seed,
+        return play_remote(args.server, args.game, args.players, args.seat, args.seed,
                            args.iterations, connection=connection_kwargs(args))
 
     play.set_defaults(func=func)

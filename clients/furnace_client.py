@@ -255,6 +255,19 @@ def describe_error(error: grpc.RpcError) -> str:
     return f"{info['code']}: {message}{suffix}"
 
 
+def seat_label(seat: int) -> str:
+    """``P1 (seat 0)``: a seat (0-based, as in every RPC) named as renders and events name it.
+
+    The convention of the whole project (engine.seats, which clients do not import):
+    numbers given or taken are 0-based seats; people read ``P1``, ``P2``, ...; prose that
+    gives a seat's number names the player too.
+
+    >>> seat_label(0), seat_label(1)
+    ('P1 (seat 0)', 'P2 (seat 1)')
+    """
+    return f"P{seat + 1} (seat {seat})"
+
+
 # -- connecting ---------------------------------------------------------------------------
 #: Load-balancing policies gRPC offers over the addresses of a target.
 LOAD_BALANCING_POLICIES = ("pick_first", "round_robin")

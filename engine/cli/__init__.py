@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.game import FurnaceError
+from engine.seats import SEAT_CONVENTION
 
 # Subcommands that live outside the engine (the gRPC server and client), added
 # when their packages are importable.
@@ -186,7 +187,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.server:
         from clients.play import play_remote
 
-        return play_remote(args.server, args.game, args.players, args.seat - 1, args.seed,
+        return play_remote(args.server, args.game, args.players, args.seat, args.seed,
                            args.iterations)
     from engine.cli.play import play_local
 
@@ -201,10 +202,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("games", help="list the games and their player counts")
     p.set_defaults(func=_cmd_games)
 
-    p = sub.add_parser("play", help="play against bots in the terminal")
+    p = sub.add_parser(
+        "play", help="play against bots in the terminal",
+        description="Play GAME against bots in the terminal, here or on a Furnace server.",
+        epilog=SEAT_CONVENTION)
     p.add_argument("game")
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--seat", type=int, default=1, help="your seat, 1-based (default 1)")
+    p.add_argument("--seat", type=int, default=0,
+                   help="your seat, 0-based as everywhere: 0 is P1, the first player "
+                   "(default 0)")
     p.add_argument("--bots", default="mcts:2000", help="bot spec(s) for the other seats")
     p.add_argument("--iterations", type=int, default=2000,
                    help="search budget of hints (and of remote bots)")

@@ -24,6 +24,7 @@ from engine.game import (
     events_seen_by,
 )
 from engine.search import Bot, make_bot, search_for
+from engine.seats import seat_label, seat_range
 
 HELP = """commands:
   N             play move number N of the list ('moves' shows it)
@@ -98,18 +99,18 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
     else:
         state = registry.get_game(args.game).new_game(args.seed, args.players,
                                                       _options(args.options))
-    if not 1 <= args.seat <= state.num_players:
-        raise FurnaceError(f"--seat must be 1-{state.num_players}, got {args.seat}")
+    if not 0 <= args.seat < state.num_players:
+        raise FurnaceError(f"--seat must be in {seat_range(state.num_players)}, got {args.seat}")
     if args.iterations < 1:
         raise FurnaceError(f"--iterations must be at least 1, got {args.iterations}")
-    human = args.seat - 1
+    human = args.seat
     specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:2000"]
     bots: dict[int, Bot] = {}
     others = [p for p in range(state.num_players) if p != human]
     for k, seat in enumerate(others):
         bots[seat] = make_bot(specs[k % len(specs)])
     rng = random.Random(args.seed)
-    output(f"You are P{human + 1}. " + ", ".join(f"P{s + 1} = {b.name}" for s, b in bots.items())
+    output(f"You are {seat_label(human)}. " + ", ".join(f"P{s + 1} = {b.name}" for s, b in bots.items())
            + ". Type 'help' for commands.")
     output(state.render(human))
     while state.current_player() != TERMINAL:

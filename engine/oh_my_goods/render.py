@@ -30,7 +30,7 @@ def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
     n = view["num_players"]
     lines = [f"Oh My Goods! round {view['round']}"
              + (f" (last round {view['final_round']})" if view["final_round"] else "")
-             + f", player {view['active'] + 1} active, phase {view['phase']}"]
+             + f", P{view['active'] + 1} active, phase {view['phase']}"]
     lines.append(f"deck {view['deck']}  discard {len(view['discard'])}")
     row = [cards[c].resource + ("*" if cards[c].half_sun else "") for c in view["display"]]
     if view["sunset_at"] >= 0:

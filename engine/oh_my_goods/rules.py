@@ -282,7 +282,7 @@ class OhMyGoodsState(State):
                              for _ in range(len(player.hand) // 2)]
                     self.discard.extend(cards)
                     if cards:
-                        dropped.append(f"player {seat + 1} "
+                        dropped.append(f"P{seat + 1} "
                                        + ", ".join(self.card_name(c) for c in cards))
                 events.append(Event("draw and discard piles are empty: everyone discards half "
                                     "their hand at random" + (": " + "; ".join(dropped)
@@ -307,7 +307,7 @@ class OhMyGoodsState(State):
         return self.seat()
 
     def _start_round(self, events: list[Event]) -> None:
-        events.append(Event(f"round {self.round} begins; player {self.active + 1} is active"))
+        events.append(Event(f"round {self.round} begins; P{self.active + 1} is active"))
         self.turn = 0
         self._starting_sizes = [len(p.hand) for p in self.players]
         if self.second_edition:
@@ -333,7 +333,7 @@ class OhMyGoodsState(State):
 
     def _drawn_event(self, seat: int, cards: list[int]) -> Event:
         """``seat`` took ``cards`` into its hand: it sees which, the others how many."""
-        who = f"player {seat + 1}"
+        who = f"P{seat + 1}"
         return Event(f"{who} draws " + (", ".join(self.card_name(c) for c in cards) or "nothing"),
                      seats=frozenset({seat}), others=f"{who} draws {len(cards)} card(s)")
 
@@ -369,7 +369,7 @@ class OhMyGoodsState(State):
                     work = (f"works {MODE_WORDS[player.work[1]]} in "
                             f"{self.slot_label(seat, player.work[0])}")
                 plan = "has planned a building" if player.plan is not None else "plans nothing"
-                events.append(Event(f"player {seat + 1} {work} and {plan}"))
+                events.append(Event(f"P{seat + 1} {work} and {plan}"))
                 player.chosen = 0
             self.phase = "act"
             self._reset_act()
@@ -395,7 +395,7 @@ class OhMyGoodsState(State):
             player.work = None
             if self.final_round is None and 1 + len(player.buildings) >= BUILDINGS_TO_END:
                 self.final_round = self.round + 1
-                events.append(Event(f"player {seat + 1} has {BUILDINGS_TO_END} buildings: one more "
+                events.append(Event(f"P{seat + 1} has {BUILDINGS_TO_END} buildings: one more "
                               f"round after this one"))
         if self.final_round is None and self.round + 1 >= MAX_ROUNDS:
             self.final_round = MAX_ROUNDS
@@ -403,7 +403,7 @@ class OhMyGoodsState(State):
         if self.final_round is not None and self.round >= self.final_round:
             self.phase = "over"
             events.append(Event("game over: " + ", ".join(
-                f"player {s + 1} {self.scores()[s]:g} VP" for s in range(self.num_players))))
+                f"P{s + 1} {self.scores()[s]:g} VP" for s in range(self.num_players))))
             return
         self.round += 1
         self.active = (self.active + 1) % self.num_players
@@ -737,7 +737,7 @@ class OhMyGoodsState(State):
         kind, arg = decode_move(move)
         seat = self.seat()
         player = self.players[seat]
-        who = f"player {seat + 1}"
+        who = f"P{seat + 1}"
         events: list[Event] = []
         if kind == KEEP:
             events.append(Event(f"{who} keeps their hand"))
@@ -860,7 +860,7 @@ class OhMyGoodsState(State):
         assert pay is not None
         self.pay = None
         player = self.players[seat]
-        who = f"player {seat + 1}"
+        who = f"P{seat + 1}"
         events = [Event(f"{who} pays {pay['paid']} coins")]
         if pay["purpose"] == "shift":
             a, slot = divmod(pay["arg"], 64)
@@ -891,7 +891,7 @@ class OhMyGoodsState(State):
             self.players[seat].goods[slot].append(card)
             made += 1
         building = self.slot_building(seat, slot)
-        events.append(Event(f"player {seat + 1}'s {building.name} #{slot} produces {made} "
+        events.append(Event(f"P{seat + 1}'s {building.name} #{slot} produces {made} "
                             f"{building.good}"))
         self.running = -1
         self.need = [0] * 6
@@ -916,7 +916,7 @@ class OhMyGoodsState(State):
             placed.insert(0, card)
         player.goods[slot].extend(placed)
         building = self.slot_building(seat, slot)
-        events = [Event(f"player {seat + 1}'s {building.name} #{slot} chains: "
+        events = [Event(f"P{seat + 1}'s {building.name} #{slot} chains: "
                         f"+{len(placed)} {building.good}"
                         + (f" (shows {self.card_name(card)})" if card != NO_CARD else ""))]
         if not self._can_chain(seat, slot):

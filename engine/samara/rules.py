@@ -44,6 +44,7 @@ from engine.samara.catalogue import (
     Catalogue,
     default_catalogue,
 )
+from engine.seats import seat_label
 from engine.validation import (
     UniqueRefs,
     is_int,
@@ -1047,8 +1048,9 @@ def _check_pending(state: SamaraState) -> None:
             _expect(d.target == d.player, f"{where}.target: a seat decides {d.kind} for itself")
         if k:
             before = pending[k - 1].target
-            _expect(d.target == (before + 1) % n, f"{where}: decisions go clockwise, seat "
-                                                  f"{before + 1} then seat {(before + 1) % n + 1}")
+            _expect(d.target == (before + 1) % n, f"{where}: decisions go clockwise, "
+                                                  f"{seat_label(before)} then "
+                                                  f"{seat_label((before + 1) % n)}")
     sources = _decision_sources(state)
     _expect(bool(sources), f"pending: no power queues these {first.kind} decisions together")
     _expect(any(_last_power(state, builder) == power for power, builder in sources),

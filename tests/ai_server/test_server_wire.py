@@ -234,8 +234,8 @@ def test_clip_message_shapes() -> None:
     long = "é" * 500
     message = errors.clip_message(f"illegal move {long!r}: cannot read {long!r}")
     assert message.count("(500 characters)") == 2 and len(message) < 200
-    assert errors.clip_message("it is seat 1's turn, not seat 0's") == \
-        "it is seat 1's turn, not seat 0's"
+    assert errors.clip_message("it is the turn of P2 (seat 1), not of P1 (seat 0)") == \
+        "it is the turn of P2 (seat 1), not of P1 (seat 0)"
     assert len(errors.clip_message("word " * 10_000)) <= errors.MAX_MESSAGE + 30
 
 

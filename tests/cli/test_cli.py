@@ -30,7 +30,8 @@ def test_games_lists_samara(capsys: pytest.CaptureFixture[str]) -> None:
         (["arena", "samara", "--players", "6", "--bots", "random"], "2-5 players, not 6"),
         (["arena", "samara", "--bots", "mcts:zero"], "iterations must be an integer"),
         (["play", "samara", "--players", "1"], "2-5 players, not 1"),
-        (["play", "samara", "--seat", "3"], "--seat must be 1-2"),
+        (["play", "samara", "--seat", "2"], "--seat must be in 0..1 (0 is P1), got 2"),
+        (["play", "samara", "--seat", "-1"], "--seat must be in 0..1 (0 is P1), got -1"),
         (["selfplay", "samara", "--options", "powers"], "must look like name=value"),
         (["arena", "samara", "--bots", "random", "--options", "warp=1"], "unknown option"),
     ],
@@ -131,6 +132,25 @@ def test_play_explains_bad_moves_and_keeps_going(tmp_path: Path) -> None:
     assert "You are P1" in resumed[0]
 
 
+def test_play_seat_is_0_based_like_the_api(tmp_path: Path) -> None:
+    """Issue 13, item 7: ``furnace play --seat`` was 1-based while every RPC is 0-based."""
+    assert build_parser().parse_args(["play", "samara"]).seat == 0
+    first = _play(tmp_path, ["quit"], "--seat", "0")
+    assert first[0].startswith("You are P1 (seat 0). P2 = random.")
+    second = _play(tmp_path, ["quit"], "--seat", "1")
+    assert second[0].startswith("You are P2 (seat 1). P1 = random.")
+    assert any(line.startswith("P1 (random): ") for line in second)  # P1 moved first
+
+
+def test_play_help_states_the_seat_convention(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "your seat, 0-based as everywhere: 0 is P1" in out
+    assert "Seats are 0-based, as in the API and in every command: --seat 0 is the first " \
+        "player, shown as P1" in out and "say P1 (seat 0)" in out
+
+
 def test_play_ends_cleanly_on_end_of_input(tmp_path: Path) -> None:
     printed = _play(tmp_path, [])
     assert printed[-1] == "bye (the game was not saved)"
@@ -138,7 +158,7 @@ def test_play_ends_cleanly_on_end_of_input(tmp_path: Path) -> None:
 
 def test_play_keeps_the_bots_secret_choices_secret(tmp_path: Path) -> None:
     """Issue 8, item 3: the bots' phase II choices were printed before the human chose."""
-    printed = _play(tmp_path, ["board", "quit"], "--seat", "3", game="oh-my-goods", players=3)
+    printed = _play(tmp_path, ["board", "quit"], "--seat", "2", game="oh-my-goods", players=3)
     text = "\n".join(printed)
     for bot in ("P1", "P2"):
         assert f"{bot} (random): makes a secret choice" in text

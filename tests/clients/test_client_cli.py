@@ -167,7 +167,7 @@ def test_observer_option(address, capsys, omg_file) -> None:
     p1_hand = json.loads(open(omg_file).read())["players"][0]["hand"]
     code, out, err = run(["legal-moves", "--state", omg_file, "--observer", "1"], address, capsys)
     assert code == 0 and out == ""
-    assert "moves hidden: seat 1 cannot know the moves of seat 0" in err
+    assert "moves hidden: P2 (seat 1) cannot know the moves of P1 (seat 0)" in err
     code, out, _ = run(["legal-moves", "--state", omg_file, "--observer", "0"], address, capsys)
     assert code == 0 and "work #0 sloppy" in out
     code, out, _ = run(["legal-moves", "--state", omg_file, "--observer", "1", "--json"],
@@ -175,17 +175,18 @@ def test_observer_option(address, capsys, omg_file) -> None:
     assert json.loads(out)["moves_hidden"] is True
     code, out, _ = run(["check-move", "--state", omg_file, "--observer", "1", "work #0 sloppy"],
                        address, capsys)
-    assert code == 1 and out.startswith("not judged (HIDDEN): seat 1 cannot judge")
+    assert code == 1 and out.startswith(
+        "not judged (HIDDEN): P2 (seat 1) cannot judge the moves of P1 (seat 0)")
     code, out, _ = run(["show", "--state", omg_file, "--observer", "1"], address, capsys)
     assert code == 0 and "hand: 7 cards" in out
     assert not any(card in out for card in p1_hand)
     code, out, err = run(["apply-move", "--state", omg_file, "--observer", "1",
                           "work #0 sloppy"], address, capsys)
     assert code == 0 and json.loads(out)["players"][0]["work"] == {"slot": 0, "mode": "sloppy"}
-    assert "# P1 makes a secret choice (hidden from seat 1)" in err
+    assert "# P1 makes a secret choice, hidden from P2 (seat 1)" in err
     code, out, _ = run(["estimate", "--state", omg_file, "--observer", "0", "--playouts", "10"],
                        address, capsys)
-    assert code == 0 and "10 playouts" in out and "from seat 0's information" in out
+    assert code == 0 and "10 playouts" in out and "from the information of P1 (seat 0)" in out
     code, _, err = run(["best-move", "--state", omg_file, "--observer", "1", "--iterations",
                         "10"], address, capsys)
     assert code == 2 and "OBSERVER_CANNOT_SEE_MOVER" in err and "state.observer_seat" in err

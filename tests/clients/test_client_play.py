@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Iterable
 
@@ -106,4 +107,21 @@ def test_remote_play_shows_only_the_humans_view(address) -> None:
         assert re.search(r"hand: \d+ cards", p2), board
         assert "plan: a card, face down" in p2 or "plan:" not in p2, board
     # After Sunset the placement is public, the planned card still is not.
-    assert "player 2 works" in text and "has planned a building" in text
+    assert "P2 works" in text and "has planned a building" in text
+
+
+def test_furnace_play_server_seat_is_0_based(address, monkeypatch, capsys) -> None:
+    """Issue 13, item 7: ``furnace play --server --seat`` took a 1-based seat (``--seat 0``
+    was refused) while every RPC and ``furnace client --seat`` are 0-based."""
+    from engine.cli import build_parser
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # input() ends at once
+    for seat in (0, 1):
+        args = build_parser().parse_args(["play", "samara", "--server", address, "--seat",
+                                          str(seat), "--iterations", "5"])
+        assert args.func(args) == 1  # input ended
+        out = capsys.readouterr().out
+        assert f"you are P{seat + 1} (seat {seat})" in out, out
+    args = build_parser().parse_args(["play", "samara", "--server", address, "--seat", "2"])
+    assert args.func(args) == 2
+    assert "seat must be in 0..1 (0 is P1), got 2" in capsys.readouterr().out

@@ -424,8 +424,8 @@ def test_everyone_discarding_half_during_production_is_reported() -> None:
     produced = next(i for i, t in enumerate(texts) if "produces 2 coal" in t)
     halved = [i for i, t in enumerate(texts[:produced]) if "discards half" in t]
     assert halved, texts  # reported as part of the production that caused it
-    # the event names the three cards player 2 dropped, from the hand it held
-    named = texts[halved[0]].split("player 2 ", 1)[1].split(";")[0].split(", ")
+    # the event names the three cards P2 dropped, from the hand it held
+    named = texts[halved[0]].split("P2 ", 1)[1].split(";")[0].split(", ")
     assert len(named) == 3 and set(named) <= {s.card_name(c) for c in hand}
 
 
@@ -442,4 +442,4 @@ def test_own_draws_are_private_events() -> None:
         assert event.seats == frozenset({seat})
         assert event.seen_by(seat) == event.text and event.seen_by(None) == event.text
         other = (seat + 1) % 3
-        assert event.seen_by(other) == f"player {seat + 1} draws 2 card(s)"
+        assert event.seen_by(other) == f"P{seat + 1} draws 2 card(s)"
