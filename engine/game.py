@@ -255,6 +255,22 @@ class State(abc.ABC):
         """
         return list(self.scores())
 
+    def solo_target(self) -> float | None:
+        """A one-seat game's target score, or None (every game of 2+ seats).
+
+        A lone seat's win share is always 1, which gives a search nothing to
+        maximise; with a target the search values a finished game of one seat at
+        ``1 / (1 + exp(-(score - target) / scale))`` (see
+        :func:`engine.search._common.backup_values`).  Games with a solo mode
+        override this; the target may depend on the game's options.
+        """
+        return None
+
+    def solo_rank(self) -> str | None:
+        """A one-seat game's result in the rulebook's words (a rank, or whether a target
+        was beaten), for reports such as the arena's; None in games of 2+ seats."""
+        return None
+
     def outcome(self) -> Outcome:
         """Scores and win shares of a terminal state."""
         shares = [0.0] * self.num_players

@@ -1,6 +1,7 @@
-"""Stephens (Pile Up Games, 2024) for 2-4 players: components, position, rules, scoring.
+"""Stephens (Pile Up Games, 2024) for 1-4 players: components, position, rules, scoring.
 
-Registered as ``stephens``; the solo game against the Automa is still to come.
+Registered as ``stephens``, for 1-4 players: one plays solo against the Automa
+(:mod:`engine.stephens.solo`).
 Interpretations of the rulebook: ``docs/rules/stephens.md``.
 """
 

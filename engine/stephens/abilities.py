@@ -33,6 +33,8 @@ def has_ability(cat: Catalogue, player: Player, effect: str) -> bool:
 def influence_cap(cat: Catalogue, player: Player) -> int:
     """The highest Influence space ``player``'s marker may reach now."""
     blocked = [cat.disks[d].space for d in cat.influence_disks if not player.unlocked[d]]
+    if blocked and player.influence_stack:  # opponent card: all four stacked on one space
+        return player.influence_stack - 1
     return min(blocked) - 1 if blocked else cat.board.influence_max
 
 
@@ -57,6 +59,8 @@ def unlock_reason(cat: Catalogue, player: Player, disk: int) -> str | None:
     spec = cat.disks[disk]
     if player.unlocked[disk]:
         return f"{spec.id} is already unlocked"
+    if disk == player.lost_disk:
+        return f"{spec.id} is unavailable to you throughout the game (the opponent card)"
     missing = [cat.disks[r].id for r in spec.requires if not player.unlocked[r]]
     if missing:
         return f"{spec.id} needs {', '.join(missing)} unlocked first"

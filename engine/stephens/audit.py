@@ -44,6 +44,16 @@ def audit(state: StephensState) -> list[str]:
             problems.append(f"{who}: a negative count of coins, cubes or accessories")
         if any(player.reserved) and not any(f.kind == "reset" for f in state.decisions):
             problems.append(f"{who}: cubes reserved on investments outside a reset")
+    if state.solo:
+        from engine.stephens.vocabulary import AUTOMA
+        from engine.stephens.workers import SOLO_WORKER_LEAD
+
+        if state.workers_of(0) > state.workers_of(AUTOMA) + SOLO_WORKER_LEAD:
+            problems.append(f"P1 has {state.workers_of(0)} workers, more than the Automa's "
+                            f"{state.workers_of(AUTOMA)} + {SOLO_WORKER_LEAD}")
+        if sorted(state.automa_deck + state.automa_revealed) != \
+                list(range(len(cat.solo.automa_cards))):
+            problems.append("the Automa's cards are not each in its deck or revealed pile")
     equal = any(has_ability(cat, p, "equal-placement") for p in state.players)
     placement = placement_holds(state, equal)
     if placement is not None:

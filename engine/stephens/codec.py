@@ -30,6 +30,7 @@ from engine.stephens.setup import MAX_PLAYERS, MIN_PLAYERS
 from engine.stephens.stack import check_stack
 from engine.stephens.state import EMPTY, Player, StephensState
 from engine.stephens.vocabulary import (
+    AUTOMA,
     BLUE_DECK,
     COLOURS,
     FURNACES,
@@ -53,6 +54,10 @@ STATE_FIELDS = ("game", "version", "num_players", "options", "rng", "round", "en
                 "active", "army",
                 "furnaces", "small_factories", "professions", "places", "contracts",
                 "investments", "players", "decisions")
+#: Solo positions add this section (the Automa and the solo rules).
+SOLO_FIELDS = ("automa_deck", "automa_revealed", "bag", "final_reset")
+#: A worker of the Automa on a profession card, in JSON.
+AUTOMA_WORD = "automa"
 PLAYER_FIELDS = ("coins", "influence", "vp", "forest", "dune", "cubes", "accessories",
                  "unlocked", "contracts", "investments", "reserved", "fulfilled",
                  "placed_accessories")
@@ -70,14 +75,14 @@ def state_to_json(state: StephensState) -> dict[str, Any]:
     def ids(names: list[str], cards: list[int]) -> list[str | None]:
         return [None if c == EMPTY else names[c] for c in cards]
 
-    def owner(seat: int) -> int | None:
-        return None if seat == NOBODY else seat
+    def owner(seat: int) -> int | str | None:
+        return None if seat == NOBODY else AUTOMA_WORD if seat == AUTOMA else seat
 
-    return {
+    data = {
         "game": GAME,
         "version": VERSION,
         "num_players": state.num_players,
-        "options": {},
+        "options": _options_to_json(state),
         "rng": format(state.rng[0], "016x"),
         "round": state.round,
         "end_round": state.end_round,
@@ -107,6 +112,23 @@ def state_to_json(state: StephensState) -> dict[str, Any]:
         "players": [_player_to_json(cat, p) for p in state.players],
         "decisions": [f.to_json() for f in state.decisions],
     }
+    if state.solo:
+        automa = [c.id for c in cat.solo.automa_cards]
+        data["solo"] = {"automa_deck": [automa[c] for c in state.automa_deck],
+                        "automa_revealed": [automa[c] for c in state.automa_revealed],
+                        "bag": dict(zip(WOODEN_NAMES, state.bag, strict=True)),
+                        "final_reset": state.final_reset}
+    return data
+
+
+def _options_to_json(state: StephensState) -> dict[str, str]:
+    if not state.solo:
+        return {}
+    from engine.stephens.solo import DIFFICULTIES
+
+    return {"difficulty": DIFFICULTIES[state.difficulty],
+            "opponent": "none" if state.opponent < 0 else
+            state.catalogue.solo.opponents[state.opponent].id}
 
 
 def _player_to_json(cat: Catalogue, p: Player) -> dict[str, Any]:
@@ -216,10 +238,10 @@ class _Reader:
                                          f"got {_short(data.get('game'))}")
         expect(data.get("version") == VERSION, f"unsupported state version "
                                                f"{_short(data.get('version'))}")
-        data = _obj(data, "state", STATE_FIELDS)
-        n = state_int(data["num_players"], "num_players", MIN_PLAYERS, MAX_PLAYERS)
-        expect(data["options"] == {}, "options: Stephens has no options yet")
+        n = state_int(data.get("num_players"), "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        data = _obj(data, "state", STATE_FIELDS + (("solo",) if n == 1 else ()))
         state = StephensState(cat, n)
+        self.options(state, data["options"])
         rng = data["rng"]
         expect(isinstance(rng, str) and 1 <= len(rng) <= 16
                and all(c in "0123456789abcdefABCDEF" for c in rng),
@@ -247,11 +269,51 @@ class _Reader:
             state.players.append(self.player(state, entry, f"players[{seat}]"))
         self.contract_refs.all_seen("contracts")
         self.investment_refs.all_seen("investments")
+        if state.solo:
+            self.solo(state, data["solo"])
         state.decisions = [Frame.from_json(f, f"decisions[{i}]", n)
                            for i, f in enumerate(_list(data["decisions"], "decisions"))]
         self.workers(state)
         check_stack(state)
         return state
+
+    def options(self, state: StephensState, value: Any) -> None:
+        if not state.solo:
+            expect(value == {}, "options: the options 'difficulty' and 'opponent' belong to "
+                                "the solo game (1 player)")
+            return
+        from engine.game import InvalidOptionError
+        from engine.stephens.solo import solo_options
+
+        options = _obj(value, "options", ("difficulty", "opponent"))
+        try:
+            state.difficulty, state.opponent = solo_options(1, dict(options))
+        except InvalidOptionError as exc:
+            raise InvalidStateError(f"options: {exc}") from None
+        expect(state.opponent >= -1, "options.opponent: a position holds the card drawn "
+                                     "(opponent-1 ... opponent-5), not 'random'")
+
+    def solo(self, state: StephensState, value: Any) -> None:
+        cat = self.cat
+        section = _obj(value, "solo", SOLO_FIELDS)
+        refs = _Refs([c.id for c in cat.solo.automa_cards], "Automa card")
+        state.automa_deck = refs.cards(section["automa_deck"], "solo.automa_deck")
+        state.automa_revealed = refs.cards(section["automa_revealed"], "solo.automa_revealed")
+        refs.all_seen("solo")
+        state.bag = _counts(section["bag"], "solo.bag", WOODEN_NAMES)
+        for name, most in zip(WOODEN_NAMES, cat.solo.bag, strict=True):
+            expect(state.bag[WOODEN_NAMES.index(name)] <= most,
+                   f"solo.bag.{name}: the bag holds at most {most}")
+        state.final_reset = state_int(section["final_reset"], "solo.final_reset", 0, 1)
+        expect(not state.final_reset or state.army <= state.final_space(),
+               f"solo.final_reset: the final reset begins when the army reaches "
+               f"{state.final_space()}")
+        expect(bool(state.final_reset) or state.army > state.final_space(),
+               f"solo.final_reset: the army at {state.army} has made a reset final")
+        for seat, player in enumerate(state.players):
+            expect(player.lost_disk < 0 or not player.unlocked[player.lost_disk],
+                   f"players[{seat}].unlocked: {cat.disks[player.lost_disk].id} is "
+                   f"unavailable with this opponent card")
 
     def professions(self, state: StephensState, data: Mapping[str, Any]) -> None:
         cat = self.cat
@@ -289,12 +351,11 @@ class _Reader:
                 expect(prof.deck != START or tier_of_place(place) == STEPHENS,
                        f"{where}.card: starting profession {prof.id} is attached to the "
                        f"Stephens' factory")
-                master = entry["master"]
-                state.master[card] = state_int(master, f"{where}.master", 0, state.num_players - 1)
+                master = self.worker(state, entry["master"], f"{where}.master")
+                state.master[card] = master
                 apprentice = entry["apprentice"]
                 if apprentice is not None:
-                    apprentice = state_int(apprentice, f"{where}.apprentice", 0,
-                                           state.num_players - 1)
+                    apprentice = self.worker(state, apprentice, f"{where}.apprentice")
                     expect(prof.has_apprentice_space,
                            f"{where}.apprentice: {prof.id} has no apprentice space")
                     expect(apprentice != master, f"{where}.apprentice: the master's own "
@@ -302,6 +363,13 @@ class _Reader:
                     state.apprentice[card] = apprentice
                 state.places[place].append(card)
         refs.all_seen("professions")
+
+    @staticmethod
+    def worker(state: StephensState, value: Any, where: str) -> int:
+        """A seat, or (solo) the Automa."""
+        if state.solo and value == AUTOMA_WORD:
+            return AUTOMA
+        return state_int(value, where, 0, state.num_players - 1)
 
     def contracts_and_investments(self, state: StephensState, data: Mapping[str, Any]) -> None:
         cat = self.cat
@@ -352,6 +420,12 @@ class _Reader:
             expect(not unlocked[disk] or not missing,
                    f"{where}.unlocked: {cat.disks[disk].id} needs {', '.join(missing)} "
                    f"unlocked first")
+        if state.solo and state.opponent >= 0:
+            opponent = cat.solo.opponents[state.opponent]
+            if opponent.effect == "influence-disks-stacked":
+                player.influence_stack = opponent.n
+            if opponent.effect == "ability-unavailable":
+                player.lost_disk = opponent.ability
         cap = influence_cap(cat, player)
         player.influence = state_int(data["influence"], f"{where}.influence", 0, cap)
         player.contracts = self.contract_refs.cards(data["contracts"], f"{where}.contracts")

@@ -226,7 +226,7 @@ class Opponent:
 class Difficulty:
     id: str
     final_reset: int  # army space that makes a reset the final one
-    ranks: tuple[int, int]  # lowest scores of the 2nd and 3rd rank
+    ranks: tuple[int, int]  # the highest Apprentice score, the lowest Glassblower score
     opponent_target: int
 
 

@@ -57,13 +57,20 @@ def slide_and_refill(state: StephensState, pile: int, events: list[Event]) -> No
     cards = [c for c in spaces if c != EMPTY]
     source = deck(state, pile)
     revealed = []
-    while len(cards) < len(spaces) and source:
+    room = len(spaces) - (state.opponent >= 0 and _closed(state, pile) is not None)
+    while len(cards) < room and source:
         cards.append(source.pop())
         revealed.append(card_id(state, pile, cards[-1]))
     spaces[:] = cards + [EMPTY] * (len(spaces) - len(cards))
     if revealed:
         events.append(Event(f"new {PILES[pile]} card(s) on the display: "
                             f"{', '.join(revealed)}"))
+
+
+def _closed(state: StephensState, pile: int) -> int | None:
+    from engine.stephens.solo import closed_space
+
+    return closed_space(state, pile)
 
 
 def discard_cheapest(state: StephensState, pile: int, events: list[Event]) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.game import Event
-from engine.stephens import acquisition, reset, turn
+from engine.stephens import acquisition, reset, solo, turn
 from engine.stephens.frames import FRAME_KINDS, PROCEDURES, Frame
 from engine.stephens.moves import (
     ACCESSORIES,
@@ -43,6 +43,7 @@ from engine.stephens.moves import (
     INVESTMENT,
     PRODUCTS,
     REINFORCE,
+    REMOVE,
     SKIP,
     SUPPLY,
     UNLOCK,
@@ -114,6 +115,8 @@ HANDLERS: dict[str, Handler] = {
                       reset.supply_moves, reset.supply_move_reason, reset.apply_supply),
     "fulfil": Handler("fulfil contracts", (FULFIL, SKIP), reset.fulfil_moves,
                       reset.fulfil_reason, reset.apply_fulfil),
+    "remove": Handler("choose the cubes the Automa removes", (REMOVE,), solo.remove_moves,
+                      solo.remove_reason, solo.apply_remove),
 }
 assert set(HANDLERS) | PROCEDURES == set(FRAME_KINDS)
 
@@ -122,8 +125,9 @@ BEGIN, END, PASS = 0, 1, 2
 
 # -- the end of the game --------------------------------------------------------------------
 def check_end(state: StephensState, events: list[Event]) -> None:
-    """Note the round in which some score first meets the French army."""
-    if state.end_round == 0 and max(p.vp for p in state.players) >= state.army:
+    """Note the round in which some score first meets the French army (not in the solo
+    game: docs/rules/stephens.md A-12)."""
+    if state.end_round == 0 and not state.solo and max(p.vp for p in state.players) >= state.army:
         state.end_round = state.round
         events.append(Event(f"the French army ({state.army}) meets a score: the game ends "
                             f"after round {state.round + 1}"))
@@ -142,6 +146,8 @@ def run_turn(state: StephensState, frame: Frame, events: list[Event]) -> None:
         return
     if stage == END:
         state.decisions.pop()
+        if state.solo and state.final_reset:
+            return  # solo: the player's turn after the final reset is the last (L1604-L1609)
         if last_turn(state):
             reset.start_reset(state, 0, True, events)
             return
@@ -150,6 +156,9 @@ def run_turn(state: StephensState, frame: Frame, events: list[Event]) -> None:
             reset.start_reset(state, state.active, False, events)
         return
     state.decisions.pop()
+    if state.solo:  # the Automa plays between the player's turns (L1561-L1563)
+        state.decisions.append(Frame.make("automa", 0, stage=solo.ACT))
+        return
     state.active = (state.active + 1) % state.num_players
     if state.active == 0:
         state.round += 1
@@ -161,6 +170,8 @@ def run_procedure(state: StephensState, frame: Frame, events: list[Event]) -> No
         run_turn(state, frame, events)
     elif frame.kind == "reset":
         reset.run_reset_step(state, frame, events)
+    elif frame.kind == "automa":
+        solo.run_automa(state, frame, events)
     else:
         reset.run_influence(state, frame, events)
 

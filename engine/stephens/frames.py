@@ -70,9 +70,14 @@ FRAME_KINDS: dict[str, tuple[str, ...]] = {
     "influence": ("n",),
     # R7: fulfil contracts (L1218-L1262); ``type``: lowest contract type still allowed.
     "fulfil": ("type",),
+    # Solo: the Automa's turn (stage 0 reveals and acts, 1 places the disk and ends it);
+    # its seat is the player's (0), who decides for it where the rulebook says so.
+    "automa": ("stage",),
+    # Solo: which ``n`` cubes the Automa removes from small factory ``factory`` (L1693).
+    "remove": ("factory", "n"),
 }
 #: Frames that are steps of the flow, run when they come on top; no seat decides them.
-PROCEDURES = frozenset({"turn", "reset", "influence"})
+PROCEDURES = frozenset({"turn", "reset", "influence", "automa"})
 
 ContextValue = int | tuple[int, ...]
 

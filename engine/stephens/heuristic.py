@@ -46,6 +46,10 @@ COLUMN_SHARE = 0.6
 
 def resets_left(state: StephensState) -> float:
     """A rough count of the reset phases still to come, the final one included."""
+    if state.solo:  # the army's steps to the difficulty's space; nothing after the final
+        if state.final_reset:
+            return 0.0
+        return max(1.0, (state.army - state.final_space()) / state.catalogue.army.step)
     if state.end_round:
         return 1.0
     leader = max(p.vp for p in state.players)

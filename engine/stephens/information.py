@@ -3,7 +3,9 @@
 Nobody holds private information: what is hidden is hidden from everyone, the
 order of the cards still to come.  The contract and investment decks are face
 down; the profession decks are face up, so their top cards are seen but the
-order below is not.  So ``observation(seat)`` is the same for every seat and for
+order below is not.  Solo: the Automa's deck is face down; its bag's contents are
+known (21 cubes minus every cube it placed, all placed in view), not the order they
+come out in, which the generator decides.  So ``observation(seat)`` is the same for every seat and for
 the host (``None``), and ``determinize`` reshuffles exactly those unseen
 sequences and redraws the generator, reading nothing hidden: the unseen cards
 are sorted before they are shuffled.
@@ -38,15 +40,18 @@ def observation(state: StephensState, seat: int | None) -> dict[str, Any]:
     for name in ("red_deck", "blue_deck"):
         deck = professions[name]
         professions[name] = {"count": len(deck), "top": deck[-1] if deck else None}
+    if "solo" in data:  # the Automa's deck is face down; its bag is 21 cubes minus those placed
+        data["solo"]["automa_deck"] = len(data["solo"]["automa_deck"])
     return data
 
 
 def determinize(state: StephensState, observer: int | None,
                 rng: random.Random) -> StephensState:
-    """A position with the same observation: the face-down decks and the profession
-    decks below their tops reshuffled with ``rng``, the generator redrawn."""
+    """A position with the same observation: the face-down decks (the Automa's too) and
+    the profession decks below their tops reshuffled with ``rng``, the generator (the
+    Automa's bag draws) redrawn."""
     twin = state.clone()
-    for deck in (twin.contract_deck, twin.investment_deck):
+    for deck in (twin.contract_deck, twin.investment_deck, twin.automa_deck):
         _reshuffle(deck, rng)
     for deck in twin.profession_decks:
         if deck:

@@ -27,6 +27,7 @@ ACTIVATE_PART       the first 7 steps of a longer plan              ``activate-p
 COLUMNS             bitmask of investment columns                   ``columns 1 3``
 SUPPLY              supply combination                              ``supply b1``
 FULFIL              contract, cubes paid, accessories placed        ``fulfil uk-03 white black``
+REMOVE              as PRODUCTS: the cubes the Automa removes       ``remove SF-UL pink black``
 ==================  =============================================  ============================
 
 >>> from engine.stephens.setup import new_state
@@ -56,10 +57,10 @@ from engine.stephens.vocabulary import (
 
 KINDS = ("", "accessories", "cubes", "unlock", "discard", "glass", "products", "effect",
          "create", "reinforce", "discard-cheapest", "contract", "investment", "skip",
-         "activate", "activate-part", "columns", "supply", "fulfil")
+         "activate", "activate-part", "columns", "supply", "fulfil", "remove")
 (ACCESSORIES, CUBES, UNLOCK, DISCARD, GLASS, PRODUCTS, EFFECT, CREATE, REINFORCE,
  DISCARD_CHEAPEST, CONTRACT, INVESTMENT, SKIP, ACTIVATE, ACTIVATE_PART, COLUMNS, SUPPLY,
- FULFIL) = range(1, len(KINDS))
+ FULFIL, REMOVE) = range(1, len(KINDS))
 SHIFT = 56
 PAYLOAD = (1 << SHIFT) - 1
 FIELD = 8  # bits of one small field of a payload
@@ -186,7 +187,7 @@ def move_to_text(state: StephensState, move: int) -> str:
         return f"{word} {card_name(list(DISCARD_WORDS), payload)}"
     if kind == GLASS:
         return f"{word} {card_name(list(FURNACES), payload)}"
-    if kind == PRODUCTS:
+    if kind in (PRODUCTS, REMOVE):
         factory, *counts = unpack(payload, 4)
         return f"{word} {card_name(list(SMALL_FACTORIES), factory)} " \
                f"{_names(counts, WOODEN_NAMES)}".strip()
@@ -254,7 +255,8 @@ NOTATION = ("accessories [-]TYPE..., cubes [-]COLOUR..., unlock DISK, discard re
             "glass FURNACE, products FACTORY COLOUR..., effect FACTORY|FURNACE, "
             "create CARD PLACE, reinforce CARD, discard-cheapest contract|investment, "
             "contract CARD, investment CARD ROW, skip, activate CARD:OPTION...|nothing, "
-            "columns N...|none, supply BONUS, fulfil CARD [COLOUR...] [+TYPE...]")
+            "columns N...|none, supply BONUS, fulfil CARD [COLOUR...] [+TYPE...], "
+            "remove FACTORY COLOUR... (solo: the cubes the Automa removes)")
 
 
 def parse_move(state: StephensState, text: str) -> int:
@@ -312,9 +314,9 @@ def parse_move(state: StephensState, text: str) -> int:
         return encode(kind, one(DISCARD_WORDS, "red or blue", single("red|blue")))
     if kind == GLASS:
         return encode(kind, one(FURNACES, "a furnace", single("FURNACE")))
-    if kind == PRODUCTS:
+    if kind in (PRODUCTS, REMOVE):
         if not rest:
-            raise fail("'products FACTORY COLOUR...'")
+            raise fail(f"'{word} FACTORY COLOUR...'")
         factory = one(SMALL_FACTORIES, "a small factory", rest[0])
         wooden = counts(WOODEN_NAMES, "a product colour", rest[1:])
         return encode(kind, factory | wooden << FIELD)

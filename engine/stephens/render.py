@@ -38,6 +38,10 @@ def _activation_options(view: Mapping[str, Any], cat: Catalogue, seat: int,
     return lines
 
 
+def _who(owner: int | str) -> str:
+    return "A" if owner == "automa" else f"P{int(owner) + 1}"
+
+
 def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
     """The position as ``view`` (an observation) shows it."""
     decisions = view["decisions"]
@@ -74,11 +78,18 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
             continue
         workers = []
         for entry in cards:
-            text = f"{entry['card']}[P{entry['master'] + 1}"
+            text = f"{entry['card']}[{_who(entry['master'])}"
             if entry["apprentice"] is not None:
-                text += f"+P{entry['apprentice'] + 1}"
+                text += f"+{_who(entry['apprentice'])}"
             workers.append(text + "]")
         lines.append(f"  {name}: " + " ".join(workers))
+    solo = view.get("solo")
+    if solo is not None:
+        revealed = solo["automa_revealed"]
+        lines.append(f"Automa ({view['options']['difficulty']}, opponent "
+                     f"{view['options']['opponent']}): deck {solo['automa_deck']}, last card "
+                     f"{revealed[-1] if revealed else '-'}, bag [{_counts(solo['bag'])}]"
+                     + ("; the final reset has begun" if solo["final_reset"] else ""))
     for seat, p in enumerate(view["players"]):
         lines.append(f"P{seat + 1}: {p['vp']} VP, {p['coins']} coins, influence "
                      f"{p['influence']}, forest {p['forest']}, dune {p['dune']}")

@@ -79,6 +79,9 @@ def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> N
     if step == ARMY:
         state.army = max(0, state.army - cat.army.step)
         events.append(Event(f"the French army advances to {state.army}"))
+        if state.solo and not state.final_reset and state.army <= state.final_space():
+            state.final_reset = 1  # solo: this reset is the final one (L1554-L1559, A-11)
+            events.append(Event("this is the final reset phase"))
     elif step == REFILL:
         refill = cat.army.refill(state.army, state.num_players)
         empty = [f for f, n in enumerate(state.furnaces) if n == 0]
@@ -101,6 +104,10 @@ def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> N
         if any(any(f) for f in state.factories):
             events.append(Event("the small factories are emptied"))
         state.factories = [[0, 0, 0] for _ in SMALL_FACTORIES]
+        if state.solo:  # the Automa supplies first (L1589-L1596)
+            from engine.stephens.solo import automa_supply
+
+            automa_supply(state, events)
     elif step == SUPPLY_STEP:
         for seat in reversed(order):
             if any(state.players[seat].reserved):

@@ -1,4 +1,4 @@
-"""Stephens for 2-4 players as a Furnace game: the :class:`~engine.game.Game` factory.
+"""Stephens for 1-4 players (solo: against the Automa) as a Furnace game: the :class:`~engine.game.Game` factory.
 
 The position is :class:`engine.stephens.state.StephensState`, whose protocol methods
 hand over to the rule modules: :mod:`.flow` (the decision stack: legal moves,
@@ -27,6 +27,7 @@ from engine.stephens.codec import state_from_json
 from engine.stephens.components import Catalogue
 from engine.stephens.flow import advance
 from engine.stephens.setup import new_state
+from engine.stephens.solo import solo_options
 from engine.stephens.state import INFO, StephensState
 
 
@@ -41,8 +42,8 @@ class StephensGame(Game):
     def new_game(self, seed: int, num_players: int,
                  options: Mapping[str, Any] | None = None) -> StephensState:
         INFO.check_players(num_players)
-        INFO.resolve_options(options)
-        state = new_state(int(seed), num_players, self.catalogue)
+        difficulty, opponent = solo_options(num_players, INFO.resolve_options(options))
+        state = new_state(int(seed), num_players, self.catalogue, difficulty, opponent)
         state._moves = advance(state, [])
         return state
 

@@ -25,16 +25,21 @@ from engine.stephens.randomness import seed_state, shuffle
 from engine.stephens.state import StephensState, new_player
 from engine.stephens.vocabulary import FN_UL, FN_UR, LEFT, PLACES
 
-MIN_PLAYERS = 2
+MIN_PLAYERS = 1
 MAX_PLAYERS = 4
 
 
-def new_state(seed: int, num_players: int, catalogue: Catalogue | None = None) -> StephensState:
-    """The position before the setup decisions; every random choice flows from ``seed``."""
+def new_state(seed: int, num_players: int, catalogue: Catalogue | None = None,
+              difficulty: int = 1, opponent: int = -1) -> StephensState:
+    """The position before the setup decisions; every random choice flows from ``seed``.
+
+    One player plays the solo game against the Automa (:mod:`engine.stephens.solo`):
+    ``difficulty`` 0-2 (easy, normal, hard), ``opponent`` an opponent card's index, -1
+    for none or -2 for a random one.
+    """
     if not isinstance(num_players, int) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise InvalidOptionError(
-            f"Stephens is set up here for {MIN_PLAYERS}-{MAX_PLAYERS} players, not "
-            f"{num_players!r} (the solo game against the Automa comes later)")
+            f"Stephens is played by {MIN_PLAYERS}-{MAX_PLAYERS} players, not {num_players!r}")
     cat = catalogue or default_catalogue()
     state = StephensState(cat, num_players)
     state.rng = [seed_state(int(seed))]
@@ -76,6 +81,10 @@ def new_state(seed: int, num_players: int, catalogue: Catalogue | None = None) -
         state.places[place].append(card)
         state.master[card] = seat
     state.box = sorted(starting)
+    if num_players == 1:
+        from engine.stephens.solo import setup_solo
+
+        setup_solo(state, difficulty, opponent)
 
     # The setup decisions, in the text's order: the accessory tiles (player setup),
     # then the disks of the starting professions' masters; below them the first

@@ -96,6 +96,10 @@ class _Stack:
         state = self.state
         self.game_end()
         self.displays()
+        if not self.frames and state.solo:
+            if not state.final_reset:
+                raise _Fail("decisions: a solo game is over only after the final reset")
+            return
         if not self.frames:
             if not state.end_round or state.round != state.end_round + 1:
                 raise _Fail("decisions: the game is over only after the final reset, in the "
@@ -111,7 +115,9 @@ class _Stack:
             raise self.fail(f"the top frame must be a decision, not a {top.kind!r} step",
                             len(self.frames) - 1)
         bottom = self.frames[0]
-        if bottom.kind == "turn":
+        if state.solo:
+            self.solo()
+        elif bottom.kind == "turn":
             turn = self.take("turn", state.active)
             stage = self.value(turn, "stage", 0, 2)
             if stage == 0:
@@ -142,6 +148,11 @@ class _Stack:
 
     def game_end(self) -> None:
         state = self.state
+        if state.solo:
+            if state.end_round or state.active:
+                raise _Fail("end_round: a solo game has no end round (the final reset ends it) "
+                            "and the player is always active")
+            return
         met = max(p.vp for p in state.players) >= state.army
         if met != bool(state.end_round):
             raise _Fail("end_round: the end is triggered (end_round > 0) exactly when some "
@@ -161,7 +172,13 @@ class _Stack:
                 first = top.get("first")
                 if isinstance(first, int) and 0 <= first < len(spaces):
                     hole = first
-            cards = [c for k, c in enumerate(spaces) if k != hole]
+            from engine.stephens.solo import closed_space
+
+            closed = closed_space(self.state, kind)
+            if closed is not None and spaces[closed] != EMPTY:
+                raise _Fail(f"{name}.display: the space costing 5 is closed by the opponent "
+                            f"card")
+            cards = [c for k, c in enumerate(spaces) if k not in (hole, closed)]
             if EMPTY in cards:
                 if any(c != EMPTY for c in cards[cards.index(EMPTY):]):
                     raise _Fail(f"{name}.display: the cards slide to the cheapest spaces")
@@ -170,6 +187,40 @@ class _Stack:
                 if deck:
                     raise _Fail(f"{name}.display: an empty space is refilled while the deck "
                                 f"holds cards")
+
+    def solo(self) -> None:
+        """The solo stack: the player's turn (setup, its action, the reset after it, or
+        the reset after the Automa's turn), or the Automa's turn waiting for the player."""
+        state = self.state
+        bottom = self.frames[0]
+        if bottom.kind == "automa":
+            automa = self.take("automa", 0)
+            self.value(automa, "stage", 1, 1)
+            if not state.automa_revealed:
+                raise self.fail("the Automa's turn waits after revealing a card", 0)
+            frame = self.peek()
+            if frame is not None and frame.kind == "remove":
+                self.take("remove", 0)
+                factory = self.value(frame, "factory", 0, len(SMALL_FACTORIES) - 1)
+                n = self.value(frame, "n", 1, max(state.catalogue.solo.worker_supply))
+                if sum(state.factories[factory]) <= n:
+                    raise self.fail("the Automa removes every cube of a factory holding no "
+                                    "more than its number without asking", self.i - 1)
+            else:
+                self.activations(0)
+            return
+        turn = self.take("turn", 0)
+        stage = self.value(turn, "stage", 0, 2)
+        if stage == 1:
+            self.turn_content()
+            return
+        if stage == 0 and state.round == 1 and not state.automa_revealed:
+            self.setup()
+            return
+        reset = self.take("reset", 0)
+        if self.value(reset, "final", 0, 0) != 0:
+            raise self.fail("a solo reset is never marked final (solo.final_reset is)")
+        self.reset_content(reset)
 
     def setup(self) -> None:
         state = self.state

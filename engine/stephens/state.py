@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.game import TERMINAL, Event, GameInfo, Outcome
+from engine.game import TERMINAL, Event, GameInfo, GameOption, Outcome
 from engine.game import State as GameState
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.components import Catalogue
@@ -43,12 +43,21 @@ EMPTY = -1
 INFO = GameInfo(
     name="stephens",
     title="Stephens",
-    min_players=2,
+    min_players=1,
     max_players=4,
     perfect_information=False,
     has_chance=True,
+    options=(
+        GameOption("difficulty", "normal",
+                   "solo: easy, normal or hard (the final reset at army 20, 25 or 30; the "
+                   "rank table and the opponent card's target score)"),
+        GameOption("opponent", "none",
+                   "solo: an opponent card, opponent-1 ... opponent-5 or random (none: the plain "
+                   "solo game)"),
+    ),
     description="Glassmakers of Marinha Grande: take glass and products, create professions, "
-                "commit to contracts and fund investments before the French army arrives.",
+                "commit to contracts and fund investments before the French army arrives. "
+                "One player plays solo against the Automa.",
 )
 
 
@@ -69,13 +78,17 @@ class Player:
     reserved: list[int] = field(default_factory=lambda: [0, 0, 0])  # orange, pink, black
     fulfilled: list[list[int]] = field(default_factory=list)  # per row, nearest the board first
     placed_accessories: list[int] = field(default_factory=list)  # per type, on fulfilled cards
+    # Solo opponent cards (engine/stephens/solo.py): the space all four influence disks
+    # are stacked on (0: their printed spaces), the disk whose ability is unavailable.
+    influence_stack: int = 0
+    lost_disk: int = -1
 
     def copy(self) -> Player:
         return Player(self.coins, self.influence, self.vp, self.forest, self.dune,
                       list(self.cubes), list(self.accessories), list(self.unlocked),
                       list(self.contracts), [list(r) for r in self.investments],
                       list(self.reserved), [list(r) for r in self.fulfilled],
-                      list(self.placed_accessories))
+                      list(self.placed_accessories), self.influence_stack, self.lost_disk)
 
     @property
     def disks_taken(self) -> int:
@@ -131,6 +144,13 @@ class StephensState(GameState):
         self.investment_discard: list[int] = []
         self.players: list[Player] = []
         self.decisions: list[Frame] = []  # the decision stack; the top is last
+        # The solo game (num_players == 1): the Automa and the solo rules.
+        self.difficulty = 1  # index into catalogue.solo.difficulties
+        self.opponent = -1  # index into catalogue.solo.opponents; -1: none
+        self.automa_deck: list[int] = []  # face down; the top is last
+        self.automa_revealed: list[int] = []  # the revealed pile; the top is last
+        self.bag = [0, 0, 0]  # the Automa's hidden supply: orange, pink, black
+        self.final_reset = 0  # solo: 1 once the final reset phase has begun
         self._moves: list[int] | None = None  # legal moves, until the next change
         self.last_rollout_steps = 0  # moves chosen by the last rollout(), for benchmarks
 
@@ -156,8 +176,22 @@ class StephensState(GameState):
         return None
 
     def workers_of(self, seat: int) -> int:
-        """Masters and apprentices of ``seat`` on profession cards."""
+        """Masters and apprentices of ``seat`` on profession cards (``AUTOMA``: the
+        Automa's)."""
         return self.master.count(seat) + self.apprentice.count(seat)
+
+    @property
+    def solo(self) -> bool:
+        """One player against the Automa."""
+        return self.num_players == 1
+
+    def final_space(self) -> int:
+        """Solo: the army space whose reset is the final one (20/25/30, 25 with an
+        opponent card, L1554-L1559, L1799-L1800)."""
+        solo = self.catalogue.solo
+        if self.opponent >= 0:
+            return solo.opponent_final_reset
+        return solo.difficulties[self.difficulty].final_reset
 
     # -- copies and views -------------------------------------------------------------
     def clone(self) -> StephensState:
@@ -181,6 +215,9 @@ class StephensState(GameState):
         twin.investment_discard = list(self.investment_discard)
         twin.players = [p.copy() for p in self.players]
         twin.decisions = list(self.decisions)  # frames are immutable
+        twin.automa_deck = list(self.automa_deck)
+        twin.automa_revealed = list(self.automa_revealed)
+        twin.bag = list(self.bag)
         return twin
 
     def touched(self) -> None:
@@ -292,3 +329,21 @@ class StephensState(GameState):
         from engine.stephens.scoring import ranking
 
         return ranking(self)
+
+    def solo_target(self) -> float | None:
+        """Solo: the score the one seat aims for (the protocol's one-seat utility): the
+        opponent card's target, else the difficulty's Glassblower bar."""
+        if not self.solo:
+            return None
+        from engine.stephens.solo import target_score
+
+        return float(target_score(self))
+
+    def solo_rank(self) -> str | None:
+        """Solo: the rank the score earns at the difficulty (L1655-L1670), or with an
+        opponent card whether its target was reached (docs/rules/stephens.md)."""
+        if not self.solo:
+            return None
+        from engine.stephens.solo import result
+
+        return result(self)

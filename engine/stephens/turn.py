@@ -323,7 +323,12 @@ def _exchange(state: StephensState, frame: Frame) -> tuple[list[int], Exchange, 
 
 def colour_moves(state: StephensState, frame: Frame) -> list[int]:
     held, exchange, kind, _ = _exchange(state, frame)
-    return [encode_exchange(kind, delta) for delta in exchanges(held, exchange)]
+    deltas = exchanges(held, exchange)
+    if kind == ACCESSORIES and state.opponent >= 0:
+        from engine.stephens.solo import accessory_gain_ok
+
+        deltas = [d for d in deltas if accessory_gain_ok(state, held, list(d))]
+    return [encode_exchange(kind, delta) for delta in deltas]
 
 
 def colour_reason(state: StephensState, frame: Frame, move: int) -> str | None:
@@ -336,6 +341,12 @@ def colour_reason(state: StephensState, frame: Frame, move: int) -> str | None:
         short = [names[c] for c, d in enumerate(delta) if d < 0 and held[c] < -d]
         if short:
             return f"you do not hold that many {', '.join(short)}"
+        if kind == ACCESSORIES and state.opponent >= 0:
+            from engine.stephens.solo import accessory_gain_ok
+
+            if not accessory_gain_ok(state, held, delta):
+                return ("the opponent card: a duplicate accessory only after completing the "
+                        "previous set of 3 different ones")
     return (f"name the {what}: {exchange.paid} paid and {exchange.gained} gained as 'any' "
             f"(a colour paid and gained is the same as neither)")
 

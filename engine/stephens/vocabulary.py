@@ -92,7 +92,7 @@ ANY = -1
 #: What a small-factory supply combination gives.
 BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
 
-#: The Automa's arrows and instruction kinds (solo data; the rules come later).
+#: The Automa's arrows and instruction kinds (the rules: engine/stephens/solo.py).
 DIRECTIONS = ("cw", "ccw")
 AUTOMA_ACTIONS = ("furnace", "factory", "profession")
 #: The six face-up profession positions, left to right: red deck top, two red

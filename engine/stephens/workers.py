@@ -32,7 +32,26 @@ from engine.stephens.vocabulary import PLACES, side_of_place
 def disks_left(state: StephensState, seat: int) -> int:
     """Disks still on ``seat``'s player board (pending unlock choices count as taken)."""
     pending = sum(f.kind == "unlock" and f.seat == seat for f in state.decisions)
-    return len(state.catalogue.disks) - state.players[seat].disks_taken - pending
+    lost = state.players[seat].lost_disk >= 0  # opponent card: that disk is never used
+    return len(state.catalogue.disks) - state.players[seat].disks_taken - pending - lost
+
+
+def cap_reason(state: StephensState, seat: int) -> str | None:
+    """Solo: why one more worker would break the cap, or None.  Your workers (masters
+    and apprentices) may never exceed the Automa's by more than 3 (L1564-L1568)."""
+    if not state.solo:
+        return None
+    from engine.stephens.vocabulary import AUTOMA
+
+    mine, automa = state.workers_of(seat), state.workers_of(AUTOMA)
+    if mine + 1 <= automa + SOLO_WORKER_LEAD:
+        return None
+    return (f"solo: your workers may not exceed the Automa's by more than "
+            f"{SOLO_WORKER_LEAD} (you have {mine}, the Automa {automa})")
+
+
+#: Solo: how many more workers than the Automa the player may have (L1564-L1568).
+SOLO_WORKER_LEAD = 3
 
 
 def _cost_reason(state: StephensState, seat: int, space: Space, what: str) -> str | None:
@@ -56,7 +75,7 @@ def create_reason(state: StephensState, seat: int, card: int, place: int) -> str
         return f"{prof.id} is not one of the six face-up professions"
     if disks_left(state, seat) == 0:
         return "you have no disk left on your player board"
-    reason = placement_reason(state, seat, card, place)
+    reason = placement_reason(state, seat, card, place) or cap_reason(state, seat)
     if reason is not None:
         return reason
     return _cost_reason(state, seat, prof.spaces[0], f"the master space of {prof.id}")
@@ -72,13 +91,16 @@ def reinforce_check(state: StephensState, seat: int, card: int) -> str | None:
         return reason
     if disks_left(state, seat) == 0:
         return "you have no disk left on your player board"
+    reason = cap_reason(state, seat)
+    if reason is not None:
+        return reason
     prof = cat.professions[card]
     return _cost_reason(state, seat, prof.spaces[1], f"the apprentice space of {prof.id}")
 
 
 def create_options(state: StephensState, seat: int) -> list[tuple[int, int]]:
     """Every (card, place) ``seat`` may create now, face-up order then place order."""
-    if disks_left(state, seat) == 0:
+    if disks_left(state, seat) == 0 or cap_reason(state, seat) is not None:
         return []
     cat = state.catalogue
     player = state.players[seat]
@@ -99,7 +121,7 @@ def create_options(state: StephensState, seat: int) -> list[tuple[int, int]]:
 
 def reinforce_options(state: StephensState, seat: int) -> list[int]:
     """Every card ``seat`` may reinforce now, by catalogue index."""
-    if disks_left(state, seat) == 0:
+    if disks_left(state, seat) == 0 or cap_reason(state, seat) is not None:
         return []
     cards = sorted(c for cards in state.places for c in cards)
     return [c for c in cards if reinforce_check(state, seat, c) is None]

@@ -48,7 +48,7 @@ def mid_game(seed: int = 4, players: int = 3, plies: int = 40) -> State:
 def test_stephens_is_listed(stub) -> None:
     games = {g.name: g for g in stub.ListGames(pb.ListGamesRequest()).games}
     stephens = games[GAME]
-    assert stephens.title == "Stephens" and list(stephens.player_counts) == [2, 3, 4]
+    assert stephens.title == "Stephens" and list(stephens.player_counts) == [1, 2, 3, 4]
     assert stephens.information_type != pb.INFORMATION_TYPE_PERFECT
     assert not stephens.typed_state
 

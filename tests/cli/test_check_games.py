@@ -30,6 +30,16 @@ def test_check_games_reports_a_clean_run_as_json(capsys: pytest.CaptureFixture[s
     assert "2/2" in err  # the progress bar on stderr
 
 
+def test_check_games_plays_the_solo_game(capsys: pytest.CaptureFixture[str]) -> None:
+    for options in ("difficulty=easy", "difficulty=hard,opponent=random"):
+        code, out, _ = run(capsys, "check-games", "stephens", "--players", "1", "--games", "3",
+                           "--options", options, "--quiet")
+        report = json.loads(out.strip())
+        assert code == 0 and report["players"] == 1 and report["games"] == 3
+        assert report["problems"] == 0 and report["unfinished"] == 0
+        assert report["plies"]["min"] > 40 and report["win_shares"] == [1.0]
+
+
 def test_a_game_without_an_audit_is_checked_on_the_protocol() -> None:
     report = check_games("samara", players=3, games=2, seed=1, workers=2)
     assert report["problems"] == 0 and report["games"] == 2
@@ -60,7 +70,7 @@ def test_bad_input_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "check-games", "chess")
     assert code == 2 and "unknown game 'chess'" in err
     code, _, err = run(capsys, "check-games", "stephens", "--players", "5")
-    assert code == 2 and "2-4 players, not 5" in err
+    assert code == 2 and "1-4 players, not 5" in err
 
 
 def test_bench_of_a_game_without_a_kernel(capsys: pytest.CaptureFixture[str]) -> None:

@@ -83,8 +83,8 @@ def test_setup_is_seeded() -> None:
 
 
 def test_setup_player_counts() -> None:
-    for bad in (1, 5, "2"):
-        with pytest.raises(InvalidOptionError, match="2-4 players"):
+    for bad in (0, 5, "2"):
+        with pytest.raises(InvalidOptionError, match="1-4 players"):
             new_state(0, bad)  # type: ignore[arg-type]
 
 
@@ -167,7 +167,7 @@ def broken(mutate) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("mutate", "message"), [
     (lambda d: d.update(game="samara"), "field 'game' must be 'stephens'"),
-    (lambda d: d.update(num_players=5), r"num_players must be an integer in 2\.\.4"),
+    (lambda d: d.update(num_players=5), r"num_players must be an integer in 1\.\.4"),
     (lambda d: d.update(army=43), "army must be a space the French army stops on"),
     (lambda d: d.update(rng="xyz"), "rng must be a hex string"),
     (lambda d: d["furnaces"].update({"FN-UL": 9}), r"furnaces\.FN-UL must be an integer"),
