@@ -1,0 +1,363 @@
+// The Furnace web table: play the bots of `furnace serve --http-port` in a browser.
+//
+// Everything goes through the service's gRPC-Web door with a client generated from
+// proto/furnace/v1/furnace.proto (@bufbuild/protoc-gen-es, @connectrpc/connect-web).
+// The server is stateless: the page keeps the position and sends it with every call.
+// What the page shows is the human's view only: every call that renders, lists or
+// records moves carries observer_seat = the human's seat.  A bot of a hidden-information
+// game searches from its own seat's view (so it does not peek at the human's cards) and
+// the page then shows only its overall estimates, never its candidate moves.
+
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import {
+  type Analysis,
+  FurnaceService,
+  type GameInfo,
+  type GameState,
+  GameStateSchema,
+  type GameStatus,
+  InformationType,
+  type Move,
+  type MoveRecord,
+  SearchStopReason,
+} from "./gen/furnace/v1/furnace_pb";
+
+const $ = <T extends HTMLElement>(id: string): T => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`#${id} is missing from the page`);
+  return element as T;
+};
+
+const ui = {
+  game: $<HTMLSelectElement>("game"),
+  players: $<HTMLSelectElement>("players"),
+  seat: $<HTMLSelectElement>("seat"),
+  strengthKind: $<HTMLSelectElement>("strength-kind"),
+  strength: $<HTMLInputElement>("strength"),
+  token: $<HTMLInputElement>("token"),
+  newGame: $<HTMLButtonElement>("new-game"),
+  hint: $<HTMLButtonElement>("hint"),
+  status: $<HTMLDivElement>("status"),
+  board: $<HTMLPreElement>("board"),
+  moves: $<HTMLDivElement>("moves"),
+  analysisTitle: $<HTMLHeadingElement>("analysis-title"),
+  analysisInfo: $<HTMLDivElement>("analysis-info"),
+  chart: $<HTMLDivElement>("chart"),
+  expected: $<HTMLDivElement>("expected"),
+  pv: $<HTMLDivElement>("pv"),
+  log: $<HTMLOListElement>("log"),
+  error: $<HTMLDivElement>("error"),
+};
+
+// -- the client ---------------------------------------------------------------------------
+const withToken: Interceptor = (next) => async (request) => {
+  const token = ui.token.value.trim();
+  if (token) request.header.set("Authorization", `Bearer ${token}`);
+  return next(request);
+};
+
+const furnace = createClient(
+  FurnaceService,
+  createGrpcWebTransport({ baseUrl: window.location.origin, interceptors: [withToken] }),
+);
+
+// -- the table ------------------------------------------------------------------------------
+interface Table {
+  info: GameInfo;
+  human: number;
+  players: number;
+  state: GameState;
+  status: GameStatus;
+  /** Bumped by every new game: work for an older game stops. */
+  generation: number;
+}
+
+let games: GameInfo[] = [];
+let table: Table | null = null;
+let generation = 0;
+
+const seatName = (seat: number): string => `P${seat + 1} (seat ${seat})`;
+const percent = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+function setPhase(phase: "idle" | "busy" | "human" | "bot" | "hint" | "over"): void {
+  document.body.dataset.phase = phase;
+  ui.hint.disabled = phase !== "human";
+}
+
+function showError(error: unknown): void {
+  const message = error instanceof ConnectError
+    ? `${Code[error.code]}: ${error.rawMessage}`
+    : String(error);
+  ui.error.textContent = message;
+  ui.error.hidden = false;
+}
+
+/** The position as the human sees it (observer_seat = the human's seat). */
+function view(t: Table): GameState {
+  return create(GameStateSchema, { state: t.state.state, observerSeat: t.human });
+}
+
+/** The position as `seat` sees it, for that seat's own search. */
+function viewOf(t: Table, seat: number): GameState {
+  return create(GameStateSchema, { state: t.state.state, observerSeat: seat });
+}
+
+function budget(): { iterations?: bigint; timeLimitMs?: number } {
+  const amount = Math.max(1, Math.floor(Number(ui.strength.value) || 1));
+  return ui.strengthKind.value === "time" ? { timeLimitMs: amount } : { iterations: BigInt(amount) };
+}
+
+function describeStatus(t: Table): string {
+  const s = t.status;
+  const scores = s.scores.map((score, seat) => `${seatName(seat)}: ${score}`).join(", ");
+  if (s.terminal) {
+    const first = s.ranking[0]?.seats ?? [];
+    const winners = first.map(seatName).join(" and ");
+    const you = first.includes(t.human) ? "You win" : "You lose";
+    return `Game over. ${first.length > 1 ? "Tied winners" : "Winner"}: ${winners}. ${you}. Scores: ${scores}`;
+  }
+  const turn = s.currentPlayer === t.human ? "your turn" : `${seatName(s.currentPlayer)} (bot) to move`;
+  return `${t.info.title}, you are ${seatName(t.human)}: ${turn}. Scores: ${scores}`;
+}
+
+function addLog(record: MoveRecord): void {
+  const item = document.createElement("li");
+  const who = table && record.player === table.human ? `You, ${seatName(record.player)}` : `Bot, ${seatName(record.player)}`;
+  const what = record.moveHidden ? "(a move you cannot see)" : (record.move?.text ?? "?");
+  item.textContent = `${who}: ${what}`;
+  if (record.events.length) {
+    const events = document.createElement("div");
+    events.className = "events";
+    events.textContent = record.events.join("; ");
+    item.append(events);
+  }
+  ui.log.prepend(item);
+}
+
+function clearMoves(): void {
+  ui.moves.replaceChildren();
+}
+
+function showMoves(moves: Move[], onPick: (move: Move) => void): void {
+  clearMoves();
+  for (const move of moves) {
+    const button = document.createElement("button");
+    button.className = "move";
+    button.textContent = move.text;
+    button.dataset.id = String(move.id ?? "");
+    button.addEventListener("click", () => onPick(move));
+    ui.moves.append(button);
+  }
+}
+
+// -- analysis -------------------------------------------------------------------------------
+function showAnalysis(analysis: Analysis, title: string, candidates: boolean, final: boolean): void {
+  ui.analysisTitle.textContent = title;
+  const stop = final ? `, stopped by ${SearchStopReason[analysis.stopReason].replace("SEARCH_STOP_REASON_", "").toLowerCase()}` : "";
+  ui.analysisInfo.textContent =
+    `${analysis.iterations} iterations in ${analysis.elapsedSeconds.toFixed(2)} s${stop}` +
+    (candidates && analysis.bestMove ? `; best so far: ${analysis.bestMove.text}` : "");
+  ui.chart.replaceChildren();
+  if (candidates) {
+    const most = Math.max(1, ...analysis.moves.map((m) => m.visits));
+    for (const m of analysis.moves) {
+      const row = document.createElement("div");
+      row.className = "row";
+      const label = document.createElement("span");
+      label.className = "label";
+      label.textContent = m.move?.text ?? "?";
+      const bars = document.createElement("span");
+      bars.className = "bars";
+      const visits = document.createElement("span");
+      visits.className = "bar visits";
+      visits.style.width = `${(100 * m.visits) / most}%`;
+      visits.textContent = `${m.visits}`;
+      const win = document.createElement("span");
+      win.className = "bar win";
+      win.style.width = `${100 * m.winProbability}%`;
+      win.textContent = percent(m.winProbability);
+      bars.append(visits, win);
+      row.append(label, bars);
+      ui.chart.append(row);
+    }
+  }
+  ui.expected.textContent = "Expected scores: " + analysis.expectedScores
+    .map((score, seat) => `${seatName(seat)} ${score.toFixed(1)} (wins ${percent(analysis.winProbabilities[seat] ?? 0)})`)
+    .join(", ");
+  ui.pv.textContent = candidates && analysis.principalVariation.length
+    ? "Principal variation: " + analysis.principalVariation.map((m) => m.text).join(" → ")
+    : "";
+}
+
+/** Run Analyze for the seat to move, showing every update; the final analysis. */
+async function think(t: Table, observer: number, title: string, doneTitle: string,
+                     candidates: boolean): Promise<Analysis | null> {
+  let last: Analysis | null = null;
+  const stream = furnace.analyze({
+    state: viewOf(t, observer),
+    seat: t.status.currentPlayer,
+    budget: budget(),
+    updateIntervalMs: 100,
+    maxCandidates: 8,
+    seed: BigInt(Math.floor(Math.random() * 2 ** 31)),
+  });
+  for await (const update of stream) {
+    if (t.generation !== generation) return null;
+    if (update.analysis) {
+      last = update.analysis;
+      showAnalysis(update.analysis, update.final ? doneTitle : title, candidates, update.final);
+    }
+  }
+  return last;
+}
+
+// -- the game loop --------------------------------------------------------------------------
+async function apply(t: Table, move: Move, seat: number | undefined): Promise<void> {
+  const reply = await furnace.applyMove({ state: view(t), move: { id: move.id }, seat });
+  if (t.generation !== generation || !reply.state || !reply.status) return;
+  t.state = reply.state;
+  t.status = reply.status;
+  ui.board.textContent = reply.render;
+  if (reply.record) addLog(reply.record);
+  ui.status.textContent = describeStatus(t);
+}
+
+async function advance(t: Table): Promise<void> {
+  while (t.generation === generation) {
+    ui.status.textContent = describeStatus(t);
+    if (t.status.terminal) {
+      clearMoves();
+      setPhase("over");
+      return;
+    }
+    if (t.status.chance) {
+      const reply = await furnace.legalMoves({ state: view(t) });
+      let pick = Math.random();
+      const outcome = reply.chanceOutcomes.find((o) => (pick -= o.probability) <= 0) ??
+        reply.chanceOutcomes[reply.chanceOutcomes.length - 1];
+      if (!outcome?.move) throw new Error("chance moves next, but the server listed no outcome");
+      await apply(t, outcome.move, undefined);
+      continue;
+    }
+    const player = t.status.currentPlayer;
+    if (player === t.human) {
+      const reply = await furnace.legalMoves({ state: view(t), seat: t.human, includeRender: true });
+      if (t.generation !== generation) return;
+      ui.board.textContent = reply.render;
+      showMoves(reply.moves, (move) => void humanMove(t, move));
+      setPhase("human");
+      return;
+    }
+    // A bot's turn: watch it think, then play its choice.
+    clearMoves();
+    setPhase("bot");
+    const hidden = t.info.informationType === InformationType.IMPERFECT;
+    const analysis = await think(t, hidden ? player : t.human,
+      `${seatName(player)} (bot) is thinking…`, `${seatName(player)} (bot) thought`, !hidden);
+    if (!analysis?.bestMove) return;
+    await apply(t, analysis.bestMove, player);
+  }
+}
+
+async function humanMove(t: Table, move: Move): Promise<void> {
+  if (document.body.dataset.phase !== "human") return;
+  setPhase("busy");
+  clearMoves();
+  try {
+    await apply(t, move, t.human);
+    await advance(t);
+  } catch (error) {
+    showError(error);
+    setPhase("idle");
+  }
+}
+
+async function hint(): Promise<void> {
+  const t = table;
+  if (!t || document.body.dataset.phase !== "human") return;
+  setPhase("hint");
+  try {
+    const analysis = await think(t, t.human, "Hint: searching your move…", "Hint: the search for your move", true);
+    const best = analysis?.bestMove?.id;
+    for (const button of ui.moves.querySelectorAll<HTMLButtonElement>("button.move")) {
+      button.classList.toggle("best", best !== undefined && button.dataset.id === String(best));
+    }
+  } catch (error) {
+    showError(error);
+  } finally {
+    if (table === t && !t.status.terminal) setPhase("human");
+  }
+}
+
+async function newGame(): Promise<void> {
+  ui.error.hidden = true;
+  const info = games.find((g) => g.name === ui.game.value);
+  if (!info) return;
+  const players = Number(ui.players.value);
+  const human = Number(ui.seat.value);
+  generation += 1;
+  setPhase("busy");
+  clearMoves();
+  ui.log.replaceChildren();
+  ui.chart.replaceChildren();
+  ui.analysisTitle.textContent = "Analysis";
+  ui.analysisInfo.textContent = ui.expected.textContent = ui.pv.textContent = "";
+  try {
+    const reply = await furnace.newGame({
+      game: info.name, numPlayers: players, seed: BigInt(Math.floor(Math.random() * 2 ** 31)),
+    });
+    if (!reply.state || !reply.status) throw new Error("NewGame answered without a state");
+    table = { info, human, players, state: reply.state, status: reply.status, generation };
+    await advance(table);
+  } catch (error) {
+    showError(error);
+    setPhase("idle");
+  }
+}
+
+// -- the settings ---------------------------------------------------------------------------
+function fillPlayers(): void {
+  const info = games.find((g) => g.name === ui.game.value);
+  const counts = info?.playerCounts.length ? info.playerCounts : [2];
+  const previous = Number(ui.players.value) || 2;
+  ui.players.replaceChildren(...counts.map((n) => new Option(String(n), String(n))));
+  ui.players.value = String(counts.includes(previous) ? previous : counts[0]);
+  fillSeats();
+}
+
+function fillSeats(): void {
+  const players = Number(ui.players.value) || 1;
+  const previous = Number(ui.seat.value) || 0;
+  ui.seat.replaceChildren(...Array.from({ length: players }, (_, seat) => new Option(seatName(seat), String(seat))));
+  ui.seat.value = String(previous < players ? previous : 0);
+}
+
+async function start(): Promise<void> {
+  setPhase("busy");
+  const stored = window.sessionStorage.getItem("furnace-token");
+  if (stored) ui.token.value = stored;
+  ui.token.addEventListener("change", () => window.sessionStorage.setItem("furnace-token", ui.token.value));
+  ui.game.addEventListener("change", fillPlayers);
+  ui.players.addEventListener("change", fillSeats);
+  ui.strengthKind.addEventListener("change", () => {
+    ui.strength.value = ui.strengthKind.value === "time" ? "1000" : "2000";
+  });
+  ui.newGame.addEventListener("click", () => void newGame());
+  ui.hint.addEventListener("click", () => void hint());
+  try {
+    const reply = await furnace.listGames({});
+    games = reply.games;
+    ui.game.replaceChildren(...games.map((g) => new Option(g.title, g.name)));
+    fillPlayers();
+    setPhase("idle");
+    document.body.dataset.ready = "true";
+  } catch (error) {
+    showError(error);
+    setPhase("idle");
+    document.body.dataset.ready = "error";
+  }
+}
+
+void start();
