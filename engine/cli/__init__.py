@@ -98,6 +98,12 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         print(f"{report['game']}, {report['players']} players, {report['games']} games, "
               f"seed {report['seed']}")
         for key, res in report["results"].items():
+            if "ranks" in res:  # one seat: a score and ranks, no win rate
+                lo, hi = res["score_ci95"]
+                ranks = ", ".join(f"{name} {n}" for name, n in res["ranks"].items())
+                print(f"  {key:<20} mean score {res['mean_score']:.2f} (95% CI {lo:.2f}-"
+                      f"{hi:.2f}); {ranks}")
+                continue
             lo, hi = res["ci95"]
             print(f"  {key:<20} win rate {res['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f}), "
                   f"mean score {res['mean_score']:.2f}")

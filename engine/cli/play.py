@@ -85,7 +85,9 @@ def hint_text(state: State, iterations: int, seed: int) -> str:
         scores = " ".join(f"P{s + 1}:{v:.1f}" for s, v in enumerate(stats.expected_scores))
         lines.append(f"  {stats.text:<28} visits {stats.visits:5d}  "
                      f"win {stats.win_probability:5.1%}  expected scores {scores}")
-    lines.append(f"  your win probability: {analysis.win_probability[seat]:.1%}; "
+    aim = ("your win probability" if analysis.target is None else
+           f"your chance of reaching {analysis.target:g}")  # one seat: a target score
+    lines.append(f"  {aim}: {analysis.win_probability[seat]:.1%}; "
                  f"line: {' / '.join(analysis.principal_variation[:6])}")
     return "\n".join(lines)
 

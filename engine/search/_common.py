@@ -48,21 +48,53 @@ def sample_chance(outcomes: Sequence[tuple[int, float]], rng: random.Random) -> 
     return outcomes[sample_index(cumulative([p for _, p in outcomes]), rng)][0]
 
 
-def backup_values(outcome: Outcome, margin_scale: float | None) -> tuple[float, ...]:
+#: A one-seat game's utility: (target score, scale); see :func:`solo_utility`.
+Solo = tuple[float, float]
+
+
+def solo_utility(state: object, scale: float) -> Solo | None:
+    """``(target, scale)`` for a one-seat game whose state names a target score
+    (``State.solo_target()``), else None: the game supplies the target, the search
+    configuration the scale (``SearchConfig.solo_scale``)."""
+    if getattr(state, "num_players", 0) != 1:
+        return None
+    target = state.solo_target()  # type: ignore[attr-defined]
+    return None if target is None else (float(target), float(scale))
+
+
+def _logistic(z: float) -> float:
+    # exp overflows past ~709; the utility is 0 to double precision long before
+    return 0.0 if z > 700.0 else 1.0 / (1.0 + exp(z))
+
+
+def backup_values(outcome: Outcome, margin_scale: float | None,
+                  solo: Solo | None = None) -> tuple[float, ...]:
     """What a playout adds to every node on its path: utilities, win shares, scores.
 
     Each part has one entry per seat.  The utility (what selection maximises) is the
     win share, or with ``margin_scale`` the logistic of the seat's score margin over
     its best opponent divided by the scale (see :mod:`engine.search.config`).
+
+    A lone seat's win share is always 1, so a one-seat game with ``solo = (target,
+    scale)`` values its score against the target instead: ``1 / (1 + exp(-(score -
+    target) / scale))``, in both the utility and the reported share (what the
+    analysis shows as the seat's "win probability": a soft chance of reaching the
+    target).
+
+    >>> from engine.game import Outcome
+    >>> backup_values(Outcome((160.0,), (1.0,)), None, (160.0, 20.0))
+    (0.5, 0.5, 160.0)
     """
     rewards = tuple(float(r) for r in outcome.rewards)
     scores = tuple(float(s) for s in outcome.scores)
+    if solo is not None and len(scores) == 1:
+        target, scale = solo
+        value = _logistic(-(scores[0] - target) / scale)
+        return (value, value, scores[0])
     if margin_scale is None or len(scores) < 2:
         return rewards + rewards + scores
     utilities = []
     for seat, own in enumerate(scores):
         margin = own - max(x for other, x in enumerate(scores) if other != seat)
-        z = -margin / margin_scale
-        # exp overflows past ~709; the utility is 0 to double precision long before
-        utilities.append(0.0 if z > 700.0 else 1.0 / (1.0 + exp(z)))
+        utilities.append(_logistic(-margin / margin_scale))
     return tuple(utilities) + rewards + scores

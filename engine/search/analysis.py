@@ -59,6 +59,11 @@ class Analysis:
     #: Why the search stopped: ``"iterations"``, ``"time_limit"`` or ``"stopped"``
     #: (``should_stop``); see :mod:`engine.search.budget`.
     stop_reason: str = ""
+    #: A one-seat game's target score (``State.solo_target()``), else None.  The
+    #: search then aims at it: ``win_probability`` is the mean of ``1 / (1 +
+    #: exp(-(score - target) / scale))``, a soft chance of reaching the target
+    #: (:func:`~engine.search._common.backup_values`).
+    target: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +78,7 @@ class Analysis:
             "principal_variation": list(self.principal_variation),
             "principal_variation_moves": list(self.principal_variation_moves),
             "stop_reason": self.stop_reason,
+            **({} if self.target is None else {"target": self.target}),
         }
 
 
@@ -184,10 +190,12 @@ def build_analysis(state: State, stats: RootStats) -> Analysis:
     for its texts unless ``stats.pv_texts`` holds them.  Raises ``ValueError``
     when no root move was visited.
     """
+    target = state.solo_target() if state.num_players == 1 else None
     if stats.pv_texts is not None:
-        return analysis_from_stats(stats, state.move_to_text, stats.pv, stats.pv_texts)
+        return analysis_from_stats(stats, state.move_to_text, stats.pv, stats.pv_texts,
+                                   target=target)
     pv_moves, pv_texts = _replay_texts(state, stats.pv)
-    return analysis_from_stats(stats, state.move_to_text, pv_moves, pv_texts)
+    return analysis_from_stats(stats, state.move_to_text, pv_moves, pv_texts, target=target)
 
 
 def analysis_from_stats(
@@ -195,6 +203,7 @@ def analysis_from_stats(
     move_text: Callable[[int], str],
     pv_moves: Sequence[int],
     pv_texts: Sequence[str],
+    target: float | None = None,
 ) -> Analysis:
     """The :class:`Analysis` of ``stats`` with root move texts from ``move_text``.
 
@@ -234,6 +243,7 @@ def analysis_from_stats(
         moves=move_stats,
         principal_variation=list(pv_texts),
         principal_variation_moves=list(pv_moves),
+        target=target,
     )
 
 

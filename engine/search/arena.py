@@ -13,6 +13,12 @@ A spec that fills several seats of one game counts once per seat: its
 ``games`` is the number of seat-occurrences, ``wins`` the sum of its seats' win
 shares (ties give fractions, see :class:`~engine.game.Outcome`), and ``ci95``
 the Wilson score interval of ``wins / games``.
+
+A one-seat game (a solo mode) has no win rate: its lone seat always "wins".  Each
+bot plays every deal alone, and the report gives per bot the mean score with its
+95% interval (normal approximation, :func:`mean_interval`) and the distribution of
+the game's solo results (``State.solo_rank()``: a rank, or whether a target was
+reached) instead of wins.
 """
 
 from __future__ import annotations
@@ -48,6 +54,24 @@ def wilson_interval(wins: float, games: int, z: float = _Z95) -> tuple[float, fl
     lo = 0.0 if p <= 0.0 else max(0.0, centre - half)
     hi = 1.0 if p >= 1.0 else min(1.0, centre + half)
     return (lo, hi)
+
+
+def mean_interval(values: Sequence[float], z: float = _Z95) -> tuple[float, float]:
+    """The 95% interval of the mean of ``values`` (mean +- z * sd / sqrt(n), with the
+    sample standard deviation); ``(mean, mean)`` for fewer than two values.
+
+    >>> [round(x, 2) for x in mean_interval([100.0, 110.0, 120.0])]
+    [98.68, 121.32]
+    """
+    n = len(values)
+    if n == 0:
+        return (0.0, 0.0)
+    mean = sum(values) / n
+    if n < 2:
+        return (mean, mean)
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return (mean - half, mean + half)
 
 
 def play_game(
@@ -138,12 +162,19 @@ def run_arena(
     seat_games = [[0] * num_players for _ in range(k)]
     seat_wins = [[0.0] * num_players for _ in range(k)]
     score_sum = [0.0] * k
+    solo_scores: list[list[float]] = [[] for _ in range(k)]
+    solo_ranks: list[dict[str, int]] = [{} for _ in range(k)]
 
-    def record(g: int, outcome: Outcome) -> None:
+    def record(g: int, result: tuple[Outcome, str | None]) -> None:
+        outcome, rank = result
         for seat, index in enumerate(seat_assignment(k, num_players, g)):
             seat_games[index][seat] += 1
             seat_wins[index][seat] += float(outcome.rewards[seat])
             score_sum[index] += float(outcome.scores[seat])
+            if num_players == 1:
+                solo_scores[index].append(float(outcome.scores[seat]))
+                name = "-" if rank is None else rank
+                solo_ranks[index][name] = solo_ranks[index].get(name, 0) + 1
 
     if workers <= 1 or games <= 1:
         for g in range(games):
@@ -172,6 +203,15 @@ def run_arena(
     results: dict[str, Any] = {}
     for index, key in enumerate(keys):
         played = sum(seat_games[index])
+        if num_players == 1:
+            lo, hi = mean_interval(solo_scores[index])
+            results[key] = {
+                "games": played,
+                "mean_score": score_sum[index] / played if played else 0.0,
+                "score_ci95": [lo, hi],
+                "ranks": dict(sorted(solo_ranks[index].items())),
+            }
+            continue
         wins = sum(seat_wins[index])
         lo, hi = wilson_interval(wins, played)
         results[key] = {
@@ -202,8 +242,9 @@ def _arena_game(
     g: int,
     options: Mapping[str, Any] | None,
     bots: Sequence[Bot] | None = None,
-) -> Outcome:
-    """Play arena game ``g``: everything random in it flows from ``(seed, g)``."""
+) -> tuple[Outcome, str | None]:
+    """Play arena game ``g``: everything random in it flows from ``(seed, g)``.  Returns
+    the outcome and, in a one-seat game, its solo result (``State.solo_rank()``)."""
     k = len(specs)
     deal = g // k
     if bots is None:
@@ -213,13 +254,13 @@ def _arena_game(
     rng = random.Random(derive_seed(seed, "game", g))
     chance_rng = random.Random(derive_seed(seed, "chance", deal))
     outcome, _ = play_game(state, [bots[i] for i in seats], rng, chance_rng=chance_rng)
-    return outcome
+    return outcome, state.solo_rank() if num_players == 1 else None
 
 
 def _arena_game_by_name(
     name: str, num_players: int, specs: Sequence[str], seed: int, g: int,
     options: Mapping[str, Any],
-) -> Outcome:
+) -> tuple[Outcome, str | None]:
     from engine import registry
 
     return _arena_game(registry.get_game(name), num_players, specs, seed, g, options)

@@ -29,6 +29,10 @@ The settings:
   playouts are long.  See :mod:`engine.search.evaluate` for when that is wise.
 * ``c`` - the game's UCT exploration constant; ``None``: the search's own default
   (:data:`~engine.search.mcts.DEFAULT_C`, :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`).
+* ``solo_scale`` - a one-seat game (its state names a target score,
+  ``State.solo_target()``) is searched for ``1 / (1 + exp(-(score - target) /
+  solo_scale))``, in the units of its score; a lone seat's win share, always 1, would
+  give the search nothing to maximise (:func:`~engine.search._common.backup_values`).
 
 Later settings (priors, a learned evaluator) belong here too, as new fields with
 defaults that keep today's behaviour.
@@ -60,6 +64,7 @@ class SearchConfig:
     margin_scale: float | None = None
     playout_depth: int = 0
     c: float | None = None
+    solo_scale: float = 20.0
 
     def __post_init__(self) -> None:
         scale = self.margin_scale
@@ -73,6 +78,10 @@ class SearchConfig:
         c = self.c
         if c is not None and (isinstance(c, bool | str) or not _finite(c) or c < 0):
             raise ValueError(f"c must be a non-negative number or None, not {c!r}")
+        solo = self.solo_scale
+        if isinstance(solo, bool | str) or not _finite(solo) or not solo > 0:
+            raise ValueError(f"solo_scale must be a positive number, not {solo!r}")
+        object.__setattr__(self, "solo_scale", float(solo))
         # Numbers as floats, so that equal settings compare and print alike.
         if scale is not None:
             object.__setattr__(self, "margin_scale", float(scale))

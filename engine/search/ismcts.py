@@ -74,7 +74,7 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import backup_values, cumulative
+from engine.search._common import backup_values, cumulative, solo_utility
 from engine.search.analysis import Analysis, RootStats, analysis_from_stats
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -185,6 +185,7 @@ class ISMCTS(BudgetedSearch):
         self.num_players = state.num_players
         self.width = 3 * self.num_players
         self.margin_scale = self.config.margin_scale
+        self.solo = solo_utility(state, self.config.solo_scale)
         # The kernel twin determinizes without a round trip through the reference rules.
         self._state = state.search_state()
         self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
@@ -206,6 +207,7 @@ class ISMCTS(BudgetedSearch):
         c = self.c
         width = self.width
         scale = self.margin_scale
+        solo = self.solo
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = InfoNode
@@ -280,7 +282,7 @@ class ISMCTS(BudgetedSearch):
                 outcome = state.rollout(getrandbits(64))
             else:
                 outcome = evaluate(state, getrandbits(64))
-            result = backup_values(outcome, scale)
+            result = backup_values(outcome, scale, solo)
             for nd in path:
                 nd.n += 1
                 nd.acc = list(map(add, nd.acc, result))
@@ -350,7 +352,8 @@ class ISMCTS(BudgetedSearch):
         """The :class:`Analysis` of the tree so far."""
         stats = self.root_stats()
         assert stats.pv_texts is not None
-        return analysis_from_stats(stats, self._move_text, stats.pv, stats.pv_texts)
+        return analysis_from_stats(stats, self._move_text, stats.pv, stats.pv_texts,
+                                   target=self.solo[0] if self.solo else None)
 
 
 def ismcts_search(

@@ -40,7 +40,7 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import backup_values, cumulative
+from engine.search._common import Solo, backup_values, cumulative, solo_utility
 from engine.search.analysis import Analysis, RootStats, build_analysis
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -82,7 +82,8 @@ class Node:
         "value",
     )
 
-    def __init__(self, state: State, width: int, margin_scale: float | None) -> None:
+    def __init__(self, state: State, width: int, margin_scale: float | None,
+                 solo: Solo | None = None) -> None:
         player = state.current_player()
         self.player = player
         self.n = 0
@@ -105,7 +106,7 @@ class Node:
             self.cum = cumulative([p for _, p in outcomes])
             self.outcome_children = [None] * len(outcomes)
         else:
-            self.value = backup_values(state.outcome(), margin_scale)
+            self.value = backup_values(state.outcome(), margin_scale, solo)
 
     def kids(self) -> list[Node | None]:
         """The children, parallel to ``moves`` (chance slots may be ``None``)."""
@@ -164,7 +165,8 @@ class MCTS(BudgetedSearch):
         self.num_players = state.num_players
         self.width = 3 * self.num_players
         self.margin_scale = self.config.margin_scale
-        self.root = Node(self.root_state, self.width, self.margin_scale)
+        self.solo = solo_utility(self.root_state, self.config.solo_scale)
+        self.root = Node(self.root_state, self.width, self.margin_scale, self.solo)
         self.iterations = 0
         self.elapsed = 0.0
 
@@ -178,6 +180,8 @@ class MCTS(BudgetedSearch):
         c = self.c
         width = self.width
         scale = self.margin_scale
+        solo = self.solo
+        plain = scale is None and solo is None
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = Node
@@ -198,7 +202,7 @@ class MCTS(BudgetedSearch):
                         untried[i] = untried[-1]
                         untried.pop()
                         state.apply(move)
-                        child = new_node(state, width, scale)
+                        child = new_node(state, width, scale, solo)
                         node.moves.append(move)
                         node.children.append(child)
                         node = child
@@ -228,7 +232,7 @@ class MCTS(BudgetedSearch):
                     state.apply(moves[i])
                     chance_kid = node.outcome_children[i]
                     if chance_kid is None:
-                        chance_kid = new_node(state, width, scale)
+                        chance_kid = new_node(state, width, scale, solo)
                         node.outcome_children[i] = chance_kid
                     node = chance_kid
                     path.append(node)
@@ -241,11 +245,11 @@ class MCTS(BudgetedSearch):
                     outcome = state.rollout(getrandbits(64))
                 else:
                     outcome = evaluate(state, getrandbits(64))
-                if scale is None:  # the common case, without a call
+                if plain:  # the common case, without a call
                     rewards = outcome.rewards
                     result = rewards + rewards + outcome.scores
                 else:
-                    result = backup_values(outcome, scale)
+                    result = backup_values(outcome, scale, solo)
             for nd in path:
                 nd.n += 1
                 nd.acc = list(map(add, nd.acc, result))

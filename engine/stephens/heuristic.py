@@ -42,6 +42,10 @@ ABILITY_VALUE = {"products": 1.0, "cube-replacement": 1.0, "two-cards": 1.0,
                  "equal-placement": 0.5, INFLUENCE_DISK: 0.3}
 #: Investment columns are valued at this share of what they give, once per reset left.
 COLUMN_SHARE = 0.6
+#: Solo: VP still to come per reset left (random solo games score about 115 over 6-7
+#: resets).  A one-seat search values a leaf against a target final score, so the
+#: heuristic must project the final score, not the provisional one; a first setting.
+SOLO_RESET_VP = 17.0
 
 
 def resets_left(state: StephensState) -> float:
@@ -80,5 +84,7 @@ def heuristic(state: StephensState) -> list[float]:
         for disk, flag in enumerate(player.unlocked):
             if flag:
                 value += ABILITY_VALUE.get(cat.disks[disk].effect, 0.0)
+        if state.solo:
+            value += SOLO_RESET_VP * resets
         out.append(value)
     return out
