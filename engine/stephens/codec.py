@@ -286,6 +286,9 @@ class _Reader:
         from engine.stephens.solo import solo_options
 
         options = _obj(value, "options", ("difficulty", "opponent"))
+        for name in ("difficulty", "opponent"):
+            expect(isinstance(options[name], str), f"options.{name} must be a string, got "
+                                                   f"{_short(options[name])}")
         try:
             state.difficulty, state.opponent = solo_options(1, dict(options))
         except InvalidOptionError as exc:

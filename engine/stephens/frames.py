@@ -130,7 +130,7 @@ class Frame:
                f"{where}.kind must be one of {', '.join(FRAME_KINDS)}, got {short_repr(kind)}")
         seat = data["seat"]
         expect(isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < num_players,
-               f"{where}.seat must be a seat 0..{num_players - 1}, got {seat!r}")
+               f"{where}.seat must be a seat 0..{num_players - 1}, got {short_repr(seat)}")
         context = data["context"]
         expect(isinstance(context, Mapping), f"{where}.context must be an object")
         fields = FRAME_KINDS[kind]

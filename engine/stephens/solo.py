@@ -51,6 +51,7 @@ from engine.stephens.vocabulary import (
     place_below,
     place_of_furnace,
 )
+from engine.validation import short_repr
 
 #: Clockwise order around the Stephens' factory (FN-UL, FN-UR, FN-LR, FN-LL) and
 #: around the small factories (SF-UL, SF-UR, SF-LR, SF-LL): the arrows' cycles.
@@ -72,12 +73,12 @@ def solo_options(num_players: int, options: dict[str, object]) -> tuple[int, int
     difficulty, opponent = str(options["difficulty"]).lower(), str(options["opponent"]).lower()
     if difficulty not in DIFFICULTIES:
         raise InvalidOptionError(f"option 'difficulty' must be one of {', '.join(DIFFICULTIES)}, "
-                                 f"got {options['difficulty']!r}")
+                                 f"got {short_repr(options['difficulty'])}")
     if opponent.isdigit():
         opponent = f"opponent-{opponent}"
     if opponent not in OPPONENT_WORDS:
         raise InvalidOptionError(f"option 'opponent' must be one of {', '.join(OPPONENT_WORDS)}, "
-                                 f"got {options['opponent']!r}")
+                                 f"got {short_repr(options['opponent'])}")
     if num_players != 1 and (difficulty != "normal" or opponent != "none"):
         raise InvalidOptionError("the options 'difficulty' and 'opponent' belong to the solo "
                                  "game (1 player)")
