@@ -460,3 +460,54 @@ def test_solo_positions_keep_their_hidden_parts_hidden() -> None:
     assert len(twins) > 1
     assert all(state.determinize(0, random.Random(k)).observation(0) == view for k in range(3))
     assert NOBODY != AUTOMA
+
+
+# -- solo positions in JSON ---------------------------------------------------------------------
+@pytest.mark.parametrize(("mutate", "message"), [
+    (lambda d: d["solo"]["automa_deck"].append("automa-01"),
+     r"solo\.automa_deck\[10\]: Automa card 'automa-01' is also at"),
+    (lambda d: d["solo"]["automa_deck"].pop(), r"solo: 1 Automa card\(s\) are nowhere"),
+    (lambda d: d["solo"]["bag"].update(orange=8), r"solo\.bag\.orange: the bag holds at most 7"),
+    (lambda d: d["solo"].update(final_reset=1), r"solo\.final_reset: the final reset begins"),
+    (lambda d: d.pop("solo"), r"state: missing field\(s\) solo"),
+    (lambda d: d["options"].update(difficulty="brutal"), r"options: option 'difficulty'"),
+    (lambda d: d["options"].update(opponent="random"), r"options\.opponent: a position holds"),
+    (lambda d: d["options"].update(difficulty=[[1]]), r"options\.difficulty must be a string"),
+    (lambda d: d.update(active=1), r"active must be an integer in 0\.\.0"),
+])
+def test_bad_solo_positions_are_rejected(mutate, message: str) -> None:  # type: ignore[no-untyped-def]
+    from engine.game import InvalidStateError
+    from engine.stephens.codec import state_from_json
+
+    data = GAME.new_game(6, 1).to_json()
+    mutate(data)
+    with pytest.raises(InvalidStateError, match=message):
+        state_from_json(data)
+
+
+def test_automa_workers_only_in_the_solo_game() -> None:
+    from engine.game import InvalidStateError
+    from engine.stephens.codec import state_from_json
+
+    data = GAME.new_game(6, 2).to_json()
+    place = next(name for name, cards in data["places"].items() if cards)
+    data["places"][place][0]["master"] = "automa"
+    with pytest.raises(InvalidStateError, match=r"master must be an integer"):
+        state_from_json(data)
+    data = GAME.new_game(6, 2).to_json()
+    data["options"] = {"difficulty": "hard", "opponent": "none"}
+    with pytest.raises(InvalidStateError, match=r"options: .*solo game"):
+        state_from_json(data)
+
+
+def test_a_solo_game_in_progress_round_trips_at_every_step() -> None:
+    state = GAME.new_game(8, 1, {"difficulty": "hard", "opponent": "opponent-4"})
+    rng = random.Random(8)
+    kinds = set()
+    while not state.is_terminal():
+        twin = round_trip(state)
+        assert twin.legal_moves() == state.legal_moves()
+        kinds.add(top(state).kind)
+        state.apply(state.legal_moves()[rng.randrange(len(state.legal_moves()))])
+    round_trip(state)
+    assert {"action", "activation", "columns", "fulfil"} <= kinds
