@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.seats import player_name
 from engine.stephens.components import Catalogue
 from engine.stephens.vocabulary import COLOURS, PLACES
 
@@ -45,13 +46,13 @@ def _who(owner: int | str) -> str:
 def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
     """The position as ``view`` (an observation) shows it."""
     decisions = view["decisions"]
-    whose = f"player {view['active'] + 1} to play" if decisions else "the game is over"
+    whose = f"{player_name(view['active'])} to play" if decisions else "the game is over"
     ending = f"; the end was triggered in round {view['end_round']}" if view["end_round"] else ""
     lines = [f"Stephens, {view['num_players']} players, round {view['round']}, {whose}; "
              f"French army on {view['army']}{ending}"]
     if decisions:
         top = decisions[-1]
-        lines.append(f"waiting for player {top['seat'] + 1}: {top['kind']} "
+        lines.append(f"waiting for {player_name(top['seat'])}: {top['kind']} "
                      f"({len(decisions)} decision(s) pending)")
         if top["kind"] == "activation":
             lines += _activation_options(view, cat, top["seat"], top["context"]["place"])

@@ -279,7 +279,7 @@ def test_determinize_does_not_peek_at_the_hidden_order() -> None:
 def test_render_draws_the_observation() -> None:
     state = busy_position()
     text = state.render(0)
-    assert "French army on 45" in text and "waiting for player 1: supply" in text
+    assert "French army on 45" in text and "waiting for P1: supply" in text and "player 1" not in text
     assert "fishwife[P2+P1]" in text and "fulfilled crown: crown-02" in text
     assert "deck" in text and str(state.contract_deck[-1]) not in text.split()
     assert state.render(None) == state.render(1)
