@@ -1,6 +1,6 @@
 """``furnace serve``: the command-line hook of the gRPC server.
 
-The ``furnace`` main (``engine.cli``) calls :func:`add_commands` with its
+The ``furnace`` main (``furnace_cli``) calls :func:`add_commands` with its
 subparsers; ``python -m ai_server serve ...`` works without it.
 """
 

@@ -46,7 +46,7 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from ai_server import codecs
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 SERVICE = "furnace.v1.FurnaceService"
 #: Answers that are fine for any input.

@@ -58,8 +58,8 @@ from ai_server import errors, wire
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError
 from ai_server.observe import ObservingInterceptor, ServerMetrics, method_label
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.security import SecurityConfig, TokenInterceptor
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 log = logging.getLogger(__name__)
 

@@ -39,9 +39,9 @@ from ai_server import reflection, wire
 from ai_server.config import ServerConfig
 from ai_server.observe import ObservingInterceptor, ServerMetrics
 from ai_server.pool import SearchPool
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.security import SecurityConfig
 from ai_server.service import FurnaceServicer
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 log = logging.getLogger("ai_server")
 

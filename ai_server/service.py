@@ -36,8 +36,6 @@ from ai_server.errors import RequestError, invalid, precondition
 from ai_server.identity import client_identity
 from ai_server.observe import note
 from ai_server.pool import Job, SearchPool
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from engine import registry
 from engine.game import (
     CHANCE,
@@ -52,6 +50,8 @@ from engine.game import (
     events_seen_by,
 )
 from engine.seats import player_name, seat_label, seat_range
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 log = logging.getLogger(__name__)
 

@@ -57,7 +57,7 @@ from google.protobuf.message import Message
 from ai_server import codecs, errors
 from ai_server.errors import RequestError, invalid
 from ai_server.observe import note
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,8 @@ show only what it sees; without it the answers are the host's (every hand).
 A hosted server (docs/api.md, "Hosting"): ``--tls`` (``--ca-cert FILE`` to trust
 a private CA), ``--client-cert FILE --client-key FILE`` for mutual TLS, and a bearer
 token from ``--token`` or, better (command lines are visible to other users), the
-``FURNACE_TOKEN`` environment variable.  ``furnace play --server`` takes the same.
+``FURNACE_TOKEN`` environment variable.  ``furnace play --server`` takes the same
+(:func:`add_connection_arguments`, added by the ``furnace`` main, :mod:`furnace_cli`).
 
 Exit codes: 0 success; 1 the server could not be reached or failed, refused the
 credentials, or ``check-move`` found the move illegal; 2 bad input (usage,
@@ -30,7 +31,6 @@ from typing import Any, TextIO
 
 import grpc
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients.furnace_client import (
     DEFAULT_ADDRESS,
     LOAD_BALANCING_POLICIES,
@@ -43,6 +43,7 @@ from clients.furnace_client import (
     state_json,
     to_json,
 )
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 #: Environment variable holding the bearer token (``--token`` overrides it).
 TOKEN_ENV = "FURNACE_TOKEN"
@@ -522,28 +523,6 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--search-seed", type=int, default=0, help="seed of the playouts")
     p = add("health", cmd_health, "the server's health status", [])
     p.add_argument("--service", default="", help="service name ('' for the whole server)")
-    _extend_play(subparsers)
-
-
-def _extend_play(subparsers: Any) -> None:
-    """Give ``furnace play --server`` (engine.cli's parser, when present) the connection flags."""
-    play = getattr(subparsers, "choices", {}).get("play")
-    if play is None or play.get_default("func") is None:
-        return
-    add_connection_arguments(play)
-    local = play.get_default("func")
-
-    def func(args: argparse.Namespace) -> int:
-        if not getattr(args, "server", None):
-            result: int = local(args)
-            return result
-        from clients.play import play_remote
-
-        # As engine.cli's own --server branch, plus the connection.
-        return play_remote(args.server, args.game, args.players, args.seat, args.seed,
-                           args.iterations, connection=connection_kwargs(args))
-
-    play.set_defaults(func=func)
 
 
 def main(argv: list[str] | None = None) -> int:

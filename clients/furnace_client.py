@@ -54,8 +54,8 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 DEFAULT_ADDRESS = "localhost:50051"
 #: Largest message the client sends or accepts.

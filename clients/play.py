@@ -20,8 +20,8 @@ from typing import Any
 
 import grpc
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients.furnace_client import FurnaceClient, describe_error, host_state
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 HELP = ("enter a move's number from the list or its text (e.g. 'tool saw r2c2 1+2'); "
         "'list' shows the moves again, 'board' draws the board, 'quit' ends the game")

@@ -42,8 +42,8 @@ try:  # gevent-based locust needs grpc's gevent integration before any channel e
 except ImportError:  # pragma: no cover - depends on the environment
     HAVE_LOCUST = False
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 GAME = os.environ.get("FURNACE_LOAD_GAME", "samara")
 PLAYERS = int(os.environ.get("FURNACE_LOAD_PLAYERS", "2"))

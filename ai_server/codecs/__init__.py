@@ -29,7 +29,7 @@ from google.protobuf import struct_pb2
 
 from ai_server import errors
 from ai_server.codecs import oh_my_goods, samara
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 #: Decompressed/decoded JSON larger than this is rejected (zip bombs).
 MAX_STATE_JSON_BYTES = 1 << 20

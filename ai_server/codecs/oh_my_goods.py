@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 GAME = "oh-my-goods"
 #: The ``GameState`` oneof field holding an Oh My Goods! state.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 GAME = "samara"
 #: The ``GameState`` oneof field holding a Samara state.

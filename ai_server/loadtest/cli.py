@@ -189,8 +189,8 @@ def run_loadtest(args: argparse.Namespace) -> int:
     from locust import __version__ as locust_version
 
     from ai_server.loadtest.users import MIX, WAIT_SECONDS, player_class
-    from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
     from clients.furnace_client import encode_opaque
+    from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     directory = Path(args.report_dir or f"loadtest-{args.game}-{stamp}")

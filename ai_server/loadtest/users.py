@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 
 import grpc
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from clients.furnace_client import MAX_MESSAGE_BYTES, open_channel
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 #: Task weights of a player (also written into the report).
 MIX: dict[str, int] = {

@@ -8,9 +8,9 @@ from typing import Any
 import grpc
 import pytest
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from ai_server.server import BackgroundServer
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 #: Settings of the shared test server: small caps so tests stay quick.
 TEST_SETTINGS: dict[str, Any] = {

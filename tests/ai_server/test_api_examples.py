@@ -39,9 +39,9 @@ from google.protobuf import json_format
 from google.rpc import error_details_pb2  # noqa: F401 - registers BadRequest/ErrorInfo for Any
 from grpc_status import rpc_status
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from ai_server.server import BackgroundServer
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 ELLIPSIS = "…"

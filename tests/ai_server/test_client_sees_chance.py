@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from engine import registry
 from engine.game import CHANCE
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 
 def test_list_games_tells_whether_a_client_meets_chance_nodes(stub) -> None:

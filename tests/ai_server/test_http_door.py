@@ -34,10 +34,10 @@ from google.protobuf import json_format
 from google.rpc import error_details_pb2, status_pb2
 
 from ai_server.http_door import peer_of
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from ai_server.security import SecurityConfig
 from ai_server.server import BackgroundServer
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
 
 SERVICE = "/furnace.v1.FurnaceService/"

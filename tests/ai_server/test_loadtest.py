@@ -24,7 +24,7 @@ def run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], P
     out = tmp_path / "report"
     env = dict(os.environ, FURNACE_CACHE_DIR=str(tmp_path / "cache"))
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; from engine.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from furnace_cli import main; sys.exit(main())",
          "loadtest", "--positions", "20", "--workers", "1", "--wait", "0.01,0.05",
          "--spawn-rate", "50", "--report-dir", str(out), "--json", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

@@ -18,11 +18,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ai_server import errors, observe, worker
 from ai_server.pool import SearchPool
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from ai_server.security import SecurityConfig, parse_tokens
 from ai_server.server import BackgroundServer
 from clients.furnace_client import FurnaceClient
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 TOKEN = "alice:0123456789abcdef0123"
 

@@ -15,9 +15,9 @@ from google.protobuf import json_format
 
 from ai_server import codecs
 from ai_server.codecs import oh_my_goods as omg_codec
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from engine import registry
 from engine.game import State
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import rpc_error_info
 
 GAME = "oh-my-goods"

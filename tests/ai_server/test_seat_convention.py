@@ -12,11 +12,11 @@ import random
 import grpc
 import pytest
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients.furnace_client import seat_label as client_seat_label
 from engine import registry
 from engine.game import InvalidStateError
 from engine.seats import player_name, seat_label, seat_range
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 
 def test_one_label_in_the_engine_and_in_the_clients() -> None:

@@ -11,8 +11,8 @@ from google.protobuf import json_format
 from ai_server import codecs
 from ai_server.codecs import samara as samara_codec
 from ai_server.errors import RequestError
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from engine import registry
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import random_positions
 
 

@@ -10,7 +10,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 CALL = re.compile(r"grpcurl[^\n]*?-d '(?P<body>[^']*)'[^\n]*?(?P<method>[\w.]+/\w+)")

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 from ai_server import fuzz
 from ai_server.codecs import samara as samara_codec
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
 BASE_STATES: list[dict[str, Any]] = positions_json(16, seed=77)

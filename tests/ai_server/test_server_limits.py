@@ -20,10 +20,10 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from ai_server import cli, errors, identity, service
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
-from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from ai_server.server import BackgroundServer
 from clients.furnace_client import describe_error, error_details
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.helpers_furnace import rpc_error_info
 from tests.ai_server.test_server_faults import wait_for
 

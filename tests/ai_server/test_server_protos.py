@@ -23,10 +23,10 @@ def _load_generator():
 def test_generated_stubs_match_a_fresh_run() -> None:
     from grpc_tools import grpc_version
 
-    import ai_server.proto_gen as proto_gen
+    import furnace_proto
 
-    if grpc_version.VERSION != proto_gen.GRPC_TOOLS_VERSION:
-        pytest.skip(f"stubs were generated with grpcio-tools {proto_gen.GRPC_TOOLS_VERSION}, "
+    if grpc_version.VERSION != furnace_proto.GRPC_TOOLS_VERSION:
+        pytest.skip(f"stubs were generated with grpcio-tools {furnace_proto.GRPC_TOOLS_VERSION}, "
                     f"{grpc_version.VERSION} is installed")
     problems = _load_generator().check()
     assert problems == [], "run python scripts/gen_protos.py: " + "; ".join(problems)
@@ -35,9 +35,9 @@ def test_generated_stubs_match_a_fresh_run() -> None:
 def test_generator_check_command() -> None:
     from grpc_tools import grpc_version
 
-    import ai_server.proto_gen as proto_gen
+    import furnace_proto
 
-    if grpc_version.VERSION != proto_gen.GRPC_TOOLS_VERSION:
+    if grpc_version.VERSION != furnace_proto.GRPC_TOOLS_VERSION:
         pytest.skip("different grpcio-tools version")
     result = subprocess.run([sys.executable, "scripts/gen_protos.py", "--check"], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
@@ -48,7 +48,7 @@ def test_generator_check_command() -> None:
 def test_stubs_import_without_the_engine() -> None:
     code = (
         "import sys\n"
-        "from ai_server.proto_gen.furnace.v1 import furnace_pb2, furnace_pb2_grpc\n"
+        "from furnace_proto.furnace.v1 import furnace_pb2, furnace_pb2_grpc\n"
         "assert furnace_pb2.DESCRIPTOR.name == 'furnace/v1/furnace.proto'\n"
         "assert hasattr(furnace_pb2_grpc, 'FurnaceServiceStub')\n"
         "assert not any(m == 'engine' or m.startswith('engine.') for m in sys.modules)\n"
@@ -57,7 +57,7 @@ def test_stubs_import_without_the_engine() -> None:
 
 
 def test_proto_follows_buf_conventions() -> None:
-    from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+    from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
     service = pb.DESCRIPTOR.services_by_name["FurnaceService"]
     assert pb.DESCRIPTOR.package == "furnace.v1"

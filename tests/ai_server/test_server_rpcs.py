@@ -14,10 +14,10 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.server import BackgroundServer
 from engine import registry
 from engine.game import events_seen_by
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import random_positions, rpc_error_info
 
 
@@ -259,7 +259,7 @@ def test_best_move_is_reproducible(server, stub, new_state) -> None:
                                  budget=pb.SearchBudget(iterations=120))
     first = stub.BestMove(request)
     with grpc.insecure_channel(server.address) as other:
-        from ai_server.proto_gen.furnace.v1 import furnace_pb2_grpc as pb_grpc
+        from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
         second = pb_grpc.FurnaceServiceStub(other).BestMove(request)
     assert first.move == second.move

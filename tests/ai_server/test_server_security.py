@@ -228,7 +228,7 @@ def test_furnace_client_command_line(token_server, mtls_server, pki, capsys,
 
 def test_furnace_play_server_takes_the_connection_flags(token_server, pki, capsys,
                                                         monkeypatch) -> None:
-    from engine.cli import build_parser
+    from furnace_cli import build_parser
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     argv = ["play", "samara", "--server", address(token_server), "--ca-cert", pki.ca,

@@ -18,8 +18,8 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from ai_server import codecs, errors, fuzz, wire
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from ai_server.service import FurnaceServicer
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
 SERVICE = "furnace.v1.FurnaceService"

@@ -20,9 +20,9 @@ from google.protobuf import json_format, struct_pb2
 
 from ai_server import codecs
 from ai_server.fuzz import length_delimited, typed_state, wrap_state
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients.furnace_client import state_json
 from engine import registry
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import rpc_error_info
 
 

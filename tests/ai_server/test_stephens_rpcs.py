@@ -10,9 +10,9 @@ import zlib
 import grpc
 import pytest
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from engine import registry
 from engine.game import State, events_seen_by
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import rpc_error_info
 
 GAME = "stephens"

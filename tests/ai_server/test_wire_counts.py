@@ -19,7 +19,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from ai_server import service
 from ai_server.config import ServerConfig
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from engine.cli import main
-from engine.cli.checkgames import check_games, check_one_game
 from engine.stephens.state import StephensState
+from furnace_cli import main
+from furnace_cli.checkgames import check_games, check_one_game
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

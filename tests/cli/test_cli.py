@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import build_parser, main
-from engine.cli.play import play_local
+from furnace_cli import build_parser, main
+from furnace_cli.play import play_local
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

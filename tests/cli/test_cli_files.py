@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
 from engine.samara import GAME as SAMARA
 from engine.samara.rules import Decision
+from furnace_cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,7 +87,7 @@ if folder:
     files = importlib.resources.files
     importlib.resources.files = lambda package: (
         pathlib.Path(folder) if package == "engine.oh_my_goods" else files(package))
-from engine.cli import main
+from furnace_cli import main
 sys.exit(main(sys.argv[2:]))
 """
     folder = ""

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients import cli
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 
 def run(argv: list[str], address: str | None, capsys, stdin: str | None = None,

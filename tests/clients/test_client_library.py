@@ -7,7 +7,6 @@ import json
 import grpc
 import pytest
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as pb
 from clients.furnace_client import (
     FurnaceClient,
     decode_opaque,
@@ -19,6 +18,7 @@ from clients.furnace_client import (
     state_json,
     to_dict,
 )
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 
 def test_list_games(client: FurnaceClient) -> None:

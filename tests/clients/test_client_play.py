@@ -113,7 +113,7 @@ def test_remote_play_shows_only_the_humans_view(address) -> None:
 def test_furnace_play_server_seat_is_0_based(address, monkeypatch, capsys) -> None:
     """Issue 13, item 7: ``furnace play --server --seat`` took a 1-based seat (``--seat 0``
     was refused) while every RPC and ``furnace client --seat`` are 0-based."""
-    from engine.cli import build_parser
+    from furnace_cli import build_parser
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # input() ends at once
     for seat in (0, 1):

@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from engine.cli.checkgames import check_one_game
 from engine.stephens.rules import StephensGame
 from engine.stephens.state import StephensState
+from furnace_cli.checkgames import check_one_game
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from engine.cli import main
 from engine.game import Outcome
 from engine.search import run_arena
 from engine.search._common import backup_values, solo_utility
@@ -15,6 +14,7 @@ from engine.search.config import SearchConfig
 from engine.search.ismcts import ISMCTS
 from engine.search.mcts import MCTS
 from engine.stephens.rules import StephensGame
+from furnace_cli import main
 
 GAME = StephensGame()
 

@@ -1,5 +1,9 @@
 """The ``furnace`` command line: play, self-play, arena, benchmarks, kernel checks, server.
 
+The application layer: it composes the engine's commands with the server's
+(:mod:`ai_server.cli`) and the clients' (:mod:`clients.cli`); ``engine`` imports
+neither (the import rules are in pyproject.toml, ``[tool.importlinter]``).
+
 Every subcommand answers bad input with a one-line error and exit status 2,
 never a traceback.
 """
@@ -7,7 +11,6 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -15,10 +18,6 @@ from typing import Any
 
 from engine.game import FurnaceError
 from engine.seats import SEAT_CONVENTION
-
-# Subcommands that live outside the engine (the gRPC server and client), added
-# when their packages are importable.
-_EXTERNAL_COMMANDS = ("ai_server.cli", "clients.cli")
 
 
 def _options(text: str | None) -> dict[str, Any]:
@@ -155,7 +154,7 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
 
 def _cmd_check_games(args: argparse.Namespace) -> int:
     from engine import registry
-    from engine.cli.checkgames import check_games
+    from furnace_cli.checkgames import check_games
 
     name = registry.get_game(args.game).info.name
     progress = None if args.quiet else _progress_bar(f"check-games {name}")
@@ -179,7 +178,7 @@ def _cmd_fuzz_states(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from engine import registry
-    from engine.cli.bench import run_bench
+    from furnace_cli.bench import run_bench
 
     report = run_bench(registry.get_game(args.game), seconds=args.seconds,
                        players=args.players, mcts_iterations=args.mcts_iterations,
@@ -191,11 +190,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     if args.server:
+        from clients.cli import connection_kwargs
         from clients.play import play_remote
 
         return play_remote(args.server, args.game, args.players, args.seat, args.seed,
-                           args.iterations)
-    from engine.cli.play import play_local
+                           args.iterations, connection=connection_kwargs(args))
+    from furnace_cli.play import play_local
 
     return play_local(args)
 
@@ -225,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--load", help="resume a game saved with 'save FILE'")
     p.add_argument("--server", help="play against a remote Furnace server HOST:PORT")
     p.set_defaults(func=_cmd_play)
+    play = p
 
     p = sub.add_parser("selfplay", help="let bots play each other and print the games")
     p.add_argument("game")
@@ -287,12 +288,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_fuzz_states)
 
-    for module_name in _EXTERNAL_COMMANDS:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        module.add_commands(sub)
+    # The server's and the clients' commands, and the connection flags of
+    # `play --server` (a hosted server: TLS, tokens).
+    from ai_server import cli as server_cli
+    from clients import cli as client_cli
+
+    server_cli.add_commands(sub)
+    client_cli.add_commands(sub)
+    client_cli.add_connection_arguments(play)
     return parser
 
 

@@ -1,5 +1,5 @@
 import sys
 
-from engine.cli import main
+from furnace_cli import main
 
 sys.exit(main())

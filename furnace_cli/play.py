@@ -94,7 +94,7 @@ def hint_text(state: State, iterations: int, seed: int) -> str:
 
 def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
                output: Callable[[str], None] = print) -> int:
-    from engine.cli import _options
+    from furnace_cli import _options
 
     if args.load:
         state = load_state(args.load, args.game)

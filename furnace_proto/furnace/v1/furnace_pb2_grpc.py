@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from ai_server.proto_gen.furnace.v1 import furnace_pb2 as furnace_dot_v1_dot_furnace__pb2
+from furnace_proto.furnace.v1 import furnace_pb2 as furnace_dot_v1_dot_furnace__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
