@@ -323,7 +323,7 @@ def test_deadline_shorter_than_budget(stub, new_state) -> None:
     """
     reply = stub.BestMove(pb.BestMoveRequest(state=new_state,
                                              budget=pb.SearchBudget(iterations=200_000)),
-                          timeout=2.0)
+                          timeout=4.0)
     assert reply.analysis.stop_reason == pb.SEARCH_STOP_REASON_DEADLINE
     assert 0 < reply.analysis.iterations < 200_000
     assert reply.move.text
