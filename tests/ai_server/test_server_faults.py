@@ -130,7 +130,7 @@ def serve_process(*flags: str) -> tuple[subprocess.Popen[str], int]:
 
 @pytest.fixture(scope="module")
 def two() -> Iterator[BackgroundServer]:
-    srv = BackgroundServer(workers=2, max_queue=2, max_time=30.0)
+    srv = BackgroundServer(workers=2, max_queue=2, max_time=150.0)
     srv.start()
     try:
         yield srv
