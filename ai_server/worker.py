@@ -28,11 +28,12 @@ from __future__ import annotations
 import gc
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, MutableSequence
 from typing import Any
+
+from engine.processes import set_parent_death_signal
 
 #: One stop flag per worker slot (shared with the pool); set by :func:`worker_main`.
 _FLAGS: MutableSequence[int] | None = None
@@ -73,15 +74,7 @@ def ignore_signals() -> None:
 
 def die_with_parent(parent_pid: int, lifeline: Any) -> None:
     """Make sure this process does not outlive the server (see the module docstring)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            pr_set_pdeathsig = 1
-            libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):  # pragma: no cover - no prctl: the lifeline remains
-            pass
+    set_parent_death_signal(signal.SIGKILL)  # where unavailable, the lifeline remains
     if os.getppid() != parent_pid:  # the server died before prctl took effect
         os._exit(0)
 

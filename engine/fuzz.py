@@ -40,7 +40,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cache
@@ -49,6 +49,7 @@ from typing import Any
 from engine import registry
 from engine.game import CHANCE, FurnaceError, Game, IllegalMoveError, InvalidStateError, State
 from engine.kernelcheck import _compare, _compare_determinize, _compare_rollout, game_options
+from engine.processes import process_pool
 from engine.validation import short_repr as short
 
 JsonPath = tuple[str | int, ...]
@@ -646,7 +647,7 @@ def _isolated(name: str, seed: int, indices: list[int], players: int | None, wor
 
     while pending:
         broken: list[list[int]] = []
-        with ProcessPoolExecutor(max_workers=min(workers, len(pending))) as pool:
+        with process_pool(min(workers, len(pending)), start_method=None) as pool:
             futures = {pool.submit(run_states, name, seed, chunk, players): chunk
                        for chunk in pending}
             for future in as_completed(futures):
@@ -662,7 +663,7 @@ def _isolated(name: str, seed: int, indices: list[int], players: int | None, wor
             if len(chunk) > 1:
                 pending += [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
                 continue
-            with ProcessPoolExecutor(max_workers=1) as alone:
+            with process_pool(1, start_method=None) as alone:
                 try:
                     results = alone.submit(run_states, name, seed, chunk, players).result()
                 except BrokenProcessPool:

@@ -27,11 +27,12 @@ import math
 import random
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from typing import Any
 
 from engine import registry
 from engine.game import IllegalMoveError, State
+from engine.processes import process_pool
 
 #: A game longer than this is reported as unfinished.
 MAX_PLIES = 100_000
@@ -180,7 +181,7 @@ def check_games(name: str, players: int, games: int, seed: int = 1,
     else:
         size = max(1, min(25, games // (workers * 4) or 1))
         chunks = [seeds[i:i + size] for i in range(0, games, size)]
-        with ProcessPoolExecutor(workers) as pool:
+        with process_pool(workers) as pool:
             futures = [pool.submit(_chunk, game.info.name, players, c, options) for c in chunks]
             for future in as_completed(futures):
                 record(future.result())

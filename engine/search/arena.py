@@ -184,10 +184,10 @@ def run_arena(
     else:
         # Each game depends only on (seed, g), so a pool gives the same results as one loop.
         import concurrent.futures
-        import multiprocessing
 
-        context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        from engine.processes import process_pool
+
+        with process_pool(workers) as pool:
             futures = {
                 pool.submit(
                     _arena_game_by_name, game.info.name, num_players, specs, seed, g,

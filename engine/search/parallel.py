@@ -30,7 +30,6 @@ start-up time counts against it.
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 import time
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.game import State
+from engine.processes import process_pool
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, RootStats, build_analysis, merge_root_stats
 from engine.search.budget import STOP_ITERATIONS, STOP_TIME_LIMIT, check_budget
@@ -70,7 +70,7 @@ def split_iterations(iterations: int, workers: int) -> list[int]:
 
 def make_pool(workers: int) -> ProcessPoolExecutor:
     """A process pool (``spawn`` context) to reuse across :func:`parallel_search` calls."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    return process_pool(workers)
 
 
 def _search_worker(
