@@ -49,6 +49,7 @@ from engine.game import (
     UnknownGameError,
     events_seen_by,
 )
+from engine.search.levels import MAX_LEVEL, MIN_LEVEL, get_level
 from engine.seats import player_name, seat_label, seat_range
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
@@ -153,6 +154,8 @@ class SearchPlan:
     c: float | None
     max_candidates: int
     observer: int | None = None
+    #: Strength level (``engine.search.levels``); 0: none, the most visited move.
+    level: int = 0
 
 
 def _option_default(value: bool | int | str) -> pb.OptionValue:
@@ -241,6 +244,7 @@ def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analys
         principal_variation=[pb.Move(id=i, text=t) for i, t in data["pv"]],
         stop_reason=_STOP_REASONS.get(data.get("stop_reason", ""),
                                       pb.SEARCH_STOP_REASON_UNSPECIFIED),
+        target=data.get("target"),
     )
 
 
@@ -421,9 +425,10 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                             deadline=plan.deadline,
                             timed=plan.time_limit is not None and plan.iterations is None,
                             progress=progress, iterations=plan.iterations, seed=plan.seed,
-                            c=plan.c, observer=plan.observer, **kwargs)
+                            c=plan.c, observer=plan.observer, level=plan.level, **kwargs)
 
-    def _budget(self, budget: pb.SearchBudget, analyze: bool) -> tuple[int | None, float | None]:
+    def _budget(self, budget: pb.SearchBudget, analyze: bool, level: int = 0
+                ) -> tuple[int | None, float | None]:
         cfg = self.config
         if not 0 <= budget.iterations <= cfg.max_iterations:
             raise invalid(f"budget.iterations must be in 0..{cfg.max_iterations} "
@@ -437,7 +442,11 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         iterations = int(budget.iterations) or None
         time_limit = budget.time_limit_ms / 1000 if budget.time_limit_ms else None
         if iterations is None and time_limit is None:
-            if analyze:
+            if level:
+                # The client asked for a level, not a number: a server that allows
+                # fewer iterations caps it rather than refusing the call.
+                iterations = min(get_level(level).iterations, cfg.max_iterations)
+            elif analyze:
                 time_limit = min(cfg.default_analyze_time, cfg.max_time)
             else:
                 iterations = cfg.default_iterations
@@ -466,7 +475,11 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                           f"for {player_name(player)} needs its own view (observer_seat "
                           f"{player}) or the host's (no observer_seat)", "state.observer_seat",
                           errors.OBSERVER_CANNOT_SEE_MOVER)
-        iterations, time_limit = self._budget(request.budget, analyze)
+        level = int(request.level)
+        if level and not MIN_LEVEL <= level <= MAX_LEVEL:
+            raise invalid(f"level must be in {MIN_LEVEL}..{MAX_LEVEL} ({MIN_LEVEL} weakest; "
+                          f"0: no level), got {level}", "level", errors.OUT_OF_RANGE)
+        iterations, time_limit = self._budget(request.budget, analyze, level)
         note(budget_iterations=iterations or 0,
              budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
         exploration = float(request.exploration)
@@ -487,6 +500,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             c=c,
             max_candidates=int(request.max_candidates),
             observer=observer,
+            level=level,
         )
 
     @staticmethod
@@ -657,7 +671,11 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             job.cancel()
         self._searched(result)
         analysis = analysis_message(result, plan.max_candidates)
-        return pb.BestMoveResponse(move=analysis.best_move, analysis=analysis)
+        move = analysis.best_move
+        if "chosen" in result:  # a level's choice, made in the worker
+            chosen_id, chosen_text = result["chosen"]
+            move = pb.Move(id=chosen_id, text=chosen_text)
+        return pb.BestMoveResponse(move=move, analysis=analysis)
 
     @streaming
     async def Analyze(self, request: pb.AnalyzeRequest,

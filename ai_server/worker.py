@@ -253,6 +253,7 @@ def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[st
         "pv": list(zip(analysis.principal_variation_moves, analysis.principal_variation,
                        strict=False)),
         "stop_reason": stop_reason,
+        "target": analysis.target,
     }
 
 
@@ -266,6 +267,7 @@ def search_job(
     seed: int,
     c: float | None,
     observer: int | None = None,
+    level: int = 0,
     slot: int | None = None,
     report: Callable[[dict[str, Any]], None] | None = None,
     progress_interval: float = 0.5,
@@ -274,6 +276,9 @@ def search_job(
 
     ``observer`` is whose information the search may use (``None``: the host;
     the engine's ``make_tree`` refuses a seat that cannot know the mover's moves).
+    With a ``level`` (``engine.search.levels``) the result's ``chosen`` is the level's
+    choice of a move, drawn from the final analysis with a generator derived from
+    ``seed``; the analysis itself is the search's, whatever the level.
     ``time_end`` (the time budget's end, the server's cap included) and ``deadline``
     (a little before the call's deadline) are ``time.monotonic()`` times; the
     search stops at the first of them, at ``iterations``, on its flag or at the
@@ -281,6 +286,7 @@ def search_job(
     """
     from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
     from engine.search.dispatch import make_tree
+    from engine.search.levels import choice_rng, get_level
 
     if _flag(slot) == FLAG_CANCEL:
         return None
@@ -307,7 +313,11 @@ def search_job(
         reason = stopper.why
     else:
         reason = end_reason
-    return _encode_analysis(tree, analysis, reason)
+    result = _encode_analysis(tree, analysis, reason)
+    if level:
+        move = get_level(level).choose(analysis, choice_rng(seed))
+        result["chosen"] = (move, next(m.text for m in analysis.moves if m.move == move))
+    return result
 
 
 def estimate_job(

@@ -267,6 +267,8 @@ def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--iterations must not be negative")
     if args.time is not None and args.time <= 0:
         raise UsageError("--time must be positive")
+    if args.level < 0:
+        raise UsageError("--level must not be negative")
     return {
         "iterations": args.iterations,
         "time_limit": args.time,
@@ -274,6 +276,7 @@ def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "seat": args.seat,
         "exploration": args.exploration,
         "max_candidates": args.top,
+        "level": args.level,
     }
 
 
@@ -305,6 +308,8 @@ def cmd_best_move(client: FurnaceClient, args: argparse.Namespace) -> int:
         print(to_json(reply))
     else:
         _print_analysis(reply.analysis)
+        if reply.move != reply.analysis.best_move:
+            print(f"level {args.level} plays: {reply.move.text} (id {reply.move.id})")
     return 0
 
 
@@ -481,6 +486,9 @@ def add_commands(subparsers: Any) -> None:
                              help="UCT exploration constant (0: server default)")
     search_args.add_argument("--top", type=int, default=10,
                              help="candidate moves to show (0: all; default 10)")
+    search_args.add_argument("--level", type=int, default=0,
+                             help="strength level, 1 (weakest) to 5: its budget when none is "
+                             "given, and best-move answers its choice (0: none)")
 
     parser = subparsers.add_parser(
         "client", help="talk to a Furnace gRPC server",

@@ -540,7 +540,7 @@ class FurnaceClient:
     def _search_fields(request: Any, state: StateLike, iterations: int,
                        time_limit: float | None, seed: int, seat: int | None,
                        exploration: float, max_candidates: int,
-                       observer_seat: int | None) -> None:
+                       observer_seat: int | None, level: int) -> None:
         request.state.CopyFrom(make_state(state, observer_seat))
         request.budget.iterations = iterations
         if time_limit:
@@ -550,19 +550,23 @@ class FurnaceClient:
             request.seat = seat
         request.exploration = exploration
         request.max_candidates = max_candidates
+        request.level = level
 
     def best_move(self, state: StateLike, *, iterations: int = 0,
                   time_limit: float | None = None, seed: int = 0, seat: int | None = None,
                   exploration: float = 0.0, max_candidates: int = 0,
-                  observer_seat: int | None = None,
+                  observer_seat: int | None = None, level: int = 0,
                   timeout: float | None = None) -> pb.BestMoveResponse:
         """Search ``state``; ``time_limit`` in seconds.  No budget: the server's default.
 
-        With an observer, in a hidden-information game, it must be the seat to move.
+        ``level`` (1 weakest to 5; 0: none) plays like that strength level: without a
+        budget it searches the level's budget, and ``move`` is the level's choice, which
+        at a weak level may differ from ``analysis.best_move``.  With an observer, in a
+        hidden-information game, it must be the seat to move.
         """
         request = pb.BestMoveRequest()
         self._search_fields(request, state, iterations, time_limit, seed, seat, exploration,
-                            max_candidates, observer_seat)
+                            max_candidates, observer_seat, level)
         result: pb.BestMoveResponse = self.stub.BestMove(request, timeout=self._timeout(timeout))
         return result
 
@@ -570,11 +574,14 @@ class FurnaceClient:
                 time_limit: float | None = None, seed: int = 0, seat: int | None = None,
                 exploration: float = 0.0, max_candidates: int = 0,
                 update_interval: float | None = None, observer_seat: int | None = None,
-                timeout: float | None = None) -> AnalyzeStream:
-        """Stream of updates ending with one ``final`` message; ``cancel()`` stops it."""
+                level: int = 0, timeout: float | None = None) -> AnalyzeStream:
+        """Stream of updates ending with one ``final`` message; ``cancel()`` stops it.
+
+        ``level`` (1-5; 0: none) searches that level's budget when no budget is given.
+        """
         request = pb.AnalyzeRequest()
         self._search_fields(request, state, iterations, time_limit, seed, seat, exploration,
-                            max_candidates, observer_seat)
+                            max_candidates, observer_seat, level)
         if update_interval:
             request.update_interval_ms = max(1, int(round(update_interval * 1000)))
         stream: AnalyzeStream = self.stub.Analyze(request, timeout=self._timeout(timeout))

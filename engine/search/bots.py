@@ -18,7 +18,18 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
 * ``ismcts`` - single-observer information set MCTS (:mod:`engine.search.ismcts`)
   for hidden-information games, default :data:`DEFAULT_ISMCTS_ITERATIONS`
   iterations and ``c`` :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`; same
-  options as ``mcts``: ``ismcts:2000``, ``ismcts:t=1:c=0.5``, ``ismcts:500:d=0``.
+  options as ``mcts``: ``ismcts:2000``, ``ismcts:t=1:c=0.5``, ``ismcts:500:d=0``;
+* ``uct`` - the plain-UCT baseline (:mod:`engine.search.baseline`): the search
+  ``mcts`` had when ``uct`` was introduced (UCT, ISMCTS in a hidden-information game,
+  uniformly random playouts, the game's margin scale, playout depth and ``c`` from its
+  search configuration), which later search improvements never reach, so that
+  ``mcts:2000`` can be measured against ``uct:2000``.  Same options and defaults as
+  ``mcts``: ``uct:2000``, ``uct:t=1``, ``uct:500:m=3``.  Today it plays exactly like
+  ``mcts``;
+* ``level:N`` - strength level ``N``, 1 (weakest) to 5 (:mod:`engine.search.levels`):
+  the default search with the level's iteration budget, then the level's choice over
+  the root's visit counts (the weak levels sample, the strong ones play the most
+  visited move).  No options: ``level:1``, ``level:5``.
 
 Bots never modify the state they are given, and decide only from what the seat
 to move can see: random and greedy bots from its legal moves and determinizations
@@ -33,10 +44,12 @@ from typing import Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
 from engine.search.analysis import Analysis
+from engine.search.baseline import baseline_config
 from engine.search.budget import BudgetedSearch
 from engine.search.config import GAME_MARGIN, MarginScale
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
+from engine.search.levels import MAX_LEVEL, MIN_LEVEL, Level, get_level, valid_levels
 from engine.search.mcts import DEFAULT_C
 
 #: Iterations of a bare ``mcts`` spec.
@@ -209,7 +222,48 @@ class MctsBot:
         source = self._rng if self._rng is not None else rng
         tree = self._tree(state, source.getrandbits(63))
         self.last_analysis = tree.search(self.iterations, self.time_limit)
-        return self.last_analysis.best_move
+        return self._pick(self.last_analysis, source)
+
+    def _pick(self, analysis: Analysis, rng: random.Random) -> int:
+        """The move to play after the search: the most visited one."""
+        return analysis.best_move
+
+
+class UctBot(MctsBot):
+    """The plain-UCT baseline (``uct`` specs): :class:`MctsBot` on a tree built with
+    :func:`~engine.search.baseline.baseline_config`, which later search improvements
+    leave alone (see :mod:`engine.search.baseline`).  Options and defaults as
+    :class:`MctsBot`'s.
+    """
+
+    _kind = "uct"
+
+    def _tree(self, state: State, seed: int) -> BudgetedSearch:
+        return make_tree(state, None if self.c == DEFAULT_C else self.c, seed,
+                         margin_scale=self.margin_scale, playout_depth=self.playout_depth,
+                         config=baseline_config(state))
+
+
+class LevelBot(MctsBot):
+    """Strength level ``level`` (``level:N`` specs, :mod:`engine.search.levels`): the
+    default search with the level's iteration budget, then the level's choice over the
+    root's visit counts.
+
+    The choice draws from the same generator as the search's seed (the bot's own with a
+    ``seed``, else the ``rng`` given to :meth:`choose`), so games stay reproducible;
+    ``last_analysis`` is the search's, whose ``best_move`` (the most visited move) may
+    differ from the move a weak level played.
+    """
+
+    _kind = "level"
+
+    def __init__(self, level: int, seed: int | None = None, name: str | None = None) -> None:
+        self.level: Level = get_level(level)
+        super().__init__(iterations=self.level.iterations, seed=seed,
+                         name=name or self.level.name)
+
+    def _pick(self, analysis: Analysis, rng: random.Random) -> int:
+        return self.level.choose(analysis, rng)
 
 
 class IsmctsBot(MctsBot):
@@ -253,17 +307,19 @@ def _mcts_name(
     return ":".join(parts)
 
 
+_SEARCH_OPTIONS = "[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH]"
 _SPEC_HELP = (
-    "bot specs: random, greedy, mcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH], "
-    "ismcts[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH]"
+    f"bot specs: random, greedy, mcts{_SEARCH_OPTIONS}, ismcts{_SEARCH_OPTIONS}, "
+    f"uct{_SEARCH_OPTIONS}, level:N (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
 )
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """The bot described by ``spec`` (see the module docstring); raises :class:`BotSpecError`.
 
-    ``seed`` seeds bots that keep their own generator (MCTS, ISMCTS); the others only
-    use the ``rng`` given to ``choose``.  The bot's ``name`` is the spec as given.
+    ``seed`` seeds bots that keep their own generator (``mcts``, ``ismcts``, ``uct``,
+    ``level``); the others only use the ``rng`` given to ``choose``.  The bot's ``name``
+    is the spec as given.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise BotSpecError(f"empty bot spec ({_SPEC_HELP})")
@@ -274,12 +330,14 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         if args:
             raise BotSpecError(f"bot {kind!r} takes no options, got {text!r} ({_SPEC_HELP})")
         return RandomBot(text) if kind == "random" else GreedyBot(text)
-    if kind not in ("mcts", "ismcts"):
+    if kind == "level":
+        return _make_level_bot(text, args, seed)
+    if kind not in ("mcts", "ismcts", "uct"):
         raise BotSpecError(f"unknown bot {kind!r} in {text!r} ({_SPEC_HELP})")
 
     iterations: int | None = None
     time_limit: float | None = None
-    c = DEFAULT_C if kind == "mcts" else DEFAULT_ISMCTS_C
+    c = DEFAULT_ISMCTS_C if kind == "ismcts" else DEFAULT_C
     margin: MarginScale = GAME_MARGIN
     depth: int | None = None
     seen: set[str] = set()
@@ -344,5 +402,20 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                          margin_scale=margin, playout_depth=depth)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
-    return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                   margin_scale=margin, playout_depth=depth)
+    cls = UctBot if kind == "uct" else MctsBot
+    return cls(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
+               margin_scale=margin, playout_depth=depth)
+
+
+def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:
+    if len(args) != 1 or not args[0]:
+        raise BotSpecError(f"a level spec is level:N with N one of {valid_levels()}, "
+                           f"got {text!r}")
+    try:
+        number = int(args[0])
+    except ValueError:
+        number = None
+    if number is None or not MIN_LEVEL <= number <= MAX_LEVEL:
+        raise BotSpecError(f"level must be one of {valid_levels()}, got {args[0]!r} "
+                           f"in {text!r}")
+    return LevelBot(number, seed=seed, name=text)

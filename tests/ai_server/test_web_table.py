@@ -146,3 +146,34 @@ def test_play_a_game_in_the_browser(table_server: BackgroundServer, browser: Any
     log = browser.find_elements("css selector", "#log li")
     assert len(log) > moves and any(item.text.startswith("You, P1") for item in log)
     assert any(item.text.startswith("Bot, P2") for item in log)
+
+
+def test_a_bot_of_a_strength_level(table_server: BackgroundServer, browser: Any) -> None:
+    """Strength "level": the bot's move comes from BestMove with the level (its budget,
+    its choice), not from a budget the page sets."""
+    from selenium.webdriver.support.ui import Select
+
+    from engine.search.levels import get_level
+
+    assert table_server.server is not None
+    browser.get(f"http://127.0.0.1:{table_server.server.http_port}/")
+    wait_for(browser, lambda: browser.find_element("tag name", "body")
+             .get_attribute("data-ready") == "true", "the game list")
+    Select(browser.find_element("id", "game")).select_by_value("samara")
+    Select(browser.find_element("id", "players")).select_by_value("2")
+    Select(browser.find_element("id", "seat")).select_by_value("0")
+    Select(browser.find_element("id", "strength-kind")).select_by_value("level")
+    strength = browser.find_element("id", "strength")
+    assert strength.get_attribute("value") == "3" and strength.get_attribute("max") == "5"
+    strength.clear()
+    strength.send_keys("1")
+    browser.find_element("id", "new-game").click()
+    wait_for(browser, lambda: phase(browser) == "human", "the first move")
+    browser.find_elements("css selector", "#moves button.move")[0].click()
+    wait_for(browser, lambda: phase(browser) == "human"
+             and len(browser.find_elements("css selector", "#log li")) >= 2, "the bot's answer")
+    assert not browser.find_element("id", "error").is_displayed()
+    assert browser.find_element("id", "analysis-title").text == "P2 (seat 1) (bot) thought"
+    info = browser.find_element("id", "analysis-info").text
+    assert info.startswith(f"{get_level(1).iterations} iterations"), info
+    assert browser.find_elements("css selector", "#log li")[0].text.startswith("Bot, P2")

@@ -104,10 +104,19 @@ function viewOf(t: Table, seat: number): GameState {
   return create(GameStateSchema, { state: t.state.state, observerSeat: seat });
 }
 
-function budget(): { iterations?: bigint; timeLimitMs?: number } {
+const MAX_LEVEL = 5;
+
+/** Whether the bots play a strength level (1-5) rather than a budget. */
+const byLevel = (): boolean => ui.strengthKind.value === "level";
+
+/** The bots' strength as request fields: a budget, or a level (which brings its own budget). */
+function strength(): { budget?: { iterations?: bigint; timeLimitMs?: number }; level?: number } {
   const amount = Math.max(1, Math.floor(Number(ui.strength.value) || 1));
-  return ui.strengthKind.value === "time" ? { timeLimitMs: amount } : { iterations: BigInt(amount) };
+  if (byLevel()) return { level: Math.min(MAX_LEVEL, amount) };
+  return { budget: ui.strengthKind.value === "time" ? { timeLimitMs: amount } : { iterations: BigInt(amount) } };
 }
+
+const newSeed = (): bigint => BigInt(Math.floor(Math.random() * 2 ** 31));
 
 function describeStatus(t: Table): string {
   const s = t.status;
@@ -198,10 +207,10 @@ async function think(t: Table, observer: number, title: string, doneTitle: strin
   const stream = furnace.analyze({
     state: viewOf(t, observer),
     seat: t.status.currentPlayer,
-    budget: budget(),
+    ...strength(),
     updateIntervalMs: 100,
     maxCandidates: 8,
-    seed: BigInt(Math.floor(Math.random() * 2 ** 31)),
+    seed: newSeed(),
   });
   for await (const update of stream) {
     if (t.generation !== generation) return null;
@@ -211,6 +220,23 @@ async function think(t: Table, observer: number, title: string, doneTitle: strin
     }
   }
   return last;
+}
+
+/** A level's move for the seat to move.  BestMove, not Analyze: only BestMove answers a
+ * level's own choice, which at the weak levels is not always the most visited move. */
+async function levelMove(t: Table, observer: number, title: string, doneTitle: string,
+                         candidates: boolean): Promise<Move | null> {
+  ui.analysisTitle.textContent = title;
+  const reply = await furnace.bestMove({
+    state: viewOf(t, observer),
+    seat: t.status.currentPlayer,
+    ...strength(),
+    maxCandidates: 8,
+    seed: newSeed(),
+  });
+  if (t.generation !== generation) return null;
+  if (reply.analysis) showAnalysis(reply.analysis, doneTitle, candidates, true);
+  return reply.move ?? null;
 }
 
 // -- the game loop --------------------------------------------------------------------------
@@ -254,10 +280,14 @@ async function advance(t: Table): Promise<void> {
     clearMoves();
     setPhase("bot");
     const hidden = t.info.informationType === InformationType.IMPERFECT;
-    const analysis = await think(t, hidden ? player : t.human,
-      `${seatName(player)} (bot) is thinking…`, `${seatName(player)} (bot) thought`, !hidden);
-    if (!analysis?.bestMove) return;
-    await apply(t, analysis.bestMove, player);
+    const observer = hidden ? player : t.human;
+    const thinking = `${seatName(player)} (bot) is thinking…`;
+    const thought = `${seatName(player)} (bot) thought`;
+    const move = byLevel()
+      ? await levelMove(t, observer, thinking, thought, !hidden)
+      : (await think(t, observer, thinking, thought, !hidden))?.bestMove;
+    if (!move) return;
+    await apply(t, move, player);
   }
 }
 
@@ -306,7 +336,7 @@ async function newGame(): Promise<void> {
   ui.analysisInfo.textContent = ui.expected.textContent = ui.pv.textContent = "";
   try {
     const reply = await furnace.newGame({
-      game: info.name, numPlayers: players, seed: BigInt(Math.floor(Math.random() * 2 ** 31)),
+      game: info.name, numPlayers: players, seed: newSeed(),
     });
     if (!reply.state || !reply.status) throw new Error("NewGame answered without a state");
     table = { info, human, players, state: reply.state, status: reply.status, generation };
@@ -342,7 +372,8 @@ async function start(): Promise<void> {
   ui.game.addEventListener("change", fillPlayers);
   ui.players.addEventListener("change", fillSeats);
   ui.strengthKind.addEventListener("change", () => {
-    ui.strength.value = ui.strengthKind.value === "time" ? "1000" : "2000";
+    ui.strength.value = byLevel() ? "3" : ui.strengthKind.value === "time" ? "1000" : "2000";
+    ui.strength.max = byLevel() ? String(MAX_LEVEL) : "";
   });
   ui.newGame.addEventListener("click", () => void newGame());
   ui.hint.addEventListener("click", () => void hint());

@@ -69,6 +69,9 @@ export interface SearchOptions {
   timeLimitMs?: number;
   seed?: bigint | number;
   maxCandidates?: number;
+  /** Strength level, 1 (weakest) to 5 (0: none): its budget when none is given, and
+   * BestMove's `move` is the level's choice (see BestMoveRequest.level). */
+  level?: number;
 }
 
 /** The raw connect client: every RPC, with the generated request and response types. */
@@ -164,6 +167,7 @@ export class FurnaceClient {
         budget: { iterations: BigInt(search.iterations ?? 0), timeLimitMs: search.timeLimitMs ?? 0 },
         seed: BigInt(search.seed ?? 0),
         maxCandidates: search.maxCandidates ?? 0,
+        level: search.level ?? 0,
       },
       this.call(options),
     );
@@ -183,6 +187,7 @@ export class FurnaceClient {
         seed: BigInt(search.seed ?? 0),
         maxCandidates: search.maxCandidates ?? 0,
         updateIntervalMs: search.updateIntervalMs ?? 0,
+        level: search.level ?? 0,
       },
       this.call(options),
     );

@@ -435,7 +435,7 @@ class MoveAnalysis(_message.Message):
     def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., win_probability: _Optional[float] = ...) -> None: ...
 
 class Analysis(_message.Message):
-    __slots__ = ("player", "best_move", "iterations", "elapsed_seconds", "win_probabilities", "expected_scores", "moves", "principal_variation", "stop_reason")
+    __slots__ = ("player", "best_move", "iterations", "elapsed_seconds", "win_probabilities", "expected_scores", "moves", "principal_variation", "stop_reason", "target")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -445,6 +445,7 @@ class Analysis(_message.Message):
     MOVES_FIELD_NUMBER: _ClassVar[int]
     PRINCIPAL_VARIATION_FIELD_NUMBER: _ClassVar[int]
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
     player: int
     best_move: Move
     iterations: int
@@ -454,23 +455,26 @@ class Analysis(_message.Message):
     moves: _containers.RepeatedCompositeFieldContainer[MoveAnalysis]
     principal_variation: _containers.RepeatedCompositeFieldContainer[Move]
     stop_reason: SearchStopReason
-    def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ...) -> None: ...
+    target: float
+    def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., target: _Optional[float] = ...) -> None: ...
 
 class BestMoveRequest(_message.Message):
-    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates")
+    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "level")
     STATE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     EXPLORATION_FIELD_NUMBER: _ClassVar[int]
     MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     state: GameState
     seat: int
     budget: SearchBudget
     seed: int
     exploration: float
     max_candidates: int
-    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ...) -> None: ...
+    level: int
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ..., level: _Optional[int] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
     __slots__ = ("move", "analysis")
@@ -481,7 +485,7 @@ class BestMoveResponse(_message.Message):
     def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., analysis: _Optional[_Union[Analysis, _Mapping]] = ...) -> None: ...
 
 class AnalyzeRequest(_message.Message):
-    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "update_interval_ms")
+    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "update_interval_ms", "level")
     STATE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
@@ -489,6 +493,7 @@ class AnalyzeRequest(_message.Message):
     EXPLORATION_FIELD_NUMBER: _ClassVar[int]
     MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     UPDATE_INTERVAL_MS_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     state: GameState
     seat: int
     budget: SearchBudget
@@ -496,7 +501,8 @@ class AnalyzeRequest(_message.Message):
     exploration: float
     max_candidates: int
     update_interval_ms: int
-    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ..., update_interval_ms: _Optional[int] = ...) -> None: ...
+    level: int
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ..., update_interval_ms: _Optional[int] = ..., level: _Optional[int] = ...) -> None: ...
 
 class AnalyzeResponse(_message.Message):
     __slots__ = ("analysis", "final", "sequence")

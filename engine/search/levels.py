@@ -1,0 +1,123 @@
+"""Strength levels 1-5 (1 weakest): one table, level -> (search budget, move choice).
+
+A level is what a player picks from a menu ("level 3") rather than a search budget;
+``level:N`` bot specs (:mod:`engine.search.bots`), ``furnace play --bots level:N``, the
+arena and the gRPC server's ``BestMoveRequest.level`` all read :data:`LEVELS`.  Each
+level runs the default search (``mcts``: MCTS, or ISMCTS in a hidden-information game,
+with the game's search configuration, :func:`~engine.search.dispatch.make_tree`) for a
+fixed number of iterations, then chooses a move from the root's visit counts:
+
+* the strong levels (4, 5) play the most visited move, ``Analysis.best_move``;
+* the weak levels (1-3) sample a move with probability proportional to
+  ``visits ** (1 / temperature)`` over the visited moves only
+  (:func:`choose_by_visits`): the higher the temperature, the likelier a move the
+  search thought nearly as good, which is how a human errs.  A move the search never
+  visited is never played, so a weak level is never a uniformly random player; with
+  shallow budgets its visit counts are noisier, which adds a second, milder kind of
+  mistake.
+
+Budgets are iterations, not seconds, so that a level is the same player on every
+machine, with or without the compiled kernel, and a fixed seed gives the same move.
+
+The table is provisional.  Its values were chosen from the mean regret of each level's
+choice (how much win probability it gives up against a 10,000-iteration search's
+estimates) on seeded random Samara and Oh My Goods! positions: the steps between levels
+are roughly even, and level 1 stays clearly better than a uniformly random move (at a
+temperature of 1 and under 100 iterations it hardly was).  Level 3 is about the
+default ``mcts`` budget; level 5, five times that, takes well under a second a move
+with the compiled kernels and several seconds in a game without one (Stephens).  It
+is to be tuned by ``furnace ladder`` measurements (levels against each other and
+against ``random``, ``greedy`` and ``uct:N``), recorded in docs/strength.md; because the
+levels run the default search, their strength moves when that search improves, and the
+table should then be measured again.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from engine.search.analysis import Analysis
+
+
+@dataclass(frozen=True)
+class Level:
+    """One strength level: its search budget and how it picks among the root's moves."""
+
+    number: int
+    #: Iterations of the level's search.
+    iterations: int
+    #: Temperature of the choice over the root's visit counts; 0: the most visited move.
+    temperature: float
+
+    @property
+    def name(self) -> str:
+        """How the level reads as a bot spec and in arena tables: ``level:3``."""
+        return f"level:{self.number}"
+
+    def choose(self, analysis: Analysis, rng: random.Random) -> int:
+        """The level's move after a search whose result is ``analysis`` (draws from ``rng``
+        only when the level samples)."""
+        return choose_by_visits(analysis, self.temperature, rng)
+
+
+#: The levels, weakest first: ``LEVELS[n - 1]`` is level ``n``.
+LEVELS: tuple[Level, ...] = (
+    Level(1, iterations=100, temperature=0.5),
+    Level(2, iterations=300, temperature=0.25),
+    Level(3, iterations=1000, temperature=0.1),
+    Level(4, iterations=2000, temperature=0.0),
+    Level(5, iterations=5000, temperature=0.0),
+)
+MIN_LEVEL = LEVELS[0].number
+MAX_LEVEL = LEVELS[-1].number
+
+
+def valid_levels() -> str:
+    """The level numbers, for error messages: ``1, 2, 3, 4, 5 (1 weakest)``."""
+    return ", ".join(str(level.number) for level in LEVELS) + " (1 weakest)"
+
+
+def get_level(number: int) -> Level:
+    """Level ``number``; ``ValueError`` naming the valid levels for anything else."""
+    if isinstance(number, bool) or not isinstance(number, int) \
+            or not MIN_LEVEL <= number <= MAX_LEVEL:
+        raise ValueError(f"level must be one of {valid_levels()}, not {number!r}")
+    return LEVELS[number - MIN_LEVEL]
+
+
+def choose_by_visits(analysis: Analysis, temperature: float, rng: random.Random) -> int:
+    """A root move of ``analysis`` drawn with probability proportional to
+    ``visits ** (1 / temperature)`` among the visited moves; ``temperature`` 0 is
+    ``analysis.best_move`` (the most visited move, without drawing from ``rng``).
+
+    The moves are taken in the analysis's order (most visited first, deterministic), so
+    equal analyses and equal generators give the same move.
+    """
+    if not temperature >= 0 or math.isinf(temperature):
+        raise ValueError(f"temperature must be a finite number >= 0, not {temperature!r}")
+    if temperature == 0:
+        return analysis.best_move
+    visited = [(m.move, m.visits) for m in analysis.moves if m.visits > 0]
+    if not visited:
+        raise ValueError("the search visited no move")
+    most = max(visits for _, visits in visited)
+    # Relative to the most visited move, so that a low temperature cannot overflow.
+    weights = [math.exp(math.log(visits / most) / temperature) for _, visits in visited]
+    point = rng.random() * sum(weights)
+    for (move, _), weight in zip(visited, weights, strict=True):
+        point -= weight
+        if point < 0:
+            return move
+    return visited[-1][0]  # rounding left a sliver past the last weight
+
+
+def choice_rng(seed: int) -> random.Random:
+    """The generator of a level's choice after a search seeded with ``seed``, for callers
+    that have a seed rather than a generator (the gRPC server).
+
+    A stream of its own, not ``random.Random(seed)``: the search draws from that one, and
+    a choice made from the same numbers would be correlated with the search's own draws.
+    """
+    return random.Random(f"furnace-level-choice:{seed}")
