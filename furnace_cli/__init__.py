@@ -109,6 +109,12 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ladder(args: argparse.Namespace) -> int:
+    from furnace_cli.ladder import run_ladder_command
+
+    return run_ladder_command(args, _options(args.options), _progress_bar)
+
+
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     import random
 
@@ -248,6 +254,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="end with one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_arena)
+
+    p = sub.add_parser(
+        "ladder", help="rate bots by a round robin: Elo with 95%% intervals",
+        description="Play every pair of bot specs GAMES games (seats alternated, each "
+        "deal played twice) and fit Elo ratings; writes ladder.json, ladder.md, ladder.png "
+        "and the games (games.jsonl, for --resume) to --out.  See docs/strength.md.")
+    p.add_argument("game")
+    p.add_argument("--players", type=int, default=2, help="2: a ladder is head to head")
+    p.add_argument("--bots", required=True,
+                   help="comma-separated distinct specs: random,greedy,mcts:200,mcts:1000")
+    p.add_argument("--games", type=int, default=20, help="games per pair (default 20)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--options")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    p.add_argument("--anchor", help="the spec rated 0 (default: random if it plays, "
+                   "else the first spec)")
+    p.add_argument("--out", help="output directory (default ladder-GAME)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the ladder recorded in --out: play only the missing games")
+    p.add_argument("--json", action="store_true", help="end with one JSON line")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_ladder)
 
     p = sub.add_parser("bench", help="measure engine, kernel and search speed")
     p.add_argument("game")

@@ -1,5 +1,5 @@
 """Game-agnostic search: MCTS (UCT) with reward vectors, ISMCTS for hidden information,
-bots, the arena, root parallelism.
+bots, the arena, the rating ladder, root parallelism.
 
 Everything here talks only to the protocol of :mod:`engine.game`; no module
 knows any particular game.  What suits one game (its score-margin scale, its leaf
@@ -42,8 +42,17 @@ from engine.search.evaluate import (
     heuristic_outcome,
 )
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS, DeterminizationError, ismcts_search
+from engine.search.ladder import LadderError, run_ladder
 from engine.search.mcts import DEFAULT_C, MCTS, mcts_search
 from engine.search.parallel import parallel_search
+from engine.search.ratings import (
+    Pairing,
+    Rating,
+    RatingError,
+    RatingFit,
+    fit_ratings,
+    intervals_overlap,
+)
 
 __all__ = [
     "DEFAULT_C",
@@ -62,9 +71,14 @@ __all__ = [
     "Evaluator",
     "GreedyBot",
     "IsmctsBot",
+    "LadderError",
     "MctsBot",
     "MoveStats",
+    "Pairing",
     "RandomBot",
+    "Rating",
+    "RatingError",
+    "RatingFit",
     "RolloutEvaluator",
     "RootStats",
     "SearchConfig",
@@ -74,7 +88,9 @@ __all__ = [
     "build_analysis",
     "config_for",
     "estimate_scores",
+    "fit_ratings",
     "heuristic_outcome",
+    "intervals_overlap",
     "ismcts_search",
     "make_bot",
     "make_tree",
@@ -83,6 +99,7 @@ __all__ = [
     "parallel_search",
     "play_game",
     "run_arena",
+    "run_ladder",
     "search_for",
     "search_kind",
     "wilson_interval",
