@@ -132,6 +132,11 @@ class GreedyBot:
             worlds = [root]
         else:
             worlds = [root.determinize(me, rng).search_state() for _ in range(self.samples)]
+        for world in worlds:
+            # Worked out once here, the moves pass to every copy made below in a game
+            # whose states keep them (Stephens'), instead of once per copy when a move
+            # is checked before it is played.
+            world.legal_moves()
         best: list[int] = []
         best_value = float("-inf")
         for move in moves:

@@ -26,10 +26,12 @@ same accessories, only throws cubes away; it is not offered.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations_with_replacement
 
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import has_ability
+from engine.stephens.components import Contract
 from engine.stephens.state import StephensState
 from engine.stephens.vocabulary import COLOURS
 
@@ -67,18 +69,28 @@ def fulfilment_payments(state: StephensState, seat: int, contract: int) -> list[
     accessories) are left out."""
     cat = state.catalogue
     player = state.players[seat]
-    spec = cat.contracts[contract]
     replace = None
     if has_ability(cat, player, "cube-replacement"):
         replace = cat.disks[cat.disk_with("cube-replacement")].per
+    return list(_payments(cat.contracts[contract], replace, tuple(player.cubes),
+                          tuple(player.accessories)))
+
+
+# Legal moves at a fulfil decision ask for every contract's payments, and so does
+# playing one of them; the answer depends only on these few values, and working it
+# out (every cube vector, then the dominance filter) is the costliest step of a
+# reset, so it is remembered.
+@lru_cache(maxsize=8192)
+def _payments(spec: Contract, replace: int | None, held: tuple[int, ...],
+              accessories: tuple[int, ...]) -> tuple[Payment, ...]:
     cubes = [v for v in _cube_payments(spec.cubes, replace)
-             if all(n <= h for n, h in zip(v, player.cubes, strict=True))]
+             if all(n <= h for n, h in zip(v, held, strict=True))]
     cubes = [v for v in cubes
              if not any(w != v and all(a <= b for a, b in zip(w, v, strict=True))
                         for w in cubes)]
-    left = [h - n for h, n in zip(player.accessories, spec.accessories, strict=True)]
+    left = [h - n for h, n in zip(accessories, spec.accessories, strict=True)]
     if min(left) < 0:
-        return []
+        return ()
     placements = []
     for chosen in combinations_with_replacement(range(len(left)), spec.any_accessories):
         placed = [0] * len(left)
@@ -86,7 +98,7 @@ def fulfilment_payments(state: StephensState, seat: int, contract: int) -> list[
             placed[t] += 1
         if all(p <= h for p, h in zip(placed, left, strict=True)):
             placements.append(tuple(placed))
-    return sorted(Payment(c, spec.accessories, p) for c in cubes for p in placements)
+    return tuple(sorted(Payment(c, spec.accessories, p) for c in cubes for p in placements))
 
 
 def fulfil_reason(state: StephensState, seat: int, contract: int,
