@@ -219,6 +219,14 @@ class SearchPool:
         with self._lock:
             return sorted(w.pid for w in self._slots if w is not None and w.job is not None)
 
+    def searching_pids(self) -> list[int]:
+        """Pids of the workers whose job has started there (the worker said so): killing
+        one of these fails its call, whereas a job assigned but not yet started goes
+        back to the queue for another worker."""
+        with self._lock:
+            return sorted(w.pid for w in self._slots
+                          if w is not None and w.job is not None and w.job.taken)
+
     def state(self) -> dict[str, int]:
         """Counts: ``running``, ``queued``, ``idle``, ``starting`` workers, ``restarts``."""
         with self._lock:
