@@ -31,9 +31,11 @@ from the furnaces turn after turn and lost to random play.
 
 from __future__ import annotations
 
+from functools import cache
+
 from engine.stephens import activation as act
 from engine.stephens.abilities import has_ability, influence_cap
-from engine.stephens.components import Track
+from engine.stephens.components import Benefit, Track
 from engine.stephens.investments import investment_columns
 from engine.stephens.scoring import scores
 from engine.stephens.state import StephensState
@@ -99,10 +101,16 @@ TRACK_STEP = 1.0
 def benefit_value(state: StephensState, card: int) -> float:
     """What one collection of ``card``'s benefit is worth: its best option's gain less
     its payment, valued like the supply."""
+    return _benefit_worth(state.catalogue.professions[card].benefit)
+
+
+# Asked for every worker at every leaf a search values, and fixed by the card.
+@cache
+def _benefit_worth(benefit: Benefit) -> float:
     weights = {act.VP: 1.0, act.COIN: COIN, act.INFLUENCE: INFLUENCE, act.CUBES: CUBE,
                act.ACCESSORIES: ACCESSORY, act.FOREST: TRACK_STEP, act.DUNE: TRACK_STEP}
     best = 0.0
-    for choice in act.concrete_options(state.catalogue.professions[card].benefit):
+    for choice in act.concrete_options(benefit):
         best = max(best, sum(w * (choice.gain[k] - choice.pay[k]) for k, w in weights.items()))
     return best
 
