@@ -209,10 +209,11 @@ def test_no_worker_keeps_searching_for_a_call_that_is_over(two, two_channel) -> 
     assert pid in pool.worker_pids()
     assert_idle(os.getpid())
 
-    # A caller whose deadline passes gets the best move so far; its worker stops.
+    # A caller whose deadline passes gets the best move so far; its worker stops.  The
+    # deadline leaves the answer 0.38 s to come back: a loaded machine needs that much.
     reply = stub.BestMove(pb.BestMoveRequest(state=state,
                                              budget=pb.SearchBudget(iterations=1_000_000)),
-                          timeout=1.5)
+                          timeout=6.0)
     assert reply.analysis.stop_reason == pb.SEARCH_STOP_REASON_DEADLINE
     wait_for(lambda: not pool.busy_pids(), what="the worker stops after the deadline")
 
