@@ -12,19 +12,25 @@ later change, the search ``uct`` was introduced with:
   :func:`~engine.search.dispatch.make_tree` as for ``mcts``; untried moves expanded in
   a random order, leaves valued by uniformly random playouts (full ones, or
   ``playout_depth`` random moves and then ``State.heuristic()``);
-* the settings of the game's entry in :mod:`engine.search.config` that existed then,
-  :data:`BASELINE_SETTINGS` (``margin_scale``, ``playout_depth``, ``c``,
-  ``solo_scale``), read from the entry: they are measurements of the game, not search
-  improvements, and both sides of an ``mcts`` against ``uct`` comparison share them, so
-  the comparison isolates what the search gained;
+* the search's own exploration constant (:data:`~engine.search.mcts.DEFAULT_C`, or
+  :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C` in ISMCTS) and no heuristic prior;
+* the games' settings as their entries in :mod:`engine.search.config` stood before the
+  first improvement, frozen here in :data:`BASELINE_ENTRIES`: Oh My Goods!' margin
+  scale of 3, Stephens' margin scale of 20 and playouts truncated after 20 moves,
+  everything else at :class:`~engine.search.config.SearchConfig`'s defaults.  A game's
+  entry may change since (a tuned ``c``, truncated playouts, a prior): those are the
+  improvements an ``mcts`` against ``uct`` comparison measures, so the baseline does
+  not follow them;
 * every setting added to :class:`~engine.search.config.SearchConfig` later at its
   default, which by that module's rule keeps the old behaviour;
 * and an improvement that is not switched by a setting, or whose setting defaults to
   on, must check :func:`is_baseline` on the tree's configuration and stay off.
 
-Today nothing has been added: a ``uct`` spec plays exactly like the ``mcts`` spec with
-the same options and seed, which tests/search/test_levels.py checks, together with
-pinned ``uct`` analyses that fail if the baseline search changes.
+A spec's own options still apply to a baseline tree (``uct:500:m=0``, ``uct:500:c=1``).
+
+tests/search/test_levels.py pins ``uct`` analyses that fail if the baseline search
+changes, and checks that a baseline tree ignores every improvement switched on in the
+game's configuration.
 """
 
 from __future__ import annotations
@@ -32,11 +38,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.game import GameInfo, State
-from engine.search.config import SearchConfig, config_for
+from engine.search.config import SearchConfig
 
-#: The settings a baseline takes from the game's search configuration; any other
-#: setting of :class:`~engine.search.config.SearchConfig` stays at its default.
-BASELINE_SETTINGS = ("margin_scale", "playout_depth", "c", "solo_scale")
+#: The baseline's settings per game (``GameInfo.name``): the search configuration entries
+#: as they stood before the first search improvement.  A game not named here (one added
+#: later, a toy game) gets the defaults.
+BASELINE_ENTRIES: dict[str, dict[str, float | int]] = {
+    "oh-my-goods": {"margin_scale": 3.0},
+    "stephens": {"margin_scale": 20.0, "playout_depth": 20},
+}
 
 
 @dataclass(frozen=True)
@@ -51,10 +61,15 @@ class BaselineConfig(SearchConfig):
 
 
 def baseline_config(game: State | GameInfo | str) -> BaselineConfig:
-    """The baseline's settings for ``game``: :data:`BASELINE_SETTINGS` from its entry
-    (:func:`~engine.search.config.config_for`), everything else at its default."""
-    entry = config_for(game)
-    return BaselineConfig(**{name: getattr(entry, name) for name in BASELINE_SETTINGS})
+    """The baseline's settings for ``game`` (a state, its ``GameInfo`` or its name):
+    its :data:`BASELINE_ENTRIES` entry, everything else at its default."""
+    if isinstance(game, str):
+        name = game
+    elif isinstance(game, GameInfo):
+        name = game.name
+    else:
+        name = game.info.name
+    return BaselineConfig(**BASELINE_ENTRIES.get(name, {}))  # type: ignore[arg-type]
 
 
 def is_baseline(config: SearchConfig) -> bool:

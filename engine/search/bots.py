@@ -11,10 +11,11 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   first), ``c=FLOAT`` the exploration constant, ``m=SCALE`` the score-margin scale
   of the utility (``m=0``: the bare win share), ``d=DEPTH`` the playout depth
   (``d=0``: full random playouts; ``d=N``: ``N`` random moves, then the game's
-  heuristic, see :mod:`engine.search.evaluate`).  What a spec leaves out comes from
-  the game's search configuration (:mod:`engine.search.config`).  Examples:
+  heuristic, see :mod:`engine.search.evaluate`), ``p=WEIGHT`` the weight of the
+  heuristic prior (progressive bias; ``p=0``: none).  What a spec leaves out comes
+  from the game's search configuration (:mod:`engine.search.config`).  Examples:
   ``mcts:2000``, ``mcts:2000:c=1.0``, ``mcts:t=1.5``, ``mcts:5000:t=2``,
-  ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``;
+  ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``, ``mcts:2000:p=0``;
 * ``ismcts`` - single-observer information set MCTS (:mod:`engine.search.ismcts`)
   for hidden-information games, default :data:`DEFAULT_ISMCTS_ITERATIONS`
   iterations and ``c`` :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`; same
@@ -23,9 +24,8 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   ``mcts`` had when ``uct`` was introduced (UCT, ISMCTS in a hidden-information game,
   uniformly random playouts, the game's margin scale, playout depth and ``c`` from its
   search configuration), which later search improvements never reach, so that
-  ``mcts:2000`` can be measured against ``uct:2000``.  Same options and defaults as
-  ``mcts``: ``uct:2000``, ``uct:t=1``, ``uct:500:m=3``.  Today it plays exactly like
-  ``mcts``;
+  ``mcts:2000`` can be measured against ``uct:2000``.  The options of ``mcts`` but
+  ``p`` (the baseline has no prior): ``uct:2000``, ``uct:t=1``, ``uct:500:m=3``;
 * ``level:N`` - strength level ``N``, 1 (weakest) to 5 (:mod:`engine.search.levels`):
   the default search with the level's iteration budget, then the level's choice over
   the root's visit counts (the weak levels sample, the strong ones play the most
@@ -185,9 +185,9 @@ class MctsBot:
     :meth:`choose`, so games stay reproducible either way.  The analysis of the
     last search is kept in ``last_analysis``.
 
-    ``margin_scale`` (:data:`~engine.search.config.GAME_MARGIN`) and ``playout_depth``
-    (``None``) default to the game's search configuration, as does ``c`` when left
-    at the search's default.
+    ``margin_scale`` (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth``
+    and ``prior_weight`` (``None``) default to the game's search configuration, as
+    does ``c`` when left at the search's default.
     """
 
     _kind = "mcts"
@@ -202,6 +202,7 @@ class MctsBot:
         name: str | None = None,
         margin_scale: MarginScale = GAME_MARGIN,
         playout_depth: int | None = None,
+        prior_weight: float | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError(
@@ -212,6 +213,7 @@ class MctsBot:
         self.seed = seed
         self.margin_scale = margin_scale
         self.playout_depth = playout_depth
+        self.prior_weight = prior_weight
         self._rng = random.Random(seed) if seed is not None else None
         self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
         self.last_analysis: Analysis | None = None
@@ -220,7 +222,8 @@ class MctsBot:
         # Plain MCTS would read the hidden cards: a hidden-information game gets
         # ISMCTS, with ISMCTS's own default c unless the spec set one.
         return make_tree(state, None if self.c == DEFAULT_C else self.c, seed,
-                         margin_scale=self.margin_scale, playout_depth=self.playout_depth)
+                         margin_scale=self.margin_scale, playout_depth=self.playout_depth,
+                         prior_weight=self.prior_weight)
 
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
@@ -291,12 +294,15 @@ class IsmctsBot(MctsBot):
         name: str | None = None,
         margin_scale: MarginScale = GAME_MARGIN,
         playout_depth: int | None = None,
+        prior_weight: float | None = None,
     ) -> None:
-        super().__init__(iterations, time_limit, c, seed, name, margin_scale, playout_depth)
+        super().__init__(iterations, time_limit, c, seed, name, margin_scale, playout_depth,
+                         prior_weight)
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
         return ISMCTS(state, c=None if self.c == DEFAULT_ISMCTS_C else self.c, seed=seed,
-                      margin_scale=self.margin_scale, playout_depth=self.playout_depth)
+                      margin_scale=self.margin_scale, playout_depth=self.playout_depth,
+                      prior_weight=self.prior_weight)
 
 
 def _mcts_name(
@@ -314,8 +320,8 @@ def _mcts_name(
 
 _SEARCH_OPTIONS = "[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH]"
 _SPEC_HELP = (
-    f"bot specs: random, greedy, mcts{_SEARCH_OPTIONS}, ismcts{_SEARCH_OPTIONS}, "
-    f"uct{_SEARCH_OPTIONS}, level:N (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
+    f"bot specs: random, greedy, mcts{_SEARCH_OPTIONS}[:p=WEIGHT], "
+    f"ismcts{_SEARCH_OPTIONS}[:p=WEIGHT], uct{_SEARCH_OPTIONS}, level:N (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
 )
 
 
@@ -345,6 +351,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     c = DEFAULT_ISMCTS_C if kind == "ismcts" else DEFAULT_C
     margin: MarginScale = GAME_MARGIN
     depth: int | None = None
+    prior: float | None = None
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -377,7 +384,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 raise BotSpecError(
                     f"playout depth d= must not be negative (0: full playouts), got {value!r} "
                     f"in {text!r}")
-        elif key in ("t", "c", "m"):
+        elif key in ("t", "c", "m", "p"):
             try:
                 number = float(value)
             except ValueError:
@@ -394,6 +401,14 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 if number < 0:
                     raise BotSpecError(f"m must not be negative, got {value!r} in {text!r}")
                 margin = number if number > 0 else None
+            elif key == "p":
+                if kind == "uct":
+                    raise BotSpecError(f"the uct baseline has no prior: option p= is for "
+                                       f"mcts and ismcts, got {text!r}")
+                if number < 0:
+                    raise BotSpecError(f"p must not be negative (0: no prior), got {value!r} "
+                                       f"in {text!r}")
+                prior = number
             else:
                 if number < 0:
                     raise BotSpecError(f"c must not be negative, got {value!r} in {text!r}")
@@ -404,12 +419,14 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ISMCTS_ITERATIONS
         return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                         margin_scale=margin, playout_depth=depth)
+                         margin_scale=margin, playout_depth=depth, prior_weight=prior)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
-    cls = UctBot if kind == "uct" else MctsBot
-    return cls(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-               margin_scale=margin, playout_depth=depth)
+    if kind == "uct":
+        return UctBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
+                      margin_scale=margin, playout_depth=depth)
+    return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
+                   margin_scale=margin, playout_depth=depth, prior_weight=prior)
 
 
 def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:

@@ -34,8 +34,18 @@ The settings:
   solo_scale))``, in the units of its score; a lone seat's win share, always 1, would
   give the search nothing to maximise (:func:`~engine.search._common.backup_values`).
 
-Later settings (priors, a learned evaluator) belong here too, as new fields with
-defaults that keep today's behaviour.
+* ``prior_weight`` - progressive bias from the game's cheap evaluation: each new
+  child is valued once by ``State.heuristic()`` (:func:`~engine.search._common.prior_utility`)
+  and selection counts that value as ``prior_weight`` playouts of the child, so
+  ``(sum of utilities + prior_weight * prior) / (visits + prior_weight)`` replaces the
+  mean (exploration still counts real visits).  ``0``: off, the plain UCT of
+  :mod:`engine.search.baseline`.  Its effect fades as real playouts come in.
+* ``prior_scale`` - the heuristic's score margin over the best opponent becomes the
+  prior's utility through ``1 / (1 + exp(-margin / prior_scale))``; ``None``: the
+  ``margin_scale``, or the bare win share (1 for the leader) when that is ``None``.
+
+Later settings (informed playouts, a learned evaluator) belong here too, as new fields
+with defaults that keep today's behaviour.
 
 >>> config_for("oh-my-goods").margin_scale
 3.0
@@ -65,6 +75,8 @@ class SearchConfig:
     playout_depth: int = 0
     c: float | None = None
     solo_scale: float = 20.0
+    prior_weight: float = 0.0
+    prior_scale: float | None = None
 
     def __post_init__(self) -> None:
         scale = self.margin_scale
@@ -82,6 +94,18 @@ class SearchConfig:
         if isinstance(solo, bool | str) or not _finite(solo) or not solo > 0:
             raise ValueError(f"solo_scale must be a positive number, not {solo!r}")
         object.__setattr__(self, "solo_scale", float(solo))
+        weight = self.prior_weight
+        if isinstance(weight, bool | str) or not _finite(weight) or weight < 0:
+            raise ValueError(f"prior_weight must be a non-negative number (0: no prior), "
+                             f"not {weight!r}")
+        object.__setattr__(self, "prior_weight", float(weight))
+        prior_scale = self.prior_scale
+        if prior_scale is not None:
+            if isinstance(prior_scale, bool | str) or not _finite(prior_scale) \
+                    or not prior_scale > 0:
+                raise ValueError(f"prior_scale must be a positive number or None, "
+                                 f"not {prior_scale!r}")
+            object.__setattr__(self, "prior_scale", float(prior_scale))
         # Numbers as floats, so that equal settings compare and print alike.
         if scale is not None:
             object.__setattr__(self, "margin_scale", float(scale))
@@ -97,11 +121,15 @@ class SearchConfig:
         return float(default if self.c is None else self.c)
 
     def overridden(self, *, margin_scale: MarginScale = GAME_MARGIN,
-                   playout_depth: int | None = None) -> SearchConfig:
+                   playout_depth: int | None = None,
+                   prior_weight: float | None = None) -> SearchConfig:
         """This configuration with the settings a caller gave instead of the game's:
-        ``margin_scale`` (:data:`GAME_MARGIN`: keep; ``None``: the bare win share) and
-        ``playout_depth`` (``None``: keep; ``0``: full playouts)."""
+        ``margin_scale`` (:data:`GAME_MARGIN`: keep; ``None``: the bare win share),
+        ``playout_depth`` (``None``: keep; ``0``: full playouts) and ``prior_weight``
+        (``None``: keep; ``0``: no prior)."""
         config = self
+        if prior_weight is not None:
+            config = replace(config, prior_weight=prior_weight)
         if margin_scale != GAME_MARGIN:
             if isinstance(margin_scale, str):
                 raise ValueError(f"margin_scale must be positive, None or {GAME_MARGIN!r}, "
@@ -122,10 +150,16 @@ DEFAULT_CONFIG = SearchConfig()
 #: Each game's search settings, by ``GameInfo.name``.  Only what differs from
 #: :data:`DEFAULT_CONFIG` needs an entry.
 SEARCH_CONFIGS: dict[str, SearchConfig] = {
+    # c from a sweep of mcts:2000:c=C against uct:2000 (c 1.4), 40 games each: 0.35
+    # 24/40, 0.7 27/40, 1.0 21/40.  A heuristic prior (prior_scale 5) did not pay:
+    # p=3 19/40, p=10 22/40, p=30 20/40.  docs/strength.md.
+    "samara": SearchConfig(c=0.7),
     # Random playouts end close together (a typical winning margin is a few VP), so
     # search is steered by the margin: measured in docs/rules/oh-my-goods.md (3 since
     # the two-goods chain rule; it was 5).
-    "oh-my-goods": SearchConfig(margin_scale=3.0),
+    # Leaves: 20 random moves, then the heuristic (a forecast of VP), which beat full
+    # random playouts (uct:2000) in 25 of 30 games at 2,000 iterations; docs/strength.md.
+    "oh-my-goods": SearchConfig(margin_scale=3.0, playout_depth=20),
     # A game whose random playouts are long (hundreds of decisions) may be given a
     # playout_depth, once its heuristic() has been measured against full playouts.
     # Stephens: a random game is 200-500 decisions (about 15 full playouts a second in
@@ -153,10 +187,12 @@ def resolve_config(
     *,
     margin_scale: MarginScale = GAME_MARGIN,
     playout_depth: int | None = None,
+    prior_weight: float | None = None,
 ) -> SearchConfig:
     """The settings a search of ``state`` uses: ``config`` (default: the game's entry,
     :func:`config_for`) with the caller's overrides (:meth:`SearchConfig.overridden`)."""
     base = config_for(state) if config is None else config
     if not isinstance(base, SearchConfig):
         raise TypeError(f"config must be a SearchConfig, not {type(base).__name__}")
-    return base.overridden(margin_scale=margin_scale, playout_depth=playout_depth)
+    return base.overridden(margin_scale=margin_scale, playout_depth=playout_depth,
+                           prior_weight=prior_weight)

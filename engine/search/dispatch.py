@@ -40,14 +40,15 @@ def make_tree(
     state: State, c: float | None = None, seed: int | None = None, observer: int | None = None,
     margin_scale: MarginScale = GAME_MARGIN, *, playout_depth: int | None = None,
     evaluator: Evaluator | None = None, config: SearchConfig | None = None,
+    prior_weight: float | None = None,
 ) -> MCTS | ISMCTS:
     """The search tree that suits ``state``'s game, for the seat to move.
 
     Settings come from ``config`` (default: the game's,
     :func:`~engine.search.config.config_for`); ``c=None`` takes its exploration
     constant or else that search's own default, ``margin_scale``
-    (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth`` and ``evaluator``
-    override it as in :class:`~engine.search.mcts.MCTS`.  ``observer``,
+    (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth``, ``evaluator`` and
+    ``prior_weight`` override it as in :class:`~engine.search.mcts.MCTS`.  ``observer``,
     when given, is whose information the search may use: it must be able to know
     the mover's moves (:meth:`~engine.game.State.moves_known_to`), so in a
     hidden-information game it must be the seat to move.
@@ -58,9 +59,11 @@ def make_tree(
                          f"its moves depend on what seat {observer} cannot see")
     if search_kind(state) == "mcts":
         return MCTS(state, c=c, seed=seed, margin_scale=margin_scale,
-                    playout_depth=playout_depth, evaluator=evaluator, config=config)
+                    playout_depth=playout_depth, evaluator=evaluator, config=config,
+                    prior_weight=prior_weight)
     return ISMCTS(state, observer, c=c, seed=seed, margin_scale=margin_scale,
-                  playout_depth=playout_depth, evaluator=evaluator, config=config)
+                  playout_depth=playout_depth, evaluator=evaluator, config=config,
+                  prior_weight=prior_weight)
 
 
 def search_for(state: State, observer: int | None = None, *,

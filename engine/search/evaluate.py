@@ -36,16 +36,21 @@ truncated search is normally combined with a margin scale.
 An evaluator receives the iteration's own copy of the position (it may play on it:
 the tree does not look at it again) and a 64-bit seed drawn from the search's
 generator; it must draw its randomness from that seed only, so that a search with a
-fixed seed stays reproducible.  Priors (OpenSpiel's ``Evaluator.prior``) have no
-place yet: the trees are UCT, not PUCT; a later prior would join this protocol.
+fixed seed stays reproducible.
+
+:func:`prior_utility` values a position once, without playing on, for the trees'
+progressive bias (``SearchConfig.prior_weight``): the trees are UCT, not PUCT, so the
+prior is a value of the new child rather than OpenSpiel's move probabilities.
 """
 
 from __future__ import annotations
 
+from math import exp
 from typing import Protocol, runtime_checkable
 
 from engine.game import TERMINAL, Outcome, State, play_random_move
 from engine.playout_rng import PlayoutRng
+from engine.search._common import Solo, backup_values
 
 #: Heuristic values closer than this to the best count as a tie for the lead.
 LEAD_TOLERANCE = 1e-9
@@ -101,6 +106,32 @@ def heuristic_outcome(state: State) -> Outcome:
     leaders = [v >= best - LEAD_TOLERANCE for v in values]
     share = 1.0 / sum(leaders)
     return Outcome(values, tuple(share if lead else 0.0 for lead in leaders))
+
+
+def prior_utility(state: State, seat: int, scale: float | None,
+                  solo: Solo | None = None) -> float:
+    """``seat``'s utility of ``state`` by the game's cheap evaluation, the prior of
+    progressive bias: the real outcome once the game is over, else
+    :func:`heuristic_outcome`, turned into a utility by
+    :func:`~engine.search._common.backup_values` (``scale``: the configuration's
+    ``prior_scale``, falling back to its ``margin_scale``).
+
+    >>> class Board:
+    ...     def current_player(self): return 0
+    ...     def heuristic(self): return [10.0, 7.0]
+    >>> round(prior_utility(Board(), 0, 3.0), 3), prior_utility(Board(), 1, None)
+    (0.731, 0.0)
+    """
+    if state.current_player() == TERMINAL or solo is not None or scale is None:
+        outcome = state.outcome() if state.current_player() == TERMINAL \
+            else heuristic_outcome(state)
+        return backup_values(outcome, scale, solo)[seat]
+    # The common case, on the search's hot path: backup_values' logistic, inline.
+    values = state.heuristic()
+    own = values[seat]
+    rival = max(v for other, v in enumerate(values) if other != seat)
+    z = (rival - own) / scale
+    return 0.0 if z > 700.0 else 1.0 / (1.0 + exp(z))
 
 
 class TruncatedPlayoutEvaluator:

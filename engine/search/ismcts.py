@@ -23,7 +23,10 @@ deck order...) resampled.  The iteration then walks the single tree with ``d``:
   outcome child does not count as the iteration's expansion;
 * at a terminal node the game's outcome, after the expansion the configuration's
   evaluator (:mod:`engine.search.evaluate`; by default a full random playout,
-  ``d.rollout(seed)``, seed drawn from the search generator) values the leaf.
+  ``d.rollout(seed)``, seed drawn from the search generator) values the leaf;
+  with a ``prior_weight`` the new child is also valued once by the heuristic in
+  ``d``, and selection counts that as ``prior_weight`` playouts (progressive bias,
+  :mod:`engine.search.config`).
 
 Every node on the path then adds the vector ``utilities + rewards + scores``
 (``num_players`` each, as in :mod:`engine.search.mcts`) to its sums, so each
@@ -83,7 +86,7 @@ from engine.search.budget import (
     StopCallback,
 )
 from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
-from engine.search.evaluate import Evaluator, RolloutEvaluator
+from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
 
 #: Default exploration constant of ISMCTS (the value of Cowling et al., rewards in [0, 1]).
 DEFAULT_ISMCTS_C = 0.7
@@ -107,7 +110,8 @@ class InfoNode:
     children and ``outcomes`` chance children, both keyed by move in creation order.
     """
 
-    __slots__ = ("move", "text", "mover", "n", "avail", "acc", "children", "outcomes")
+    __slots__ = ("move", "text", "mover", "n", "avail", "acc", "children", "outcomes",
+                 "prior")
 
     def __init__(self, move: int, text: str, mover: int, width: int) -> None:
         self.move = move
@@ -118,6 +122,8 @@ class InfoNode:
         self.acc: list[float] = [0.0] * width
         self.children: dict[int, InfoNode] = {}
         self.outcomes: dict[int, InfoNode] = {}
+        #: The mover's utility by ``prior_utility`` where the node was created.
+        self.prior = 0.0
 
     def best_child(self) -> InfoNode | None:
         """The most visited child (decision or outcome); ties: higher mean for its mover."""
@@ -142,7 +148,8 @@ class ISMCTS(BudgetedSearch):
     docstring, so it must not change while the tree is in use (a bot builds a
     new tree for every move); root move texts are taken when the tree is built.
 
-    Settings (``config``, ``c``, ``margin_scale``, ``playout_depth``, ``evaluator``)
+    Settings (``config``, ``c``, ``margin_scale``, ``playout_depth``, ``evaluator``,
+    ``prior_weight``)
     work as in :class:`~engine.search.mcts.MCTS`; ``c=None`` falls back to
     :data:`DEFAULT_ISMCTS_C` when the configuration sets none.
     """
@@ -159,6 +166,7 @@ class ISMCTS(BudgetedSearch):
         playout_depth: int | None = None,
         evaluator: Evaluator | None = None,
         config: SearchConfig | None = None,
+        prior_weight: float | None = None,
     ) -> None:
         player = state.current_player()
         if player < 0:
@@ -177,7 +185,7 @@ class ISMCTS(BudgetedSearch):
         if not moves:
             raise ValueError("cannot search a position without legal moves")
         self.config = resolve_config(state, config, margin_scale=margin_scale,
-                                     playout_depth=playout_depth)
+                                     playout_depth=playout_depth, prior_weight=prior_weight)
         self.c = self.config.exploration(DEFAULT_ISMCTS_C) if c is None else float(c)
         self.evaluator = self.config.evaluator() if evaluator is None else evaluator
         self.rng = random.Random(seed)
@@ -208,6 +216,8 @@ class ISMCTS(BudgetedSearch):
         width = self.width
         scale = self.margin_scale
         solo = self.solo
+        weight = self.config.prior_weight
+        prior_scale = self.config.prior_scale if self.config.prior_scale is not None else scale
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = InfoNode
@@ -242,6 +252,8 @@ class ISMCTS(BudgetedSearch):
                         child.avail = 1
                         kids[move] = child
                         state.apply(move)
+                        if weight:
+                            child.prior = prior_utility(state, p, prior_scale, solo)
                         path.append(child)
                         break
                     # Availability-aware UCB for the seat to move in this determinization.
@@ -250,7 +262,11 @@ class ISMCTS(BudgetedSearch):
                     for move in legal:
                         kid = kids[move]
                         cn = kid.n
-                        value = kid.acc[p] / cn + c * sqrt(log(kid.avail) / cn)
+                        if weight:  # progressive bias: the prior counts as ``weight`` playouts
+                            value = ((kid.acc[p] + weight * kid.prior) / (cn + weight)
+                                     + c * sqrt(log(kid.avail) / cn))
+                        else:
+                            value = kid.acc[p] / cn + c * sqrt(log(kid.avail) / cn)
                         if value > best_value:
                             best_value = value
                             best = kid

@@ -19,17 +19,18 @@ fixed number of iterations, then chooses a move from the root's visit counts:
 Budgets are iterations, not seconds, so that a level is the same player on every
 machine, with or without the compiled kernel, and a fixed seed gives the same move.
 
-The table is provisional.  Its values were chosen from the mean regret of each level's
-choice (how much win probability it gives up against a 10,000-iteration search's
-estimates) on seeded random Samara and Oh My Goods! positions: the steps between levels
-are roughly even, and level 1 stays clearly better than a uniformly random move (at a
-temperature of 1 and under 100 iterations it hardly was).  Level 3 is about the
-default ``mcts`` budget; level 5, five times that, takes well under a second a move
-with the compiled kernels and several seconds in a game without one (Stephens).  It
-is to be tuned by ``furnace ladder`` measurements (levels against each other and
-against ``random``, ``greedy`` and ``uct:N``), recorded in docs/strength.md; because the
-levels run the default search, their strength moves when that search improves, and the
-table should then be measured again.
+The temperatures were chosen from the mean regret of each level's choice (how much win
+probability it gives up against a 10,000-iteration search's estimates) on seeded random
+Samara and Oh My Goods! positions: level 1 stays clearly better than a uniformly random
+move (at a temperature of 1 and under 100 iterations it hardly was).  The budgets grow
+by a factor of 2.5 to 4 from one level to the next: a first table (100, 300, 1000,
+2000, 5000) had only 2.5 times between the two strongest levels, which play the most
+visited move alike, too little for a gap a player notices.  Level 5 takes well under a
+second a move with the compiled kernels and several seconds in a game without one
+(Stephens).  ``furnace ladder`` measures the levels (against each other and against
+``random``, ``greedy`` and ``uct:N``), recorded in docs/strength.md; because the levels
+run the default search, their strength moves when that search improves, and the table
+should then be measured again.
 """
 
 from __future__ import annotations
@@ -64,11 +65,11 @@ class Level:
 
 #: The levels, weakest first: ``LEVELS[n - 1]`` is level ``n``.
 LEVELS: tuple[Level, ...] = (
-    Level(1, iterations=100, temperature=0.5),
-    Level(2, iterations=300, temperature=0.25),
-    Level(3, iterations=1000, temperature=0.1),
-    Level(4, iterations=2000, temperature=0.0),
-    Level(5, iterations=5000, temperature=0.0),
+    Level(1, iterations=50, temperature=0.5),
+    Level(2, iterations=200, temperature=0.25),
+    Level(3, iterations=600, temperature=0.1),
+    Level(4, iterations=1500, temperature=0.0),
+    Level(5, iterations=6000, temperature=0.0),
 )
 MIN_LEVEL = LEVELS[0].number
 MAX_LEVEL = LEVELS[-1].number

@@ -49,7 +49,7 @@ from engine.search.budget import (
     StopCallback,
 )
 from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
-from engine.search.evaluate import Evaluator, RolloutEvaluator
+from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
 
 #: Default UCT exploration constant (about sqrt(2), for rewards in [0, 1]).
 DEFAULT_C = 1.4
@@ -80,6 +80,7 @@ class Node:
         "cum",
         "outcome_children",
         "value",
+        "prior",
     )
 
     def __init__(self, state: State, width: int, margin_scale: float | None,
@@ -94,6 +95,8 @@ class Node:
         self.cum: list[float] = []
         self.outcome_children: list[Node | None] = []
         self.value: tuple[float, ...] = ()
+        #: The utility ``prior_utility`` gave the seat that moved here (progressive bias).
+        self.prior = 0.0
         if player >= 0:
             self.untried = list(state.legal_moves())
             if not self.untried:
@@ -139,14 +142,16 @@ class MCTS(BudgetedSearch):
     (``None``: the configuration's, else :data:`DEFAULT_C`), ``margin_scale``
     (:data:`~engine.search.config.GAME_MARGIN`: the configuration's; ``None``: the
     win share), ``playout_depth`` (``None``: the configuration's; ``0``: full
-    playouts) and ``evaluator`` (any :class:`~engine.search.evaluate.Evaluator`,
-    instead of the playouts the depth describes).
+    playouts), ``evaluator`` (any :class:`~engine.search.evaluate.Evaluator`,
+    instead of the playouts the depth describes) and ``prior_weight`` (``None``: the
+    configuration's; ``0``: no progressive bias).
     """
 
     def __init__(self, state: State, *, c: float | None = None, seed: int | None = None,
                  margin_scale: MarginScale = GAME_MARGIN, playout_depth: int | None = None,
                  evaluator: Evaluator | None = None,
-                 config: SearchConfig | None = None) -> None:
+                 config: SearchConfig | None = None,
+                 prior_weight: float | None = None) -> None:
         player = state.current_player()
         if player < 0:
             kind = "a chance" if player == CHANCE else "a finished"
@@ -154,7 +159,7 @@ class MCTS(BudgetedSearch):
         if not state.legal_moves():
             raise ValueError("cannot search a position without legal moves")
         self.config = resolve_config(state, config, margin_scale=margin_scale,
-                                     playout_depth=playout_depth)
+                                     playout_depth=playout_depth, prior_weight=prior_weight)
         self.c = self.config.exploration(DEFAULT_C) if c is None else float(c)
         self.evaluator = self.config.evaluator() if evaluator is None else evaluator
         self.rng = random.Random(seed)
@@ -182,6 +187,8 @@ class MCTS(BudgetedSearch):
         scale = self.margin_scale
         solo = self.solo
         plain = scale is None and solo is None
+        weight = self.config.prior_weight
+        prior_scale = self.config.prior_scale if self.config.prior_scale is not None else scale
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = Node
@@ -203,6 +210,8 @@ class MCTS(BudgetedSearch):
                         untried.pop()
                         state.apply(move)
                         child = new_node(state, width, scale, solo)
+                        if weight:
+                            child.prior = prior_utility(state, p, prior_scale, solo)
                         node.moves.append(move)
                         node.children.append(child)
                         node = child
@@ -213,13 +222,23 @@ class MCTS(BudgetedSearch):
                     best = node
                     best_move = 0
                     best_value = -1e300
-                    for move, kid in zip(node.moves, node.children):  # noqa: B905
-                        cn = kid.n
-                        value = kid.acc[p] / cn + explore / sqrt(cn)
-                        if value > best_value:
-                            best_value = value
-                            best = kid
-                            best_move = move
+                    if weight:  # progressive bias: the prior counts as ``weight`` playouts
+                        for move, kid in zip(node.moves, node.children):  # noqa: B905
+                            cn = kid.n
+                            value = ((kid.acc[p] + weight * kid.prior) / (cn + weight)
+                                     + explore / sqrt(cn))
+                            if value > best_value:
+                                best_value = value
+                                best = kid
+                                best_move = move
+                    else:
+                        for move, kid in zip(node.moves, node.children):  # noqa: B905
+                            cn = kid.n
+                            value = kid.acc[p] / cn + explore / sqrt(cn)
+                            if value > best_value:
+                                best_value = value
+                                best = kid
+                                best_move = move
                     state.apply(best_move)
                     node = best
                     path.append(node)

@@ -14,7 +14,7 @@ import pytest
 from engine import registry
 from engine.game import State
 from engine.search.analysis import Analysis, MoveStats
-from engine.search.baseline import BASELINE_SETTINGS, baseline_config, is_baseline
+from engine.search.baseline import BASELINE_ENTRIES, baseline_config, is_baseline
 from engine.search.bots import (
     DEFAULT_MCTS_ITERATIONS,
     Bot,
@@ -25,7 +25,8 @@ from engine.search.bots import (
     UctBot,
     make_bot,
 )
-from engine.search.config import SearchConfig, config_for
+from engine.search.config import SEARCH_CONFIGS, SearchConfig, config_for
+from engine.search.ismcts import DEFAULT_ISMCTS_C
 from engine.search.levels import (
     LEVELS,
     MAX_LEVEL,
@@ -286,10 +287,14 @@ def test_level_bots_do_not_modify_the_state() -> None:
         ("stephens", 2, 4, 10, "30"),  # the game's truncated playouts and margin
     ],
 )
-def test_uct_equals_mcts_today(game: str, players: int, deal: int, plies: int,
-                               options: str) -> None:
+def test_uct_is_mcts_with_the_improvements_off(game: str, players: int, deal: int,
+                                              plies: int, options: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``uct`` searches as ``mcts`` does once the game's entry is cut down to the
+    baseline's settings: the baseline is the default search minus the improvements."""
     state = _position(game, players, deal, plies)
     uct = _bot(f"uct:{options}", seed=3)
+    monkeypatch.setitem(SEARCH_CONFIGS, game, SearchConfig(**BASELINE_ENTRIES.get(game, {})))
     mcts = _bot(f"mcts:{options}", seed=3)
     assert uct.choose(state, random.Random(1)) == mcts.choose(state, random.Random(1))
     assert isinstance(uct, UctBot) and isinstance(mcts, MctsBot)
@@ -310,18 +315,38 @@ def test_uct_builds_its_tree_with_the_baseline_configuration() -> None:
         assert not is_baseline(mcts._tree(state, 0).config)  # type: ignore[attr-defined]
 
 
+def test_the_baseline_ignores_the_improvements_of_the_games_entry(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tuned ``c`` and a heuristic prior in the entry change ``mcts``, never ``uct``."""
+    state = race(2, 21, 3)
+    monkeypatch.setitem(SEARCH_CONFIGS, "toy-race",
+                        SearchConfig(c=0.3, prior_weight=5.0, prior_scale=2.0))
+    uct = make_bot("uct:10")._tree(state, 0)  # type: ignore[attr-defined]
+    mcts = make_bot("mcts:10")._tree(state, 0)  # type: ignore[attr-defined]
+    assert (uct.c, uct.config.prior_weight) == (DEFAULT_C, 0.0)
+    assert (mcts.c, mcts.config.prior_weight) == (0.3, 5.0)
+    hidden = TricksGame().new_game(1, 2)
+    monkeypatch.setitem(SEARCH_CONFIGS, hidden.info.name, SearchConfig(c=0.2, prior_weight=5.0))
+    uct = make_bot("uct:10")._tree(hidden, 0)  # type: ignore[attr-defined]
+    assert (uct.c, uct.config.prior_weight) == (DEFAULT_ISMCTS_C, 0.0)
+
+
 @pytest.mark.parametrize("game", ["samara", "oh-my-goods", "stephens", "toy-unknown"])
-def test_the_baseline_configuration(game: str) -> None:
-    """The game's settings that the baseline keeps, every other setting at its default
-    (settings added to SearchConfig later included)."""
+def test_the_baseline_configuration(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The frozen settings of the game, every other setting at its default, whatever the
+    game's entry says now."""
     config = baseline_config(game)
-    entry = config_for(game)
+    frozen = BASELINE_ENTRIES.get(game, {})
     default = SearchConfig()
     for field in dataclasses.fields(SearchConfig):
-        source = entry if field.name in BASELINE_SETTINGS else default
-        assert getattr(config, field.name) == getattr(source, field.name), field.name
-    assert is_baseline(config) and not is_baseline(entry)
+        expected = frozen.get(field.name, getattr(default, field.name))
+        assert getattr(config, field.name) == expected, field.name
+    assert is_baseline(config) and not is_baseline(config_for(game))
     assert is_baseline(dataclasses.replace(config, playout_depth=3))
+    monkeypatch.setitem(SEARCH_CONFIGS, game, SearchConfig(margin_scale=9.0, playout_depth=7))
+    assert baseline_config(game) == config  # the entry moved, the baseline did not
+    assert BASELINE_ENTRIES == {"oh-my-goods": {"margin_scale": 3.0},
+                                "stephens": {"margin_scale": 20.0, "playout_depth": 20}}
 
 
 @dataclass(frozen=True)

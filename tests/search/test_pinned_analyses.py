@@ -3,9 +3,9 @@ configuration existed: analyses computed with the code before that change, pinne
 
 The positions are seeded random positions; each is searched with ``search_for`` (MCTS
 for Samara, ISMCTS for Oh My Goods! with the margin scale of 5 its configuration had
-then: the pins are about the search, not a game's settings) and by a bot whose spec
-overrides the margin (``mcts:60:m=2``, ``ismcts:40:m=0``), on the kernel and on the
-pure-Python engine.
+then: the pins are about the search, not a game's settings) and by a baseline bot
+whose spec overrides the margin (``uct:60:m=2``, ``uct:40:m=0``: ``mcts`` specs have
+since taken the search improvements), on the kernel and on the pure-Python engine.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Pinned:
 
     @property
     def bot_spec(self) -> str:
-        return "mcts:60:m=2" if self.game == "samara" else "ismcts:40:m=0"
+        return "uct:60:m=2" if self.game == "samara" else "uct:40:m=0"
 
 
 PINNED = [
