@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.game import GameInfo, State
-from engine.search.config import SearchConfig
+from engine.search.config import SearchConfig, game_name
 
 #: The baseline's settings per game (``GameInfo.name``): the search configuration entries
 #: as they stood before the first search improvement.  A game not named here (one added
@@ -63,13 +63,7 @@ class BaselineConfig(SearchConfig):
 def baseline_config(game: State | GameInfo | str) -> BaselineConfig:
     """The baseline's settings for ``game`` (a state, its ``GameInfo`` or its name):
     its :data:`BASELINE_ENTRIES` entry, everything else at its default."""
-    if isinstance(game, str):
-        name = game
-    elif isinstance(game, GameInfo):
-        name = game.name
-    else:
-        name = game.info.name
-    return BaselineConfig(**BASELINE_ENTRIES.get(name, {}))  # type: ignore[arg-type]
+    return BaselineConfig(**BASELINE_ENTRIES.get(game_name(game), {}))  # type: ignore[arg-type]
 
 
 def is_baseline(config: SearchConfig) -> bool:

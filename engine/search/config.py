@@ -170,15 +170,18 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
 }
 
 
+def game_name(game: State | GameInfo | str) -> str:
+    """The ``GameInfo.name`` of ``game`` (a state, its ``GameInfo`` or its name)."""
+    if isinstance(game, str):
+        return game
+    if isinstance(game, GameInfo):
+        return game.name
+    return game.info.name
+
+
 def config_for(game: State | GameInfo | str) -> SearchConfig:
     """The search settings of ``game`` (a state, its ``GameInfo`` or its name)."""
-    if isinstance(game, str):
-        name = game
-    elif isinstance(game, GameInfo):
-        name = game.name
-    else:
-        name = game.info.name
-    return SEARCH_CONFIGS.get(name, DEFAULT_CONFIG)
+    return SEARCH_CONFIGS.get(game_name(game), DEFAULT_CONFIG)
 
 
 def resolve_config(
