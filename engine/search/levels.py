@@ -22,15 +22,15 @@ machine, with or without the compiled kernel, and a fixed seed gives the same mo
 The temperatures were chosen from the mean regret of each level's choice (how much win
 probability it gives up against a 10,000-iteration search's estimates) on seeded random
 Samara and Oh My Goods! positions: level 1 stays clearly better than a uniformly random
-move (at a temperature of 1 and under 100 iterations it hardly was).  The budgets grow
-by a factor of 2.5 to 4 from one level to the next: a first table (100, 300, 1000,
-2000, 5000) had only 2.5 times between the two strongest levels, which play the most
-visited move alike, too little for a gap a player notices.  Level 5 takes well under a
-second a move with the compiled kernels and several seconds in a game without one
-(Stephens).  ``furnace ladder`` measures the levels (against each other and against
-``random``, ``greedy`` and ``uct:N``), recorded in docs/strength.md; because the levels
-run the default search, their strength moves when that search improves, and the table
-should then be measured again.
+move (at a temperature of 1 and under 100 iterations it hardly was).  The budgets come
+from ``furnace ladder`` measurements in Samara (docs/strength.md): a first table (100,
+300, 1000, 2000, 5000) had only 2.5 times between the two strongest levels, which play
+the most visited move alike; the next (50, 200, 600, 1500, 6000) put level 3, at 600
+iterations and a low temperature, only 84 Elo below level 4, so level 3 now searches
+300.  Level 5 takes well under a second a move with the compiled kernels and several
+seconds in a game without one (Stephens).  Because the levels run the default search,
+their strength moves when that search improves, and the table should then be measured
+again.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class Level:
 LEVELS: tuple[Level, ...] = (
     Level(1, iterations=50, temperature=0.5),
     Level(2, iterations=200, temperature=0.25),
-    Level(3, iterations=600, temperature=0.1),
+    Level(3, iterations=300, temperature=0.1),
     Level(4, iterations=1500, temperature=0.0),
     Level(5, iterations=6000, temperature=0.0),
 )
