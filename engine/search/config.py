@@ -35,7 +35,7 @@ The settings:
   give the search nothing to maximise (:func:`~engine.search._common.backup_values`).
 
 * ``prior_weight`` - progressive bias from the game's cheap evaluation: each new
-  child is valued once by ``State.heuristic()`` (:func:`~engine.search._common.prior_utility`)
+  child is valued once by ``State.heuristic()`` (:func:`~engine.search.evaluate.prior_utility`)
   and selection counts that value as ``prior_weight`` playouts of the child, so
   ``(sum of utilities + prior_weight * prior) / (visits + prior_weight)`` replaces the
   mean (exploration still counts real visits).  ``0``: off, the plain UCT of
@@ -157,8 +157,9 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # Random playouts end close together (a typical winning margin is a few VP), so
     # search is steered by the margin: measured in docs/rules/oh-my-goods.md (3 since
     # the two-goods chain rule; it was 5).
-    # Leaves: 20 random moves, then the heuristic (a forecast of VP), which beat full
-    # random playouts (uct:2000) in 25 of 30 games at 2,000 iterations; docs/strength.md.
+    # Leaves: 20 random moves, then the heuristic (points and the promise in hand), which
+    # beat full random playouts (uct:2000) in 25 of 30 games at 2,000 iterations, and
+    # 160 of 200 as the default search; docs/strength.md.
     "oh-my-goods": SearchConfig(margin_scale=3.0, playout_depth=20),
     # A game whose random playouts are long (hundreds of decisions) may be given a
     # playout_depth, once its heuristic() has been measured against full playouts.
