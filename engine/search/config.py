@@ -116,6 +116,11 @@ class SearchConfig:
         """The leaf evaluator: full playouts, or truncated ones at ``playout_depth``."""
         return playout_evaluator(self.playout_depth)
 
+    def prior_margin_scale(self) -> float | None:
+        """The scale that turns the prior's heuristic margin into a utility:
+        ``prior_scale``, else ``margin_scale`` (``None``: the bare win share)."""
+        return self.margin_scale if self.prior_scale is None else self.prior_scale
+
     def exploration(self, default: float) -> float:
         """The exploration constant: the game's ``c``, else the search's ``default``."""
         return float(default if self.c is None else self.c)

@@ -45,12 +45,11 @@ prior is a value of the new child rather than OpenSpiel's move probabilities.
 
 from __future__ import annotations
 
-from math import exp
 from typing import Protocol, runtime_checkable
 
 from engine.game import TERMINAL, Outcome, State, play_random_move
 from engine.playout_rng import PlayoutRng
-from engine.search._common import Solo, backup_values
+from engine.search._common import Solo, _logistic, backup_values
 
 #: Heuristic values closer than this to the best count as a tie for the lead.
 LEAD_TOLERANCE = 1e-9
@@ -126,12 +125,11 @@ def prior_utility(state: State, seat: int, scale: float | None,
         outcome = state.outcome() if state.current_player() == TERMINAL \
             else heuristic_outcome(state)
         return backup_values(outcome, scale, solo)[seat]
-    # The common case, on the search's hot path: backup_values' logistic, inline.
+    # The common case, on the search's hot path: backup_values' margin utility for one
+    # seat, without building an Outcome.
     values = state.heuristic()
-    own = values[seat]
     rival = max(v for other, v in enumerate(values) if other != seat)
-    z = (rival - own) / scale
-    return 0.0 if z > 700.0 else 1.0 / (1.0 + exp(z))
+    return _logistic((rival - values[seat]) / scale)
 
 
 class TruncatedPlayoutEvaluator:

@@ -217,7 +217,7 @@ class ISMCTS(BudgetedSearch):
         scale = self.margin_scale
         solo = self.solo
         weight = self.config.prior_weight
-        prior_scale = self.config.prior_scale if self.config.prior_scale is not None else scale
+        prior_scale = self.config.prior_margin_scale()
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = InfoNode

@@ -188,7 +188,7 @@ class MCTS(BudgetedSearch):
         solo = self.solo
         plain = scale is None and solo is None
         weight = self.config.prior_weight
-        prior_scale = self.config.prior_scale if self.config.prior_scale is not None else scale
+        prior_scale = self.config.prior_margin_scale()
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
         new_node = Node
@@ -222,6 +222,8 @@ class MCTS(BudgetedSearch):
                     best = node
                     best_move = 0
                     best_value = -1e300
+                    # Two loops, not one with weight 0: the plain one is the hot path of
+                    # every search without a prior.
                     if weight:  # progressive bias: the prior counts as ``weight`` playouts
                         for move, kid in zip(node.moves, node.children):  # noqa: B905
                             cn = kid.n
