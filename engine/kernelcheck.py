@@ -6,7 +6,8 @@ compares the legal moves (same integers, same order), the whole state
 (``to_json()``) and the player to move; at the end it compares scores and
 ranking.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
-both, and at every step that ``determinize(observer, random.Random(x))`` deals
+both, and so does a MAST-guided playout where the kernel has its own
+(``guided_playout``, :mod:`engine.guided_playout`), and at every step that ``determinize(observer, random.Random(x))`` deals
 the same hidden cards on both (for one observer, cycling through the seats and
 ``None``, the host).  It only uses the :class:`~engine.game.State` protocol, so it
 works for any game that has a kernel.
@@ -31,6 +32,8 @@ Progress = Callable[[int, int], None]
 MAX_EXAMPLES = 5
 #: Moves after which a second playout is compared (from a mid-game position).
 MID_GAME_ROLLOUT = 30
+#: The share of uniformly random moves in the compared guided playouts.
+GUIDED_EPSILON = 0.25
 #: A game longer than this is reported, not played forever.
 MAX_STEPS = 100_000
 
@@ -125,6 +128,31 @@ def _compare_rollout(state: State, twin: State, seed: int) -> str | None:
     return _compare_copies(f"rollout({seed})", state, twin, playout)
 
 
+def _compare_guided(state: State, twin: State, seed: int) -> str | None:
+    """Play the same MAST-guided playout (a seeded random move-value table, some moves
+    random, some greedy) on copies of both, when the twin has its own
+    ``guided_playout``; None if they agree or it has none."""
+    if not hasattr(twin, "guided_playout"):
+        return None
+    import numpy as np
+
+    from engine.guided_playout import MOVE_SLOTS, guided_playout
+
+    values = np.random.default_rng(seed).random(state.num_players * MOVE_SLOTS)
+
+    def playout(s: State) -> tuple[State, Any]:
+        board = s.clone()
+        trace = np.zeros(1024, dtype=np.int32)
+        if s is twin:
+            recorded = board.guided_playout(  # type: ignore[attr-defined]
+                seed, values, GUIDED_EPSILON, trace)
+        else:
+            recorded = guided_playout(board, seed, values, GUIDED_EPSILON, trace)
+        return board, (recorded, trace[:recorded].tolist())
+
+    return _compare_copies(f"guided_playout({seed})", state, twin, playout)
+
+
 def _observer(step: int, num_players: int) -> int | None:
     """The observer whose determinization is compared at ``step``: the seats in
     turn, then ``None`` (the host), and again."""
@@ -187,9 +215,10 @@ def check_kernel(game: Game, games: int, seed: int,
         found: list[tuple[int, str]] = []  # (step, what differs) for this game
         rng = random.Random(seed * 1000003 + i)
         playout_seed = rng.getrandbits(64)
-        problem = _compare_rollout(state, twin, playout_seed)
-        if problem:
-            found.append((0, problem))
+        for problem in (_compare_rollout(state, twin, playout_seed),
+                        _compare_guided(state, twin, playout_seed)):
+            if problem:
+                found.append((0, problem))
         step = 0
         while True:
             problem = _compare(state, twin)
@@ -202,9 +231,10 @@ def check_kernel(game: Game, games: int, seed: int,
                 if problem:
                     found.append((step, problem))
             if step == MID_GAME_ROLLOUT and not state.is_terminal():
-                problem = _compare_rollout(state, twin, playout_seed ^ step)
-                if problem:
-                    found.append((step, problem))
+                for problem in (_compare_rollout(state, twin, playout_seed ^ step),
+                                _compare_guided(state, twin, playout_seed ^ step)):
+                    if problem:
+                        found.append((step, problem))
             move = _pick(state, rng)
             if move is None:
                 break

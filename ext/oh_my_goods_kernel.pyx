@@ -50,6 +50,8 @@ cdef extern from *:
     """
     uint64_t furnace_splitmix64(uint64_t *state) noexcept nogil
 
+include "guided_choice.pxi"
+
 
 cdef enum:
     MAXC = 128          # deck cards (a card is an unsigned char)
@@ -1065,6 +1067,32 @@ cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil
     return steps
 
 
+cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* values,
+                           double epsilon, int* trace, long capacity, long max_moves,
+                           int* err) noexcept nogil:
+    """Epsilon-greedy moves over ``values``, as ``engine.guided_playout`` (forced moves
+    auto-played, as ``apply`` does); returns the decisions recorded in ``trace``."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, seat, index
+    cdef long played = 0
+    cdef long recorded = 0
+    err[0] = 0
+    while s.phase != PH_OVER and (max_moves == 0 or played < max_moves):
+        n = gen_moves(s, c, moves)
+        if n == 0:
+            err[0] = 1
+            break
+        seat = seat_of(s)
+        index = guided_choice(moves, n, seat, values, epsilon, rng)
+        if recorded < capacity:
+            trace[recorded] = (seat << MOVE_SLOT_BITS) + move_slot(moves[index])
+            recorded += 1
+        apply_legal(s, c, moves[index])
+        autoplay(s, c)
+        played += 1
+    return recorded
+
+
 # -- catalogue ----------------------------------------------------------------------------
 
 cdef class KernelCatalogue:
@@ -1643,6 +1671,22 @@ cdef class KernelState:
         if err:
             raise ValueError("rollout reached a position without legal moves")
         return self.outcome()
+
+    def guided_playout(self, seed, double[::1] values, double epsilon, int[::1] trace,
+                       long max_moves=0) -> int:
+        """Epsilon-greedy moves over a move-value table in C (in place), exactly as
+        ``engine.guided_playout.guided_playout``; returns the decisions recorded."""
+        check_guided_arguments(seed, self.num_players, values.shape[0], max_moves)
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long recorded
+        cdef int* trace_ptr = &trace[0] if trace.shape[0] else NULL
+        with nogil:
+            recorded = c_guided_rollout(&self.s, self.cat, &rng, &values[0], epsilon,
+                                        trace_ptr, trace.shape[0], max_moves, &err)
+        if err:
+            raise ValueError("playout reached a position without legal moves")
+        return recorded
 
     # -- determinization, on the struct -------------------------------------------
     def determinize(self, observer, rng) -> KernelState:

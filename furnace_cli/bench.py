@@ -9,8 +9,9 @@ positions of random games: plies per game, ``legal_moves``, ``apply`` and
 ``clone`` calls per second.  A state that keeps its legal moves between calls has
 them worked out afresh for the measure (it says how through ``touched()``).
 
-Ratios (kernel vs pure Python) are the figures to compare across machines: both
-sides are measured back to back on the same machine.  Without a kernel the search
+Ratios (kernel vs pure Python, the default search vs the plain-UCT baseline) are the
+figures to compare across machines: both sides are measured back to back on the same
+machine.  Without a kernel the search
 measure stops at ``seconds`` too, whatever the iteration budget.
 """
 
@@ -23,7 +24,8 @@ from typing import Any
 
 from engine.game import Game, State
 from engine.playout_rng import PlayoutRng
-from engine.search import search_for, search_kind
+from engine.search import make_tree, search_for, search_kind
+from engine.search.baseline import baseline_config
 
 
 def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
@@ -106,7 +108,17 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
     start = time.perf_counter()
     analysis = search_for(opening, **budget)
     elapsed = time.perf_counter() - start
-    report[f"{kind}_iterations_per_s"] = round(analysis.iterations / elapsed)
+    rate = analysis.iterations / elapsed
+    report[f"{kind}_iterations_per_s"] = round(rate)
+    # The plain-UCT baseline (uct:N specs) right after, on the same position: the ratio
+    # is what the default search's improvements cost or save per second.
+    say(f"the plain-UCT baseline, {mcts_iterations} iterations ...")
+    baseline = make_tree(opening, None, 0, config=baseline_config(opening))
+    start = time.perf_counter()
+    done = baseline.search(budget["iterations"], budget.get("time_limit"))
+    baseline_rate = done.iterations / (time.perf_counter() - start)
+    report.update(baseline_iterations_per_s=round(baseline_rate),
+                  search_speed_vs_baseline=round(rate / baseline_rate, 2))
     report["search_path"] = "kernel" if kernel else "python"
     return report
 

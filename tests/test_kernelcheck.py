@@ -111,8 +111,9 @@ class CountState(State):
     def search_state(self) -> State:
         if self.twin == "none":
             return self
-        cls = {"bad": BuggyTwin, "dealer": DealerTwin,
-               "host": HostDealerTwin}.get(self.twin, CountState)
+        cls = {"bad": BuggyTwin, "dealer": DealerTwin, "host": HostDealerTwin,
+               "guided": GuidedTwin, "wrong-guided": WrongGuidedTwin}.get(self.twin,
+                                                                         CountState)
         twin = cls.__new__(cls)
         twin.__dict__.update(self.__dict__)
         twin.added = list(self.added)
@@ -145,6 +146,24 @@ class HostDealerTwin(CountState):
         if observer is None:
             twin.goal += 1
         return twin
+
+
+class GuidedTwin(CountState):
+    """Has its own guided playout: the rules' one (``wrong``: with greedy moves reversed,
+    the kind of slip a C twin of the epsilon-greedy step could make)."""
+
+    wrong = False
+
+    def guided_playout(self, seed: int, values: Any, epsilon: float, trace: Any,
+                       max_moves: int = 0) -> int:
+        from engine.guided_playout import guided_playout
+
+        return guided_playout(self, seed, -values if self.wrong else values, epsilon,
+                              trace, max_moves)
+
+
+class WrongGuidedTwin(GuidedTwin):
+    wrong = True
 
 
 class CountGame(Game):
@@ -190,6 +209,13 @@ def test_toy_buggy_twin_is_caught_with_a_description() -> None:
     # its playouts already differ at the start; its move lists from total 6 on
     assert "step 0: rollout(" in report["examples"][0]
     assert all("legal moves differ" in e or "rollout(" in e for e in report["examples"])
+
+
+def test_toy_twin_with_its_own_guided_playout_is_compared() -> None:
+    assert check_kernel(CountGame("guided"), 4, seed=0)["mismatches"] == 0
+    report = check_kernel(CountGame("wrong-guided"), 4, seed=0)
+    assert report["mismatches"] >= 4
+    assert all("guided_playout(" in e for e in report["examples"])
 
 
 def test_toy_twin_that_determinizes_differently_is_caught() -> None:

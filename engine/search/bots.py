@@ -12,10 +12,13 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   of the utility (``m=0``: the bare win share), ``d=DEPTH`` the playout depth
   (``d=0``: full random playouts; ``d=N``: ``N`` random moves, then the game's
   heuristic, see :mod:`engine.search.evaluate`), ``p=WEIGHT`` the weight of the
-  heuristic prior (progressive bias; ``p=0``: none).  What a spec leaves out comes
-  from the game's search configuration (:mod:`engine.search.config`).  Examples:
-  ``mcts:2000``, ``mcts:2000:c=1.0``, ``mcts:t=1.5``, ``mcts:5000:t=2``,
-  ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``, ``mcts:2000:p=0``;
+  heuristic prior (progressive bias; ``p=0``: none), ``mast=EPSILON`` MAST playouts
+  (:mod:`engine.search.mast`: the best move by the search's move averages, a uniformly
+  random one with probability ``EPSILON``; ``mast=off``: uniformly random playouts).
+  What a spec leaves out comes from the game's search configuration
+  (:mod:`engine.search.config`).  Examples: ``mcts:2000``, ``mcts:2000:c=1.0``,
+  ``mcts:t=1.5``, ``mcts:5000:t=2``, ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``,
+  ``mcts:2000:p=0``, ``mcts:2000:mast=0.2``;
 * ``ismcts`` - single-observer information set MCTS (:mod:`engine.search.ismcts`)
   for hidden-information games, default :data:`DEFAULT_ISMCTS_ITERATIONS`
   iterations and ``c`` :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`; same
@@ -25,7 +28,8 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   uniformly random playouts, the game's margin scale, playout depth and ``c`` from its
   search configuration), which later search improvements never reach, so that
   ``mcts:2000`` can be measured against ``uct:2000``.  The options of ``mcts`` but
-  ``p`` (the baseline has no prior): ``uct:2000``, ``uct:t=1``, ``uct:500:m=3``;
+  ``p`` and ``mast`` (the baseline has no prior and random playouts): ``uct:2000``,
+  ``uct:t=1``, ``uct:500:m=3``;
 * ``level:N`` - strength level ``N``, 1 (weakest) to 5 (:mod:`engine.search.levels`):
   the default search with the level's iteration budget, then the level's choice over
   the root's visit counts (the weak levels sample, the strong ones play the most
@@ -40,18 +44,22 @@ raise ``ValueError`` when asked to move in a chance or finished position.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
 from engine.search.analysis import Analysis
 from engine.search.baseline import baseline_config
 from engine.search.budget import BudgetedSearch
-from engine.search.config import GAME_MARGIN, MarginScale
+from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, config_for
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
 from engine.search.levels import MAX_LEVEL, MIN_LEVEL, Level, get_level, valid_levels
 from engine.search.mcts import DEFAULT_C
 
+#: The ``mast_epsilon`` of a bot (spec ``mast=off``) that plays uniformly random
+#: playouts whatever its game's configuration says.
+UNIFORM_PLAYOUTS = "off"
 #: Iterations of a bare ``mcts`` spec.
 DEFAULT_MCTS_ITERATIONS = 1000
 #: Iterations of a bare ``ismcts`` spec.
@@ -186,8 +194,9 @@ class MctsBot:
     last search is kept in ``last_analysis``.
 
     ``margin_scale`` (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth``
-    and ``prior_weight`` (``None``) default to the game's search configuration, as
-    does ``c`` when left at the search's default.
+    ``prior_weight`` and ``mast_epsilon`` (``None``; :data:`UNIFORM_PLAYOUTS` turns a
+    game's MAST playouts off) default to the game's search configuration, as does ``c``
+    when left at the search's default.
     """
 
     _kind = "mcts"
@@ -203,6 +212,7 @@ class MctsBot:
         margin_scale: MarginScale = GAME_MARGIN,
         playout_depth: int | None = None,
         prior_weight: float | None = None,
+        mast_epsilon: float | str | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError(
@@ -214,6 +224,10 @@ class MctsBot:
         self.margin_scale = margin_scale
         self.playout_depth = playout_depth
         self.prior_weight = prior_weight
+        if isinstance(mast_epsilon, str) and mast_epsilon != UNIFORM_PLAYOUTS:
+            raise ValueError(f"mast_epsilon must be a number, None or {UNIFORM_PLAYOUTS!r}, "
+                             f"not {mast_epsilon!r}")
+        self.mast_epsilon = mast_epsilon
         self._rng = random.Random(seed) if seed is not None else None
         self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
         self.last_analysis: Analysis | None = None
@@ -223,7 +237,16 @@ class MctsBot:
         # ISMCTS, with ISMCTS's own default c unless the spec set one.
         return make_tree(state, None if self.c == DEFAULT_C else self.c, seed,
                          margin_scale=self.margin_scale, playout_depth=self.playout_depth,
-                         prior_weight=self.prior_weight)
+                         prior_weight=self.prior_weight, config=self._config(state))
+
+    def _config(self, state: State) -> SearchConfig | None:
+        # The playout policy is a configuration field the trees read through their
+        # evaluator; None leaves the game's entry as it is.
+        if self.mast_epsilon is None:
+            return None
+        epsilon = self.mast_epsilon
+        return replace(config_for(state),
+                       mast_epsilon=None if isinstance(epsilon, str) else epsilon)
 
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
@@ -295,14 +318,15 @@ class IsmctsBot(MctsBot):
         margin_scale: MarginScale = GAME_MARGIN,
         playout_depth: int | None = None,
         prior_weight: float | None = None,
+        mast_epsilon: float | str | None = None,
     ) -> None:
         super().__init__(iterations, time_limit, c, seed, name, margin_scale, playout_depth,
-                         prior_weight)
+                         prior_weight, mast_epsilon)
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
         return ISMCTS(state, c=None if self.c == DEFAULT_ISMCTS_C else self.c, seed=seed,
                       margin_scale=self.margin_scale, playout_depth=self.playout_depth,
-                      prior_weight=self.prior_weight)
+                      prior_weight=self.prior_weight, config=self._config(state))
 
 
 def _mcts_name(
@@ -352,6 +376,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     margin: MarginScale = GAME_MARGIN
     depth: int | None = None
     prior: float | None = None
+    mast: float | str | None = None
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -384,6 +409,20 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 raise BotSpecError(
                     f"playout depth d= must not be negative (0: full playouts), got {value!r} "
                     f"in {text!r}")
+        elif key == "mast":
+            if kind == "uct":
+                raise BotSpecError(f"the uct baseline plays random playouts: option mast= is "
+                                   f"for mcts and ismcts, got {text!r}")
+            if value.lower() == UNIFORM_PLAYOUTS:
+                mast = UNIFORM_PLAYOUTS
+                continue
+            try:
+                mast = float(value)
+            except ValueError:
+                mast = -1.0
+            if not 0.0 <= mast <= 1.0:
+                raise BotSpecError(f"mast= needs an epsilon from 0 to 1 (or {UNIFORM_PLAYOUTS!r}"
+                                   f" for random playouts), got {value!r} in {text!r}")
         elif key in ("t", "c", "m", "p"):
             try:
                 number = float(value)
@@ -419,14 +458,16 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ISMCTS_ITERATIONS
         return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                         margin_scale=margin, playout_depth=depth, prior_weight=prior)
+                         margin_scale=margin, playout_depth=depth, prior_weight=prior,
+                         mast_epsilon=mast)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
     if kind == "uct":
         return UctBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
                       margin_scale=margin, playout_depth=depth)
     return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                   margin_scale=margin, playout_depth=depth, prior_weight=prior)
+                   margin_scale=margin, playout_depth=depth, prior_weight=prior,
+                   mast_epsilon=mast)
 
 
 def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:

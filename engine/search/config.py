@@ -12,8 +12,8 @@ game's name otherwise; a game without an entry gets :data:`DEFAULT_CONFIG`
 workers), the bots and everything built on them (the CLI, the arena, the gRPC
 server's worker) pick the entry up by themselves.  Callers override single
 settings: the trees take ``margin_scale``, ``playout_depth``, ``evaluator`` and ``c``
-arguments, and bot specs take ``m=SCALE``, ``d=DEPTH`` and ``c=FLOAT``
-(:mod:`engine.search.bots`).
+arguments, and bot specs take ``m=SCALE``, ``d=DEPTH``, ``c=FLOAT``, ``p=WEIGHT`` and
+``mast=EPSILON`` (:mod:`engine.search.bots`).
 
 The settings:
 
@@ -43,9 +43,13 @@ The settings:
 * ``prior_scale`` - the heuristic's score margin over the best opponent becomes the
   prior's utility through ``1 / (1 + exp(-margin / prior_scale))``; ``None``: the
   ``margin_scale``, or the bare win share (1 for the leader) when that is ``None``.
+* ``mast_epsilon`` - informed playouts: ``None`` (the default) plays uniformly random
+  moves; a number from 0 to 1 plays MAST playouts (:mod:`engine.search.mast`), each
+  move the best by the search's running move averages, or with that probability a
+  uniformly random one.  They stop at ``playout_depth`` like random ones.
 
-Later settings (informed playouts, a learned evaluator) belong here too, as new fields
-with defaults that keep today's behaviour.
+Later settings (a learned evaluator) belong here too, as new fields with defaults
+that keep today's behaviour.
 
 >>> config_for("oh-my-goods").margin_scale
 3.0
@@ -77,6 +81,7 @@ class SearchConfig:
     solo_scale: float = 20.0
     prior_weight: float = 0.0
     prior_scale: float | None = None
+    mast_epsilon: float | None = None
 
     def __post_init__(self) -> None:
         scale = self.margin_scale
@@ -106,6 +111,13 @@ class SearchConfig:
                 raise ValueError(f"prior_scale must be a positive number or None, "
                                  f"not {prior_scale!r}")
             object.__setattr__(self, "prior_scale", float(prior_scale))
+        epsilon = self.mast_epsilon
+        if epsilon is not None:
+            if isinstance(epsilon, bool | str) or not _finite(epsilon) \
+                    or not 0 <= epsilon <= 1:
+                raise ValueError(f"mast_epsilon must be a number from 0 to 1 or None "
+                                 f"(uniform playouts), not {epsilon!r}")
+            object.__setattr__(self, "mast_epsilon", float(epsilon))
         # Numbers as floats, so that equal settings compare and print alike.
         if scale is not None:
             object.__setattr__(self, "margin_scale", float(scale))
@@ -113,7 +125,13 @@ class SearchConfig:
             object.__setattr__(self, "c", float(c))
 
     def evaluator(self) -> Evaluator:
-        """The leaf evaluator: full playouts, or truncated ones at ``playout_depth``."""
+        """A new leaf evaluator: full playouts, or truncated ones at ``playout_depth``;
+        MAST-guided ones (:mod:`engine.search.mast`, a fresh table) with ``mast_epsilon``."""
+        if self.mast_epsilon is not None:
+            from engine.search.mast import MastEvaluator
+
+            return MastEvaluator(self.mast_epsilon, self.playout_depth, self.margin_scale,
+                                 self.solo_scale)
         return playout_evaluator(self.playout_depth)
 
     def prior_margin_scale(self) -> float | None:
@@ -157,15 +175,18 @@ DEFAULT_CONFIG = SearchConfig()
 SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # c from a sweep of mcts:2000:c=C against uct:2000 (c 1.4), 40 games each: 0.35
     # 24/40, 0.7 27/40, 1.0 21/40.  A heuristic prior (prior_scale 5) did not pay:
-    # p=3 19/40, p=10 22/40, p=30 20/40.  docs/strength.md.
-    "samara": SearchConfig(c=0.7),
+    # p=3 19/40, p=10 22/40, p=30 20/40.  MAST playouts against that search
+    # (mcts:2000:mast=E against mcts:2000, 40 games each): E 0.1 30/40, 0.2 29/40,
+    # 0.3 31/40, 0.5 23/40.  docs/strength.md.
+    "samara": SearchConfig(c=0.7, mast_epsilon=0.3),
     # Random playouts end close together (a typical winning margin is a few VP), so
     # search is steered by the margin: measured in docs/rules/oh-my-goods.md (3 since
     # the two-goods chain rule; it was 5).
     # Leaves: 20 random moves, then the heuristic (points and the promise in hand), which
     # beat full random playouts (uct:2000) in 25 of 30 games at 2,000 iterations, and
-    # 160 of 200 as the default search; docs/strength.md.
-    "oh-my-goods": SearchConfig(margin_scale=3.0, playout_depth=20),
+    # 160 of 200 as the default search; docs/strength.md.  Those 20 moves MAST-guided
+    # (mcts:2000:mast=E against mcts:2000, 30 games each): E 0.1 20/30, 0.3 20/30.
+    "oh-my-goods": SearchConfig(margin_scale=3.0, playout_depth=20, mast_epsilon=0.3),
     # A game whose random playouts are long (hundreds of decisions) may be given a
     # playout_depth, once its heuristic() has been measured against full playouts.
     # Stephens: a random game is 200-500 decisions (about 15 full playouts a second in

@@ -85,6 +85,9 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert report["python_steps_per_s"] > 0 and report["mcts_iterations_per_s"] > 0 and report["search_path"]
     assert "kernel_speedup" in report
     assert "python_determinize_per_s" not in report  # nothing hidden in Samara
+    assert report["baseline_iterations_per_s"] > 0
+    assert report["search_speed_vs_baseline"] == pytest.approx(
+        report["mcts_iterations_per_s"] / report["baseline_iterations_per_s"], abs=0.01)
 
 
 def test_bench_json_of_a_hidden_information_game(capsys: pytest.CaptureFixture[str]) -> None:

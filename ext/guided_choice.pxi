@@ -1,0 +1,49 @@
+# The epsilon-greedy step of engine.guided_playout, shared by the kernels' guided
+# playouts (included after the kernel declares furnace_splitmix64).  Every draw and
+# comparison mirrors the Python module's, so a kernel plays the reference's moves.
+
+from libc.stdint cimport uint32_t
+
+cdef enum:
+    MOVE_SLOT_BITS = 16   # engine.guided_playout.MOVE_SLOT_BITS
+
+cdef double UNIT_53 = 1.0 / (1 << 53)  # PlayoutRng.unit: the top 53 bits as [0, 1)
+
+
+cdef inline int move_slot(int move) noexcept nogil:
+    # engine.guided_playout.move_slot: Fibonacci hashing of the code into 16 bits
+    return <int>((<uint32_t>move * <uint32_t>0x9E3779B1) >> (32 - MOVE_SLOT_BITS))
+
+
+cdef inline int guided_choice(const int* moves, int n, int seat, const double* values,
+                              double epsilon, uint64_t* rng) noexcept nogil:
+    """The index of the move to play among ``moves[:n]``: uniform with probability
+    ``epsilon``, else the best valued for ``seat``, scanning from a random start."""
+    cdef int base = seat << MOVE_SLOT_BITS
+    cdef int index, k, j
+    cdef double best, value
+    if <double>(furnace_splitmix64(rng) >> 11) * UNIT_53 < epsilon:
+        return <int>(furnace_splitmix64(rng) % <uint64_t>n)
+    index = <int>(furnace_splitmix64(rng) % <uint64_t>n)
+    best = values[base + move_slot(moves[index])]
+    k = index
+    for j in range(1, n):
+        k += 1
+        if k == n:
+            k = 0
+        value = values[base + move_slot(moves[k])]
+        if value > best:
+            best = value
+            index = k
+    return index
+
+
+cdef check_guided_arguments(seed, long num_players, long table_size, long max_moves):
+    """The checks of a kernel's ``guided_playout`` before it runs without the GIL."""
+    if not isinstance(seed, int):
+        raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")
+    if table_size < (num_players << MOVE_SLOT_BITS):
+        raise ValueError(f"a move-value table for {num_players} players has "
+                         f"{num_players << MOVE_SLOT_BITS} entries, not {table_size}")
+    if max_moves < 0:
+        raise ValueError(f"max_moves must not be negative, not {max_moves}")
