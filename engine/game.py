@@ -227,6 +227,12 @@ class State(abc.ABC):
         Kernel twins, which exist for search, may return no events.
         """
 
+    def play_legal(self, move: int) -> None:
+        """Play ``move``, taken from :meth:`legal_moves` of this very position, without
+        checking it again or reporting events: the step of a playout.  Games whose
+        legality check costs a move generation override it."""
+        self.apply(move)
+
     @abc.abstractmethod
     def clone(self) -> State:
         """An independent copy."""

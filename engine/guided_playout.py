@@ -68,6 +68,8 @@ def guided_playout(state: State, seed: int, values: Any, epsilon: float, trace: 
     Returns how many decisions were recorded in ``trace``.
     """
     rng = PlayoutRng(seed)
+    # Kernel twins need not derive from State: theirs is apply (they have a C playout).
+    play = getattr(state, "play_legal", None) or state.apply
     capacity = len(trace)
     recorded = 0
     played = 0
@@ -104,5 +106,5 @@ def guided_playout(state: State, seed: int, values: Any, epsilon: float, trace: 
             if recorded < capacity:
                 trace[recorded] = base + move_slot(move)
                 recorded += 1
-            state.apply(move)
+            play(move)
         played += 1

@@ -1,15 +1,18 @@
 """Guided playouts (``engine.guided_playout``): the epsilon-greedy step over a move-value
-table, on a toy game, and the Samara kernel's C twin move for move."""
+table, on a toy game; ``State.play_legal``, the unchecked step they play with; and the
+kernels' C twins, move for move."""
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
 
 from engine.game import CHANCE
 from engine.guided_playout import MOVE_SLOTS, guided_playout, move_slot
-from engine.registry import new_game
 from engine.oh_my_goods import fast as omg_fast
+from engine.registry import new_game
 from engine.samara import fast as samara_fast
 from tests.search.toy_games import LotteryState, race
 
@@ -94,6 +97,25 @@ def test_the_same_seed_plays_the_same_moves() -> None:
     a, b = race(2, 30, 4), race(2, 30, 4)
     assert guided_playout(a, 9, values, 0.3, first) == guided_playout(b, 9, values, 0.3, second)
     assert (first == second).all() and a.to_json() == b.to_json()
+
+
+@pytest.mark.parametrize("game", ["samara", "oh-my-goods", "stephens"])
+def test_play_legal_leaves_the_state_apply_leaves(game: str) -> None:
+    rng = random.Random(2)
+    state = new_game(game, seed=2, num_players=2)
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        if state.current_player() == CHANCE:
+            state.apply(state.chance_outcomes()[0][0])
+            continue
+        move = rng.choice(state.legal_moves())
+        checked, unchecked = state.clone(), state.clone()
+        checked.apply(move)
+        unchecked.play_legal(move)
+        assert unchecked.to_json() == checked.to_json()
+        assert unchecked.legal_moves() == checked.legal_moves()
+        state = unchecked
 
 
 # -- the kernels' twins ----------------------------------------------------------------

@@ -725,6 +725,10 @@ class OhMyGoodsState(State):
         self._autoplay(events)
         return events
 
+    def play_legal(self, move: int) -> None:
+        events = self._apply_legal(move)
+        self._autoplay(events)
+
     def _autoplay(self, events: list[Event]) -> None:
         """Play forced moves (a single legal option) at once: no plies without a choice."""
         while self.phase != "over":

@@ -444,6 +444,9 @@ class SamaraState(State):
         # Perfect information: every event is public.
         return [Event(text) for text in self._apply_legal(move)]
 
+    def play_legal(self, move: int) -> None:
+        self._apply_legal(move)
+
     def _apply_legal(self, move: int) -> list[str]:
         kind, si, arg, mask = decode_move(move)
         if self.pending:
