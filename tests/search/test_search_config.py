@@ -45,9 +45,10 @@ def _stable(analysis):  # type: ignore[no-untyped-def]
 def test_games_get_their_entry_or_the_defaults() -> None:
     omg = registry.get_game("oh-my-goods")
     samara = registry.get_game("samara")
-    assert config_for("oh-my-goods") == SearchConfig(margin_scale=3.0, playout_depth=20)
+    assert config_for("oh-my-goods") == SearchConfig(margin_scale=3.0, playout_depth=20,
+                                                     mast_epsilon=0.3)
     assert config_for(omg.info) is config_for(omg.new_game(1, 2)) is config_for("oh-my-goods")
-    assert config_for(samara.info) == SearchConfig(c=0.7)
+    assert config_for(samara.info) == SearchConfig(c=0.7, mast_epsilon=0.3)
     assert config_for("a-game-nobody-made") is DEFAULT_CONFIG
     assert DEFAULT_CONFIG == SearchConfig(margin_scale=None, playout_depth=0, c=None)
     assert DEFAULT_CONFIG.evaluator() is FULL_PLAYOUT
@@ -142,8 +143,8 @@ def test_the_search_never_branches_on_the_name(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(SEARCH_CONFIGS, "oh-my-goods", DEFAULT_CONFIG)
     assert _stable(search_for(omg, iterations=40, seed=5)) != _stable(own)
     assert _stable(search_for(omg, iterations=40, seed=5,
-                              config=SearchConfig(margin_scale=3.0, playout_depth=20))) \
-        == _stable(own)
+                              config=SearchConfig(margin_scale=3.0, playout_depth=20,
+                                                  mast_epsilon=0.3))) == _stable(own)
 
 
 def test_the_moved_margin_gives_the_same_search() -> None:
@@ -152,7 +153,7 @@ def test_the_moved_margin_gives_the_same_search() -> None:
     omg = registry.new_game("oh-my-goods", 6, 2)
     default = search_for(omg, iterations=40, seed=5)
     explicit = ISMCTS(omg, seed=5, margin_scale=3.0, playout_depth=20,
-                      config=DEFAULT_CONFIG).search(40)
+                      config=SearchConfig(mast_epsilon=0.3)).search(40)
     assert _stable(default) == _stable(explicit)
     win_share = ISMCTS(omg, seed=5, margin_scale=None).search(40)
     assert ISMCTS(omg, margin_scale=GAME_MARGIN).margin_scale == 3.0
