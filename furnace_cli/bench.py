@@ -20,11 +20,12 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from engine.game import Game, State
 from engine.playout_rng import PlayoutRng
-from engine.search import make_tree, search_for, search_kind
+from engine.search import config_for, make_tree, search_for, search_kind
 from engine.search.baseline import baseline_config
 
 
@@ -105,6 +106,7 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
     budget: dict[str, Any] = {"iterations": mcts_iterations, "seed": 0}
     if not kernel:
         budget["time_limit"] = max(seconds, 1.0)
+    search_for(opening, iterations=10, seed=0)  # imports and tables out of the timing
     start = time.perf_counter()
     analysis = search_for(opening, **budget)
     elapsed = time.perf_counter() - start
@@ -119,6 +121,16 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
     baseline_rate = done.iterations / (time.perf_counter() - start)
     report.update(baseline_iterations_per_s=round(baseline_rate),
                   search_speed_vs_baseline=round(rate / baseline_rate, 2))
+    config = config_for(opening)
+    if config.mast_epsilon is not None:
+        # What the MAST playouts cost or save: the same search with random playouts.
+        say(f"the same search with random playouts, {mcts_iterations} iterations ...")
+        uniform = make_tree(opening, None, 0, config=replace(config, mast_epsilon=None))
+        start = time.perf_counter()
+        done = uniform.search(budget["iterations"], budget.get("time_limit"))
+        uniform_rate = done.iterations / (time.perf_counter() - start)
+        report.update(random_playout_iterations_per_s=round(uniform_rate),
+                      mast_speed_vs_random_playouts=round(rate / uniform_rate, 2))
     report["search_path"] = "kernel" if kernel else "python"
     return report
 

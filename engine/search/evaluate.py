@@ -23,6 +23,10 @@ Two evaluators:
   margin scale the *utility* is the logistic of the seat's heuristic margin over its
   best opponent.  A playout that ends sooner returns the real outcome.
 
+A third, :class:`~engine.search.mast.MastEvaluator` (``SearchConfig.mast_epsilon``),
+plays its playouts, full or truncated alike, by the moves that have done well so far in
+the search (MAST) instead of uniformly.
+
 Why truncate: in a long game (hundreds of decisions per random playout, in pure
 Python) a full playout costs most of an iteration and says little - random moves
 over a whole game rank players mostly by luck.  A few random moves followed by the

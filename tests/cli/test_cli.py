@@ -88,6 +88,9 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert report["baseline_iterations_per_s"] > 0
     assert report["search_speed_vs_baseline"] == pytest.approx(
         report["mcts_iterations_per_s"] / report["baseline_iterations_per_s"], abs=0.01)
+    # Samara searches with MAST playouts: their cost against random ones
+    assert report["mast_speed_vs_random_playouts"] == pytest.approx(
+        report["mcts_iterations_per_s"] / report["random_playout_iterations_per_s"], abs=0.01)
 
 
 def test_bench_json_of_a_hidden_information_game(capsys: pytest.CaptureFixture[str]) -> None:
