@@ -431,20 +431,24 @@ def rank_groups(keys: Sequence[tuple[Any, ...]]) -> list[list[int]]:
     return groups
 
 
+def draw_chance_outcome(state: State, rng: PlayoutRng) -> int:
+    """A chance outcome of ``state`` (a chance node) drawn by its probability, with one
+    draw from ``rng``: how every playout, random or guided, takes chance moves."""
+    outcomes = state.chance_outcomes()
+    target = rng.unit() * sum(p for _, p in outcomes)
+    for outcome_move, probability in outcomes:
+        target -= probability
+        if target < 0:
+            return outcome_move
+    return outcomes[-1][0]
+
+
 def play_random_move(state: State, rng: PlayoutRng) -> None:
     """Apply one playout move to a state that is not over: a chance outcome drawn by
     its probability, or a legal move drawn uniformly.  The step of every Python
     playout (:meth:`State.rollout`, truncated playouts), so that all draw alike."""
     if state.current_player() == CHANCE:
-        outcomes = state.chance_outcomes()
-        target = rng.unit() * sum(p for _, p in outcomes)
-        chosen = outcomes[-1][0]
-        for outcome_move, probability in outcomes:
-            target -= probability
-            if target < 0:
-                chosen = outcome_move
-                break
-        state.apply(chosen)
+        state.apply(draw_chance_outcome(state, rng))
     else:
         legal = state.legal_moves()
         state.apply(legal[rng.below(len(legal))])

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.game import CHANCE, TERMINAL, State
+from engine.game import CHANCE, TERMINAL, State, draw_chance_outcome
 from engine.playout_rng import PlayoutRng
 
 #: log2 of :data:`MOVE_SLOTS`.
@@ -78,15 +78,7 @@ def guided_playout(state: State, seed: int, values: Any, epsilon: float, trace: 
         if player == TERMINAL or (max_moves and played >= max_moves):
             return recorded
         if player == CHANCE:
-            outcomes = state.chance_outcomes()
-            target = rng.unit() * sum(p for _, p in outcomes)
-            chosen = outcomes[-1][0]
-            for outcome_move, probability in outcomes:
-                target -= probability
-                if target < 0:
-                    chosen = outcome_move
-                    break
-            state.apply(chosen)
+            state.apply(draw_chance_outcome(state, rng))
         else:
             legal = state.legal_moves()
             n = len(legal)
