@@ -7,9 +7,9 @@ compares the legal moves (same integers, same order), the whole state
 ranking.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
 both, and so does a MAST-guided playout where the kernel has its own
-(``guided_playout``, :mod:`engine.guided_playout`), and at every step that ``determinize(observer, random.Random(x))`` deals
-the same hidden cards on both (for one observer, cycling through the seats and
-``None``, the host).  It only uses the :class:`~engine.game.State` protocol, so it
+(``guided_playout``, :mod:`engine.guided_playout`), and at every step that
+``determinize(observer, random.Random(x))`` deals the same hidden cards on both (for
+one observer, cycling through the seats and ``None``, the host).  It only uses the :class:`~engine.game.State` protocol, so it
 works for any game that has a kernel.
 
 >>> from engine import registry
