@@ -9,8 +9,8 @@ ranking.  For every game it also checks that a random playout
 both, and so does a MAST-guided playout where the kernel has its own
 (``guided_playout``, :mod:`engine.guided_playout`), and at every step that
 ``determinize(observer, random.Random(x))`` deals the same hidden cards on both (for
-one observer, cycling through the seats and ``None``, the host).  It only uses the :class:`~engine.game.State` protocol, so it
-works for any game that has a kernel.
+one observer, cycling through the seats and ``None``, the host).  It only uses the
+:class:`~engine.game.State` protocol, so it works for any game that has a kernel.
 
 >>> from engine import registry
 >>> report = check_kernel(registry.get_game("samara"), games=2, seed=1)  # doctest: +SKIP

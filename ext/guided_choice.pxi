@@ -2,17 +2,9 @@
 # playouts (included after the kernel declares furnace_splitmix64).  Every draw and
 # comparison mirrors the Python module's, so a kernel plays the reference's moves.
 
-from libc.stdint cimport uint32_t
-
-cdef enum:
-    MOVE_SLOT_BITS = 16   # engine.guided_playout.MOVE_SLOT_BITS
+include "move_slots.pxi"
 
 cdef double UNIT_53 = 1.0 / (1 << 53)  # PlayoutRng.unit: the top 53 bits as [0, 1)
-
-
-cdef inline int move_slot(int move) noexcept nogil:
-    # engine.guided_playout.move_slot: Fibonacci hashing of the code into 16 bits
-    return <int>((<uint32_t>move * <uint32_t>0x9E3779B1) >> (32 - MOVE_SLOT_BITS))
 
 
 cdef inline int guided_choice(const int* moves, int n, int seat, const double* values,

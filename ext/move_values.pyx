@@ -5,6 +5,9 @@ A playout records up to a few hundred decisions; updating their running means in
 Python loop would cost as much as the kernel playout itself.
 """
 
+include "move_slots.pxi"
+
+
 def record_playout(double[::1] values, double[::1] counts, const int[::1] trace,
                    long recorded, const double[::1] utilities) -> None:
     """Fold one playout into the table: each recorded decision's entry moves to the
@@ -19,7 +22,7 @@ def record_playout(double[::1] values, double[::1] counts, const int[::1] trace,
                          f"not {recorded}")
     for k in range(recorded):
         index = trace[k]
-        seat = index >> 16
+        seat = index >> MOVE_SLOT_BITS
         if index < 0 or index >= size or seat >= seats:
             raise ValueError(f"trace entry {index} is outside a table of {size} entries "
                              f"for {seats} seats")

@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.game import Game, State
 from engine.playout_rng import PlayoutRng
-from engine.search import config_for, make_tree, search_for, search_kind
+from engine.search import SearchConfig, config_for, make_tree, search_for, search_kind
 from engine.search.baseline import baseline_config
 
 
@@ -115,24 +115,26 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
     # The plain-UCT baseline (uct:N specs) right after, on the same position: the ratio
     # is what the default search's improvements cost or save per second.
     say(f"the plain-UCT baseline, {mcts_iterations} iterations ...")
-    baseline = make_tree(opening, None, 0, config=baseline_config(opening))
-    start = time.perf_counter()
-    done = baseline.search(budget["iterations"], budget.get("time_limit"))
-    baseline_rate = done.iterations / (time.perf_counter() - start)
+    baseline_rate = _iterations_per_s(opening, baseline_config(opening), budget)
     report.update(baseline_iterations_per_s=round(baseline_rate),
                   search_speed_vs_baseline=round(rate / baseline_rate, 2))
     config = config_for(opening)
     if config.mast_epsilon is not None:
         # What the MAST playouts cost or save: the same search with random playouts.
         say(f"the same search with random playouts, {mcts_iterations} iterations ...")
-        uniform = make_tree(opening, None, 0, config=replace(config, mast_epsilon=None))
-        start = time.perf_counter()
-        done = uniform.search(budget["iterations"], budget.get("time_limit"))
-        uniform_rate = done.iterations / (time.perf_counter() - start)
+        uniform_rate = _iterations_per_s(opening, replace(config, mast_epsilon=None), budget)
         report.update(random_playout_iterations_per_s=round(uniform_rate),
                       mast_speed_vs_random_playouts=round(rate / uniform_rate, 2))
     report["search_path"] = "kernel" if kernel else "python"
     return report
+
+
+def _iterations_per_s(state: State, config: SearchConfig, budget: dict[str, Any]) -> float:
+    """Iterations per second of a search of ``state`` with ``config`` under ``budget``."""
+    tree = make_tree(state, None, 0, config=config)
+    start = time.perf_counter()
+    done = tree.search(budget["iterations"], budget.get("time_limit"))
+    return done.iterations / (time.perf_counter() - start)
 
 
 def _random_game(state: State, seed: int) -> int:

@@ -29,9 +29,9 @@ the most visited move alike; the next (50, 200, 600, 1500, 6000) put level 3, at
 iterations and a low temperature, only 84 Elo below level 4, so level 3 now searches
 300; with it, and again after the search gained MAST playouts, the Samara ladder met
 every expectation of the levels.  Level 5 takes well under a second a move with the
-compiled kernels and tens of seconds in a game without one (Stephens).  Because the levels run the default search,
-their strength moves when that search improves, and the table should then be measured
-again.
+compiled kernels and tens of seconds in a game without one (Stephens).  Because the
+levels run the default search, their strength moves when that search improves, and the
+table should then be measured again.
 """
 
 from __future__ import annotations
