@@ -8,7 +8,8 @@ iteration raises.  A search supplies one iteration as a function
 call so that its hot state lives in local variables, and its :meth:`analysis`.
 
 Only a ``time_limit`` or ``on_progress`` makes the loop read the clock, so an
-iteration budget alone never depends on timing.
+iteration budget alone never depends on timing.  The garbage collector's full
+passes wait while a search runs (:mod:`engine.search.collector`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from engine.search.analysis import Analysis
+from engine.search.collector import without_full_collections
 
 #: Default seconds between two ``on_progress`` calls.
 DEFAULT_PROGRESS_INTERVAL = 0.5
@@ -82,7 +84,8 @@ class BudgetedSearch(ABC):
         check_budget(iterations, time_limit)
         if on_progress is not None and not progress_interval > 0:
             raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
-        self._run(iterations, time_limit, should_stop, on_progress, progress_interval)
+        with without_full_collections():
+            self._run(iterations, time_limit, should_stop, on_progress, progress_interval)
         return replace(self.analysis(), stop_reason=self.stop_reason)
 
     def _run(
