@@ -49,7 +49,8 @@ from engine.game import (
     UnknownGameError,
     events_seen_by,
 )
-from engine.search.levels import MAX_LEVEL, MIN_LEVEL, get_level
+from engine.search.config import config_for
+from engine.search.levels import MAX_LEVEL, MIN_LEVEL
 from engine.seats import player_name, seat_label, seat_range
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
@@ -427,7 +428,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                             progress=progress, iterations=plan.iterations, seed=plan.seed,
                             c=plan.c, observer=plan.observer, level=plan.level, **kwargs)
 
-    def _budget(self, budget: pb.SearchBudget, analyze: bool, level: int = 0
+    def _budget(self, budget: pb.SearchBudget, analyze: bool, state: State, level: int = 0
                 ) -> tuple[int | None, float | None]:
         cfg = self.config
         if not 0 <= budget.iterations <= cfg.max_iterations:
@@ -445,7 +446,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             if level:
                 # The client asked for a level, not a number: a server that allows
                 # fewer iterations caps it rather than refusing the call.
-                iterations = min(get_level(level).iterations, cfg.max_iterations)
+                iterations = min(config_for(state).level(level).iterations,
+                                 cfg.max_iterations)
             elif analyze:
                 time_limit = min(cfg.default_analyze_time, cfg.max_time)
             else:
@@ -479,7 +481,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         if level and not MIN_LEVEL <= level <= MAX_LEVEL:
             raise invalid(f"level must be in {MIN_LEVEL}..{MAX_LEVEL} ({MIN_LEVEL} weakest; "
                           f"0: no level), got {level}", "level", errors.OUT_OF_RANGE)
-        iterations, time_limit = self._budget(request.budget, analyze, level)
+        iterations, time_limit = self._budget(request.budget, analyze, state, level)
         note(budget_iterations=iterations or 0,
              budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
         exploration = float(request.exploration)

@@ -311,8 +311,9 @@ def search_job(
     memory cap.  ``report`` receives progress every ``progress_interval`` seconds.
     """
     from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
+    from engine.search.config import config_for
     from engine.search.dispatch import make_tree
-    from engine.search.levels import choice_rng, get_level
+    from engine.search.levels import choice_rng
 
     if _flag(slot) == FLAG_CANCEL:
         return None
@@ -342,7 +343,7 @@ def search_job(
         reason = end_reason
     result = _encode_analysis(tree, analysis, reason)
     if level:
-        move = get_level(level).choose(analysis, choice_rng(seed))
+        move = config_for(state).level(level).choose(analysis, choice_rng(seed))
         result["chosen"] = (move, next(m.text for m in analysis.moves if m.move == move))
     return result
 

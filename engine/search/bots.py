@@ -252,10 +252,14 @@ class MctsBot:
         _require_decision(state)
         source = self._rng if self._rng is not None else rng
         tree = self._tree(state, source.getrandbits(63))
-        self.last_analysis = tree.search(self.iterations, self.time_limit)
-        return self._pick(self.last_analysis, source)
+        self.last_analysis = tree.search(*self._budget(state))
+        return self._pick(state, self.last_analysis, source)
 
-    def _pick(self, analysis: Analysis, rng: random.Random) -> int:
+    def _budget(self, state: State) -> tuple[int | None, float | None]:
+        """The search's iterations and time limit in ``state``."""
+        return self.iterations, self.time_limit
+
+    def _pick(self, state: State, analysis: Analysis, rng: random.Random) -> int:
         """The move to play after the search: the most visited one."""
         return analysis.best_move
 
@@ -278,7 +282,8 @@ class UctBot(MctsBot):
 class LevelBot(MctsBot):
     """Strength level ``level`` (``level:N`` specs, :mod:`engine.search.levels`): the
     default search with the level's iteration budget, then the level's choice over the
-    root's visit counts.
+    root's visit counts.  The level is the game's (:meth:`level_for`: its search
+    configuration's table), so ``iterations`` is ``None`` until a game is known.
 
     The choice draws from the same generator as the search's seed (the bot's own with a
     ``seed``, else the ``rng`` given to :meth:`choose`), so games stay reproducible;
@@ -289,12 +294,20 @@ class LevelBot(MctsBot):
     _kind = "level"
 
     def __init__(self, level: int, seed: int | None = None, name: str | None = None) -> None:
-        self.level: Level = get_level(level)
-        super().__init__(iterations=self.level.iterations, seed=seed,
-                         name=name or self.level.name)
+        self.number = get_level(level).number
+        super().__init__(iterations=get_level(level).iterations, seed=seed,
+                         name=name or get_level(level).name)
+        self.iterations = None
 
-    def _pick(self, analysis: Analysis, rng: random.Random) -> int:
-        return self.level.choose(analysis, rng)
+    def level_for(self, state: State) -> Level:
+        """This bot's level in ``state``'s game."""
+        return config_for(state).level(self.number)
+
+    def _budget(self, state: State) -> tuple[int | None, float | None]:
+        return self.level_for(state).iterations, None
+
+    def _pick(self, state: State, analysis: Analysis, rng: random.Random) -> int:
+        return self.level_for(state).choose(analysis, rng)
 
 
 class IsmctsBot(MctsBot):

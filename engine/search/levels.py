@@ -1,14 +1,17 @@
-"""Strength levels 1-5 (1 weakest): one table, level -> (search budget, move choice).
+"""Strength levels 1-5 (1 weakest): a table per game, level -> (search budget, move choice).
 
 A level is what a player picks from a menu ("level 3") rather than a search budget;
 ``level:N`` bot specs (:mod:`engine.search.bots`), ``furnace play --bots level:N``, the
-arena and the gRPC server's ``BestMoveRequest.level`` all read :data:`LEVELS`.  Each
+arena and the gRPC server's ``BestMoveRequest.level`` all read the game's table,
+``SearchConfig.levels`` (:mod:`engine.search.config`): :data:`LEVELS` unless the game
+has one of its own (:func:`check_levels` says what a table must be).  Each
 level runs the default search (``mcts``: MCTS, or ISMCTS in a hidden-information game,
 with the game's search configuration, :func:`~engine.search.dispatch.make_tree`) for a
 fixed number of iterations, then chooses a move from the root's visit counts:
 
-* the strong levels (4, 5) play the most visited move, ``Analysis.best_move``;
-* the weak levels (1-3) sample a move with probability proportional to
+* the strong levels (4 and 5 of the default table, 5 of Oh My Goods!') play the most
+  visited move, ``Analysis.best_move``;
+* the weaker ones sample a move with probability proportional to
   ``visits ** (1 / temperature)`` over the visited moves only
   (:func:`choose_by_visits`): the higher the temperature, the likelier a move the
   search thought nearly as good, which is how a human errs.  A move the search never
@@ -28,14 +31,18 @@ from ``furnace ladder`` measurements in Samara (docs/strength.md): a first table
 the most visited move alike; the next (50, 200, 600, 1500, 6000) put level 3, at 600
 iterations and a low temperature, only 84 Elo below level 4, so level 3 now searches
 300; with it, and again after the search gained MAST playouts, the Samara ladder met
-every expectation of the levels.  Level 5 takes well under a second a move with the
-compiled kernels and tens of seconds in a game without one (Stephens).  Because the
-levels run the default search, their strength moves when that search improves, and the
-table should then be measured again.
+every expectation of the levels.  In Oh My Goods! the same table's levels 4 and 5
+came out only 45 Elo apart (1,500 and 6,000 ISMCTS iterations play almost alike), so
+that game has a table of its own over smaller budgets
+(``engine.search.config.OH_MY_GOODS_LEVELS``).  Level 5 takes well under a second a
+move with the compiled kernels and tens of seconds in a game without one (Stephens).
+Because the levels run the default search, their strength moves when that search
+improves, and the tables should then be measured again.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from dataclasses import dataclass
@@ -64,7 +71,7 @@ class Level:
         return choose_by_visits(analysis, self.temperature, rng)
 
 
-#: The levels, weakest first: ``LEVELS[n - 1]`` is level ``n``.
+#: The default table, weakest first: ``LEVELS[n - 1]`` is level ``n``.
 LEVELS: tuple[Level, ...] = (
     Level(1, iterations=50, temperature=0.5),
     Level(2, iterations=200, temperature=0.25),
@@ -81,12 +88,37 @@ def valid_levels() -> str:
     return ", ".join(str(level.number) for level in LEVELS) + " (1 weakest)"
 
 
-def get_level(number: int) -> Level:
-    """Level ``number``; ``ValueError`` naming the valid levels for anything else."""
+def check_levels(table: tuple[Level, ...]) -> None:
+    """Raise ``ValueError`` unless ``table`` is a level table: levels 1-5 in order, each
+    with a positive iteration budget and a finite temperature >= 0, budgets growing and
+    temperatures falling from level to level (a stronger level never searches less)."""
+    if not isinstance(table, tuple) or not all(isinstance(level, Level) for level in table):
+        raise ValueError(f"a level table is a tuple of Level, not {table!r}")
+    numbers = [level.number for level in table]
+    if numbers != list(range(MIN_LEVEL, MAX_LEVEL + 1)):
+        raise ValueError(f"a level table has levels {valid_levels()} in order, not {numbers}")
+    for level in table:
+        budget, temperature = level.iterations, level.temperature
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"{level.name} needs a positive integer iteration budget, "
+                             f"not {budget!r}")
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float) \
+                or not 0 <= temperature < math.inf:
+            raise ValueError(f"{level.name} needs a finite temperature >= 0, "
+                             f"not {temperature!r}")
+    for weaker, stronger in itertools.pairwise(table):
+        if stronger.iterations <= weaker.iterations or stronger.temperature > weaker.temperature:
+            raise ValueError(f"{stronger.name} must search more than {weaker.name} and choose "
+                             f"no more loosely: {stronger} after {weaker}")
+
+
+def get_level(number: int, table: tuple[Level, ...] = LEVELS) -> Level:
+    """Level ``number`` of ``table`` (a game's is ``SearchConfig.levels``); ``ValueError``
+    naming the valid levels for anything else."""
     if isinstance(number, bool) or not isinstance(number, int) \
             or not MIN_LEVEL <= number <= MAX_LEVEL:
         raise ValueError(f"level must be one of {valid_levels()}, not {number!r}")
-    return LEVELS[number - MIN_LEVEL]
+    return table[number - MIN_LEVEL]
 
 
 def choose_by_visits(analysis: Analysis, temperature: float, rng: random.Random) -> int:

@@ -18,6 +18,7 @@ from google.protobuf import json_format
 from ai_server.server import BackgroundServer
 from engine import registry
 from engine.game import State
+from engine.search.config import config_for
 from engine.search.dispatch import make_tree
 from engine.search.levels import LEVELS, choice_rng, get_level
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -154,6 +155,18 @@ def test_a_level_in_a_hidden_information_game(stub: Stub) -> None:
         assert not reply.analysis.HasField("target")
 
 
+def test_a_level_searches_its_games_budget(stub: Stub) -> None:
+    state = registry.get_game("oh-my-goods").new_game(seed=2, num_players=2)
+    while state.current_player() < 0:
+        state.apply(state.chance_outcomes()[0][0])
+    message = opaque_of(state)
+    message.observer_seat = state.current_player()
+    own = config_for("oh-my-goods").level(2)
+    assert own.iterations != get_level(2).iterations  # the game has a table of its own
+    reply = stub.BestMove(pb.BestMoveRequest(state=message, seed=1, level=2))
+    assert reply.analysis.iterations == own.iterations
+
+
 # -- levels on Analyze -----------------------------------------------------------------------
 def test_analyze_searches_the_levels_budget(stub: Stub, new_state: pb.GameState) -> None:
     final = final_of(stub.Analyze(pb.AnalyzeRequest(state=new_state, seed=3, level=2,
@@ -220,14 +233,25 @@ def test_the_python_client_sends_the_level(server: BackgroundServer, new_state: 
 
 
 # -- docs/api.md ---------------------------------------------------------------------------
-def test_the_documented_table_is_the_engines() -> None:
+def test_the_documented_tables_are_the_engines() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     section = doc.split("### Strength levels", 1)[1].split("\n#", 1)[0]
-    rows = re.findall(r"^\| (\d+) \| (\d+) \| ([^|]+) \|$", section, re.MULTILINE)
-    documented = []
-    for number, iterations, choice in rows:
-        sampled = re.fullmatch(r"sampled, temperature ([\d.]+)", choice.strip())
-        temperature = float(sampled.group(1)) if sampled else 0.0
-        assert sampled or choice.strip() == "the most visited move", choice
-        documented.append((int(number), int(iterations), temperature))
-    assert documented == [(lv.number, lv.iterations, lv.temperature) for lv in LEVELS]
+    lines = [line for line in section.splitlines() if line.startswith("| ")]
+    columns = [cell.strip() for cell in lines[0].strip("|").split("|")][1:]
+    documented: dict[str, list[tuple[int, int, float]]] = {title: [] for title in columns}
+    for line in lines[2:]:
+        number, *cells = (cell.strip() for cell in line.strip("|").split("|"))
+        for title, cell in zip(columns, cells, strict=True):
+            found = re.fullmatch(r"(\d+) iterations, (?:sampled at temperature ([\d.]+)|"
+                                 r"the most visited move)", cell)
+            assert found, cell
+            documented[title].append((int(number), int(found.group(1)),
+                                      float(found.group(2) or 0.0)))
+    # Each column names the games that use its table, and every game is in one.
+    tables: dict[str, list[tuple[int, int, float]]] = {}
+    for info in registry.list_games():
+        [column] = [c for c in columns if info.title in c.split(", ")]
+        tables.setdefault(column, [(lv.number, lv.iterations, lv.temperature)
+                                   for lv in config_for(info.name).levels])
+        assert tables[column] == documented[column], info.name
+    assert set(tables) == set(columns)

@@ -31,6 +31,7 @@ from engine.search.levels import (
     LEVELS,
     MAX_LEVEL,
     MIN_LEVEL,
+    check_levels,
     choice_rng,
     choose_by_visits,
     get_level,
@@ -93,6 +94,46 @@ def test_the_table_runs_from_weak_to_strong() -> None:
     assert get_level(3).name == "level:3"
 
 
+def test_every_games_table_runs_from_weak_to_strong() -> None:
+    tables = {name: config.levels for name, config in SEARCH_CONFIGS.items()}
+    assert tables["oh-my-goods"] != LEVELS  # where more search soon stops paying
+    for name, table in tables.items():
+        check_levels(table)
+        assert table[0].temperature > 0 and table[-1].temperature == 0, name
+        assert config_for(name).level(2) is table[1]
+
+
+def test_a_level_bot_searches_its_games_budget() -> None:
+    state = _position("oh-my-goods", 2, 1, 0)
+    own = config_for(state).level(1)
+    assert own != get_level(1)
+    bot = _bot("level:1", seed=3)
+    bot.choose(state, random.Random(0))
+    assert bot.last_analysis is not None and bot.last_analysis.iterations == own.iterations
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda t: t[:4], r"levels 1, 2, 3, 4, 5 \(1 weakest\) in order"),
+        (lambda t: (t[1], t[0]) + t[2:], "in order"),
+        (lambda t: t[:1] + (dataclasses.replace(t[1], iterations=t[0].iterations),) + t[2:],
+         "level:2 must search more than level:1"),
+        (lambda t: t[:4] + (dataclasses.replace(t[4], temperature=0.3),),
+         "level:5 must search more than level:4 and choose no more loosely"),
+        (lambda t: (dataclasses.replace(t[0], iterations=0),) + t[1:],
+         "level:1 needs a positive integer iteration budget"),
+        (lambda t: (dataclasses.replace(t[0], temperature=math.nan),) + t[1:],
+         "level:1 needs a finite temperature"),
+        (lambda t: list(t), "a level table is a tuple of Level"),
+    ],
+)
+def test_a_bad_level_table_is_refused(change: object, message: str) -> None:
+    assert callable(change)
+    with pytest.raises(ValueError, match=message):
+        SearchConfig(levels=change(LEVELS))
+
+
 @pytest.mark.parametrize("number", [0, 6, -1, True, 2.0, "3"])
 def test_get_level_refuses_anything_else(number: object) -> None:
     with pytest.raises(ValueError, match=r"1, 2, 3, 4, 5 \(1 weakest\)"):
@@ -105,8 +146,9 @@ def test_level_specs(number: int) -> None:
     bot = make_bot(f"level:{number}", seed=1)
     assert isinstance(bot, LevelBot) and isinstance(bot, Bot)
     assert bot.name == f"level:{number}"
-    assert bot.level is get_level(number)
-    assert bot.iterations == get_level(number).iterations
+    assert bot.number == number
+    assert bot.level_for(race(2, 21, 3)) is get_level(number)  # a game on the default table
+    assert bot.iterations is None  # the game's table says, move by move
     assert bot.time_limit is None  # iterations only: the same player on every machine
     assert make_bot(f" Level: {number} ").name == f"Level: {number}"
 

@@ -25,7 +25,9 @@ from engine.search import (
     search_for,
 )
 from engine.search.analysis import build_analysis, merge_root_stats
+from engine.search.config import OH_MY_GOODS_LEVELS
 from engine.search.ismcts import ISMCTS
+from engine.search.levels import LEVELS
 from engine.search.mcts import MCTS
 from engine.search.parallel import split_iterations, worker_seed
 
@@ -46,11 +48,13 @@ def test_games_get_their_entry_or_the_defaults() -> None:
     omg = registry.get_game("oh-my-goods")
     samara = registry.get_game("samara")
     assert config_for("oh-my-goods") == SearchConfig(margin_scale=3.0, playout_depth=20,
-                                                     mast_epsilon=0.3)
+                                                     mast_epsilon=0.3,
+                                                     levels=OH_MY_GOODS_LEVELS)
     assert config_for(omg.info) is config_for(omg.new_game(1, 2)) is config_for("oh-my-goods")
     assert config_for(samara.info) == SearchConfig(c=0.7, mast_epsilon=0.3)
     assert config_for("a-game-nobody-made") is DEFAULT_CONFIG
-    assert DEFAULT_CONFIG == SearchConfig(margin_scale=None, playout_depth=0, c=None)
+    assert DEFAULT_CONFIG == SearchConfig(margin_scale=None, playout_depth=0, c=None,
+                                          levels=LEVELS)
     assert DEFAULT_CONFIG.evaluator() is FULL_PLAYOUT
     assert SearchConfig(playout_depth=12).evaluator() == TruncatedPlayoutEvaluator(12)
 
