@@ -178,7 +178,7 @@ def run_arena(
 
     if workers <= 1 or games <= 1:
         for g in range(games):
-            record(g, _arena_game(game, num_players, specs, seed, g, options, bots))
+            record(g, play_arena_game(game, num_players, specs, seed, g, options, bots))
             if progress is not None:
                 progress(g + 1, games)
     else:
@@ -190,7 +190,7 @@ def run_arena(
         with process_pool(workers) as pool:
             futures = {
                 pool.submit(
-                    _arena_game_by_name, game.info.name, num_players, specs, seed, g,
+                    play_arena_game_by_name, game.info.name, num_players, specs, seed, g,
                     dict(options or {}),
                 ): g
                 for g in range(games)
@@ -234,7 +234,7 @@ def run_arena(
     }
 
 
-def _arena_game(
+def play_arena_game(
     game: Game,
     num_players: int,
     specs: Sequence[str],
@@ -243,8 +243,11 @@ def _arena_game(
     options: Mapping[str, Any] | None,
     bots: Sequence[Bot] | None = None,
 ) -> tuple[Outcome, str | None]:
-    """Play arena game ``g``: everything random in it flows from ``(seed, g)``.  Returns
-    the outcome and, in a one-seat game, its solo result (``State.solo_rank()``)."""
+    """Play arena game ``g`` of ``specs`` (``bots``: those specs' bots, made here when not
+    given): everything random in it flows from ``(seed, g)``, so the same game with the
+    same bots is played alike whatever their names.  Returns the outcome and, in a
+    one-seat game, its solo result (``State.solo_rank()``); the ladder plays its games
+    through it too."""
     k = len(specs)
     deal = g // k
     if bots is None:
@@ -257,10 +260,12 @@ def _arena_game(
     return outcome, state.solo_rank() if num_players == 1 else None
 
 
-def _arena_game_by_name(
+def play_arena_game_by_name(
     name: str, num_players: int, specs: Sequence[str], seed: int, g: int,
     options: Mapping[str, Any],
 ) -> tuple[Outcome, str | None]:
+    """:func:`play_arena_game` of the game named ``name``: what a worker process is sent
+    (a name pickles small; the game is looked up in the worker)."""
     from engine import registry
 
-    return _arena_game(registry.get_game(name), num_players, specs, seed, g, options)
+    return play_arena_game(registry.get_game(name), num_players, specs, seed, g, options)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.game import FurnaceError, Game, Outcome
-from engine.search.arena import _arena_game, _arena_game_by_name, seat_assignment
+from engine.search.arena import play_arena_game, play_arena_game_by_name, seat_assignment
 from engine.search.bots import Bot, make_bot
 from engine.search.ratings import DEFAULT_VIRTUAL_DRAWS, Pairing, fit_ratings
 
@@ -183,7 +183,7 @@ def _play(
     if workers <= 1 or len(todo) <= 1:
         for a, b, g in todo:
             pair = [specs[a], specs[b]]
-            outcome, _ = _arena_game(game, 2, pair, seed, g, options,
+            outcome, _ = play_arena_game(game, 2, pair, seed, g, options,
                                      [bots[pair[0]], bots[pair[1]]])
             record((a, b, g), outcome)
         return
@@ -194,7 +194,7 @@ def _play(
     pool = process_pool(workers)
     try:
         futures = {
-            pool.submit(_arena_game_by_name, game.info.name, 2, [specs[a], specs[b]], seed, g,
+            pool.submit(play_arena_game_by_name, game.info.name, 2, [specs[a], specs[b]], seed, g,
                         dict(options or {})): (a, b, g)
             for a, b, g in todo
         }
