@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from engine.game import GameInfo, InvalidStateError
+from engine.game import FurnaceError, GameInfo, InvalidStateError
 
 T = TypeVar("T")
 
@@ -76,25 +76,38 @@ def catalogue_field(entry: dict[str, Any], name: str, where: str, kind: type,
     return value
 
 
-def _decode_catalogue(text: str, where: str) -> Any:
+def decode_json(text: str, what: str, error: type[FurnaceError]) -> Any:
+    """The JSON data in ``text``; ``error`` naming ``what`` ("catalogue X") if it is not
+    JSON or is nested too deeply for the decoder."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CatalogueError(f"catalogue {where} is not valid JSON: {exc}") from None
+        raise error(f"{what} is not valid JSON: {exc}") from None
     except RecursionError:
-        raise CatalogueError(f"catalogue {where} is nested too deeply") from None
+        raise error(f"{what} is nested too deeply") from None
+
+
+def read_json_file(path: str | Path, what: str, error: type[FurnaceError],
+                   unreadable: type[FurnaceError] | None = None) -> Any:
+    """The JSON data in the file ``path``, read as UTF-8.
+
+    Anything wrong is an ``error`` naming the file as ``what`` ("catalogue",
+    "saved game"): not UTF-8, not JSON, nested too deeply; a file that cannot be read
+    at all is an ``unreadable`` (default: ``error``).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise (unreadable or error)(f"cannot read {what} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{what} {path} is not UTF-8 text: {exc.reason} at byte "
+                    f"{exc.start}") from None
+    return decode_json(text, f"{what} {path}", error)
 
 
 def read_catalogue_json(path: str | Path) -> Any:
     """The JSON data of a catalogue file (:class:`CatalogueError` if unreadable or not JSON)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CatalogueError(f"cannot read catalogue {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise CatalogueError(f"catalogue {path} is not UTF-8 text: {exc.reason} at byte "
-                             f"{exc.start}") from None
-    return _decode_catalogue(text, str(path))
+    return read_json_file(path, "catalogue", CatalogueError)
 
 
 def packaged_catalogue_json(package: str) -> Any:
@@ -109,7 +122,7 @@ def packaged_catalogue_json(package: str) -> Any:
     except UnicodeDecodeError as exc:
         raise CatalogueError(f"the packaged catalogue {where} is not UTF-8 text: "
                              f"{exc.reason} at byte {exc.start}") from None
-    return _decode_catalogue(text, where)
+    return decode_json(text, f"the packaged catalogue {where}", CatalogueError)
 
 
 def check_source(entry: dict[str, Any], where: str) -> None:

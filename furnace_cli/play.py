@@ -25,6 +25,7 @@ from engine.game import (
 )
 from engine.search import Bot, make_bot, search_for
 from engine.seats import seat_label, seat_range
+from engine.validation import read_json_file
 
 HELP = """commands:
   N             play move number N of the list ('moves' shows it)
@@ -45,20 +46,7 @@ def load_state(path: str, game: str | None = None) -> State:
     not UTF-8, not JSON (or nested too deeply to read), not a state of a known game,
     or a state its game's loader rejects.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FurnaceError(f"cannot read saved game {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InvalidStateError(f"saved game {path} is not UTF-8 text: {exc.reason} at byte "
-                                f"{exc.start}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidStateError(f"saved game {path} is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise InvalidStateError(f"saved game {path} is nested too deeply to be a state") \
-            from None
+    data = read_json_file(path, "saved game", InvalidStateError, unreadable=FurnaceError)
     if not isinstance(data, dict) or not isinstance(data.get("game"), str):
         raise InvalidStateError(f"saved game {path} must be a JSON object with a 'game' "
                                 f"field naming the game")
