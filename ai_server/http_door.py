@@ -29,7 +29,10 @@ same code, message and details (BadRequest, ErrorInfo, RetryInfo).
 * a body larger than ``max_message_bytes`` is RESOURCE_EXHAUSTED (the transport's
   limit, as on the native port); JSON bodies get twice the binary size limits of
   :class:`ai_server.wire.WireLimits` (JSON spells out names and escapes strings);
-* ``GET /`` serves the web table (``ai_server/web/static``) when it is built in.
+* ``GET /`` serves the web table (``ai_server/web/static``) when it is built in;
+* CORS for the origins of ``SecurityConfig.cors_origins`` (Starlette's middleware):
+  preflights allow the headers Connect, gRPC-Web and tokens need, and answers expose
+  gRPC-Web's status headers; without origins, no CORS headers at all.
 
 Health and reflection stay on the native port.
 """
@@ -373,6 +376,28 @@ def static_file(name: str) -> bytes | None:
         return None
 
 
+# -- CORS -------------------------------------------------------------------------------------
+#: What a browser page may send: the token, Connect's and gRPC-Web's request headers.
+CORS_REQUEST_HEADERS = ("authorization", "content-type", "connect-protocol-version",
+                        "connect-timeout-ms", "connect-accept-encoding", "connect-content-encoding",
+                        "grpc-timeout", "x-grpc-web", "x-user-agent")
+#: What it may read: gRPC-Web's status (in headers when a call fails at once).
+CORS_EXPOSED_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin")
+#: Seconds a browser may keep a preflight's answer.
+CORS_MAX_AGE = 7200
+
+
+def with_cors(app: Any, origins: tuple[str, ...]) -> Any:
+    """``app`` behind CORS for ``origins`` (``("*",)``: any); ``app`` itself without any."""
+    if not origins:
+        return app
+    from starlette.middleware.cors import CORSMiddleware
+
+    return CORSMiddleware(app, allow_origins=origins, allow_methods=("GET", "POST"),
+                          allow_headers=CORS_REQUEST_HEADERS,
+                          expose_headers=CORS_EXPOSED_HEADERS, max_age=CORS_MAX_AGE)
+
+
 # -- the HTTP server --------------------------------------------------------------------------
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host:port`` (0: any free port)."""
@@ -403,7 +428,7 @@ class HttpServer:
         self.tls = security.tls
         context = security.ssl_context()
         config = uvicorn.Config(
-            app, lifespan="off", log_config=None, access_log=False, http="h11", ws="none",
+            with_cors(app, security.cors_origins), lifespan="off", log_config=None, access_log=False, http="h11", ws="none",
             interface="asgi3", proxy_headers=False, server_header=False,
             timeout_graceful_shutdown=max(grace, 0.1),  # type: ignore[arg-type]
             ssl_context_factory=None if context is None else lambda *_: context)

@@ -22,6 +22,10 @@ serve --host 0.0.0.0`` needs TLS or tokens, or an explicit ``--insecure``
   is ``None``).
 * Health (``grpc.health.v1.Health``) stays open without a token, for load
   balancer probes; reflection can be switched off.
+* **CORS** (the HTTP door only): pages of the named origins (``--cors-origin``,
+  ``https://play.example.org`` or ``*``) may call the door from a browser
+  (:func:`check_origin`).  It decides only what a browser lets such a page send and
+  read; tokens still decide who may call.
 
 >>> [t.name for t in parse_tokens("# clients\\nalice:0123456789abcdef0123\\n"
 ...                               "fedcba9876543210fedc\\n", "tokens.txt")]
@@ -36,6 +40,7 @@ import hmac
 import ipaddress
 import logging
 import os
+import re
 import ssl
 import stat
 import tempfile
@@ -179,8 +184,14 @@ class SecurityConfig:
     tokens: tuple[Token, ...] = ()
     #: Serve gRPC server reflection.
     reflection: bool = True
+    #: Origins whose pages may call the HTTP door from a browser (CORS); ``("*",)``: any.
+    cors_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for origin in self.cors_origins:
+            check_origin(origin)
+        if "*" in self.cors_origins and len(self.cors_origins) > 1:
+            raise ValueError("CORS origin '*' (any origin) goes alone")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("TLS needs both a certificate and its key")
         if self.client_ca is not None and self.tls_cert is None:
@@ -202,7 +213,8 @@ class SecurityConfig:
     @classmethod
     def from_files(cls, *, tls_cert: str | None = None, tls_key: str | None = None,
                    tls_client_ca: str | None = None, token_file: str | None = None,
-                   token_env: str | None = None, reflection: bool = True) -> SecurityConfig:
+                   token_env: str | None = None, reflection: bool = True,
+                   cors_origins: Sequence[str] = ()) -> SecurityConfig:
         """Read and check the files (ValueError, in words, on any problem)."""
         if (tls_cert is None) != (tls_key is None):
             raise ValueError("--tls-cert and --tls-key go together")
@@ -219,13 +231,17 @@ class SecurityConfig:
         if token_env:
             tokens += read_token_env(token_env)
         return cls(tls_cert=cert, tls_key=key, client_ca=ca, tokens=tokens,
-                   reflection=reflection)
+                   reflection=reflection, cors_origins=tuple(cors_origins))
 
     def describe(self) -> str:
         """One line for the log (never secrets)."""
         parts = ["mutual TLS" if self.mutual_tls else "TLS" if self.tls else "plaintext"]
         parts.append(f"{len(self.tokens)} token(s)" if self.tokens else "no tokens")
         parts.append("reflection on" if self.reflection else "reflection off")
+        if self.cors_origins:
+            parts.append("CORS: any origin" if self.cors_origins == ("*",)
+                         else f"CORS: {len(self.cors_origins)} origin"
+                              f"{'s' if len(self.cors_origins) > 1 else ''}")
         return ", ".join(parts)
 
     def server_credentials(self) -> grpc.ServerCredentials | None:
@@ -262,6 +278,20 @@ class SecurityConfig:
             context.load_verify_locations(cadata=self.client_ca.decode("ascii", "replace"))
         context.set_alpn_protocols(["http/1.1"])
         return context
+
+
+# -- CORS ------------------------------------------------------------------------------
+_ORIGIN = re.compile(r"https?://(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
+                     r"(?::[0-9]{1,5})?")
+
+
+def check_origin(origin: str) -> None:
+    """Raise ``ValueError`` unless ``origin`` is ``*`` or a web origin as a browser sends it
+    in ``Origin``: ``http(s)://host[:port]``, no path, not even a final ``/``."""
+    if origin != "*" and not (isinstance(origin, str) and _ORIGIN.fullmatch(origin)):
+        raise ValueError(f"CORS origin {origin!r} is not an origin: give scheme, host and "
+                         f"port as a browser sends them (https://play.example.org, "
+                         f"http://localhost:3000) or '*' alone for any origin")
 
 
 # -- exposure --------------------------------------------------------------------------
@@ -415,6 +445,9 @@ def add_arguments(parser: Any) -> None:
                        help="do not serve gRPC server reflection")
     group.add_argument("--insecure", action="store_true",
                        help="allow a non-loopback --host without TLS or tokens")
+    group.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                       help="let pages of ORIGIN (https://play.example.org; '*': any) call "
+                            "the HTTP door from a browser; repeat for more origins")
 
 
 def config_from_args(args: Any) -> tuple[SecurityConfig, list[str]]:
@@ -426,5 +459,7 @@ def config_from_args(args: Any) -> tuple[SecurityConfig, list[str]]:
     security = SecurityConfig.from_files(
         tls_cert=args.tls_cert, tls_key=args.tls_key, tls_client_ca=args.tls_client_ca,
         token_file=args.token_file, token_env=args.token_env,
-        reflection=not args.no_reflection)
+        reflection=not args.no_reflection, cors_origins=args.cors_origin)
+    if security.cors_origins and getattr(args, "http_port", None) is None:
+        raise ValueError("--cors-origin needs --http-port: CORS is for the HTTP door")
     return security, check_exposure(args.host, security, args.insecure)

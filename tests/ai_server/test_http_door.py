@@ -327,6 +327,97 @@ def test_tls_and_tokens_on_the_http_port(pki: SimpleNamespace) -> None:
             urllib.request.urlopen(url(srv, "ListGames"), data=b"{}", timeout=10)
 
 
+# -- CORS: pages of other origins ---------------------------------------------------------------
+SITE = "https://play.example.org"
+
+
+def request(address: str, method: str, headers: dict[str, str], body: bytes | None = None
+            ) -> tuple[int, dict[str, str], bytes]:
+    """HTTP status, headers (lower-case names) and body of any request (errors included)."""
+    message = urllib.request.Request(address, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(message, timeout=60) as reply:
+            return reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
+
+
+def preflight(address: str, origin: str, headers: str = "content-type, authorization"
+              ) -> tuple[int, dict[str, str]]:
+    status, reply, _ = request(address, "OPTIONS", {
+        "Origin": origin, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": headers})
+    return status, reply
+
+
+def test_without_cors_origins_no_cors_headers(door: BackgroundServer) -> None:
+    status, headers = preflight(url(door, "ListGames"), SITE)
+    assert "access-control-allow-origin" not in headers
+    status, headers, _ = request(url(door, "ListGames"), "POST", {
+        "Origin": SITE, "Content-Type": "application/json"}, b"{}")
+    assert status == 200 and "access-control-allow-origin" not in headers
+
+
+def test_cors_lets_the_named_origins_call(pki: SimpleNamespace) -> None:
+    # A game site's page on another origin calls the door from the browser: the
+    # preflight must allow its headers (the token, Connect's and gRPC-Web's), and the
+    # answer must let the page read gRPC-Web's status trailers-in-headers.
+    hosting = SecurityConfig.from_files(token_file=pki.tokens,
+                                        cors_origins=[SITE, "http://localhost:3000"])
+    with BackgroundServer(security=hosting, http_port=0, workers=1) as srv:
+        address = url(srv, "ListGames")
+        status, headers = preflight(address, SITE, "authorization, content-type, "
+                                    "connect-protocol-version, connect-timeout-ms, "
+                                    "x-grpc-web, x-user-agent, grpc-timeout")
+        assert status == 200
+        assert headers["access-control-allow-origin"] == SITE
+        assert "POST" in headers["access-control-allow-methods"]
+        allowed = headers["access-control-allow-headers"].lower()
+        for name in ("authorization", "connect-protocol-version", "x-grpc-web", "grpc-timeout"):
+            assert name in allowed
+        assert int(headers["access-control-max-age"]) > 0
+        status, headers = preflight(address, "https://elsewhere.example.com")
+        assert status == 400 and "access-control-allow-origin" not in headers
+        # The call itself: the token still decides; CORS only lets the page read it.
+        status, headers, body = request(address, "POST", {
+            "Origin": SITE, "Content-Type": "application/json",
+            "Authorization": f"Bearer {TOKEN}"}, b"{}")
+        assert status == 200 and json.loads(body)["games"]
+        assert headers["access-control-allow-origin"] == SITE
+        assert "grpc-status" in headers["access-control-expose-headers"].lower()
+        status, headers, _ = request(address, "POST", {
+            "Origin": SITE, "Content-Type": "application/json"}, b"{}")
+        assert status == 401 and headers["access-control-allow-origin"] == SITE
+
+
+@pytest.mark.parametrize(("origins", "message"), [
+    (["play.example.org"], "not an origin"),
+    (["https://play.example.org/"], "not an origin"),
+    (["https://play.example.org/table"], "not an origin"),
+    (["ftp://play.example.org"], "not an origin"),
+    (["*", SITE], r"'\*' \(any origin\) goes alone"),
+    ([""], "not an origin"),
+])
+def test_bad_cors_origins_are_refused(origins: list[str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SecurityConfig(cors_origins=tuple(origins))
+
+
+def test_any_origin_and_the_description() -> None:
+    assert "CORS: any origin" in SecurityConfig(cors_origins=("*",)).describe()
+    assert "CORS: 2 origins" in SecurityConfig(
+        cors_origins=(SITE, "http://[::1]:8080")).describe()
+    assert "CORS" not in SecurityConfig().describe()
+
+
+def test_furnace_serve_takes_cors_origins_only_with_an_http_port() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ai_server", "serve", "--port", "0", "--cors-origin", SITE],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert result.returncode == 2
+    assert "--cors-origin needs --http-port" in result.stderr
+
+
 # -- the command line and the docs --------------------------------------------------------------
 def test_peer_of() -> None:
     assert peer_of("10.0.0.1:443") == "ipv4:10.0.0.1:443"
