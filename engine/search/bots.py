@@ -294,10 +294,10 @@ class LevelBot(MctsBot):
     _kind = "level"
 
     def __init__(self, level: int, seed: int | None = None, name: str | None = None) -> None:
-        self.number = get_level(level).number
-        super().__init__(iterations=get_level(level).iterations, seed=seed,
-                         name=name or get_level(level).name)
-        self.iterations = None
+        default = get_level(level)  # checks the number: every game's table has 1-5
+        super().__init__(iterations=default.iterations, seed=seed, name=name or default.name)
+        self.number = default.number
+        self.iterations = None  # the game's table gives it, move by move (_budget)
 
     def level_for(self, state: State) -> Level:
         """This bot's level in ``state``'s game."""
