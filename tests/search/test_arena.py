@@ -8,6 +8,7 @@ import random
 import pytest
 
 from engine.search.arena import (
+    play_arena_game,
     play_game,
     result_keys,
     run_arena,
@@ -140,3 +141,15 @@ def test_bad_input_fails_before_playing() -> None:
     with pytest.raises(ValueError):
         run_arena(RaceGame(), 2, [], 4, 0)
     assert calls == []
+
+
+def test_a_game_depends_on_its_bots_not_their_names() -> None:
+    # docs/strength.md reuses a ladder's games under new names (Oh My Goods!' level
+    # table): that is sound only because names play no part in a game.
+    game = RaceGame()
+    for g in range(4):
+        plain = play_arena_game(game, 2, ["random", "mcts:30"], 5, g, None)
+        renamed = play_arena_game(game, 2, [" Random", "MCTS:30 "], 5, g, None)
+        assert plain == renamed
+    assert play_arena_game(game, 2, ["mcts:30", "random"], 5, 0, None) != \
+        play_arena_game(game, 2, ["random", "mcts:30"], 5, 0, None)
