@@ -36,6 +36,7 @@ from random import Random
 from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.playout_rng import MASK64
 from engine.stephens.activation import concrete_options
+from engine.stephens import heuristic as stephens_heuristic
 from engine.stephens.frames import FRAME_KINDS, Frame
 from engine.stephens.state import INFO, Player, StephensState
 from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOBODY
@@ -75,8 +76,11 @@ cdef enum:
     MAXW = 16           # one seat's workers in one row (activation bitmasks)
     MAXCOLS = 12        # investment columns (a columns decision lists every subset)
     MAX_MOVES = 8192
-    MAX_NODES = 16384   # activation plan search: nodes and outcomes remembered
-    MAX_PAYMENTS = 4096
+    # Scratch room of the activation plan search (nodes and outcomes remembered) and
+    # of the payments of a contract: a first try in little room (the catalogue's
+    # positions need a few hundred at most), a second in much more.
+    SMALL_ROOM = 512
+    LARGE_ROOM = 32768
     MAX_PLACEMENTS = 256  # types of the "any" accessories placed on one contract
     SIZE = 9            # engine.stephens.activation's resource vector
     NO_SEAT = -1        # vocabulary.NOBODY: no worker on a space
@@ -292,6 +296,12 @@ ctypedef struct Cat:
     int army_step
     int refill[MAXARMY + 1][3]   # cubes per empty furnace for 4/3/2 players; -1: none
     int master_vp[6]
+    # the heuristic's weights (engine.stephens.heuristic) and what it reads per card
+    double h_coin, h_influence, h_cube, h_accessory, h_reserved
+    double h_contract_base, h_contract_held, h_column_share, h_track_progress
+    double h_row_activations
+    double prof_worth[MAXPROF]   # heuristic.benefit_value
+    double disk_value[MAXDISK]   # heuristic.ABILITY_VALUE of the disk's effect
 
 
 ctypedef struct Fr:
@@ -684,7 +694,8 @@ ctypedef struct Search:
     int army
     # (workers used, resources) nodes visited, and those kept per set of workers
     int nvisited
-    int* visited             # MAX_NODES * (1 + SIZE)
+    int room                 # entries of visited, seen and plans
+    int* visited             # room * (1 + SIZE)
     int nseen
     int* seen
     # outcomes in the order first reached, each with its first (smallest) steps
@@ -789,7 +800,7 @@ cdef bint node_known(Search* q, int used, const int* have) noexcept nogil:
         e = q.visited + i * (1 + SIZE)
         if e[0] == used and same(e + 1, have):
             return True
-    if q.nvisited >= MAX_NODES:
+    if q.nvisited >= q.room:
         q.overflow = 1
         return True
     e = q.visited + q.nvisited * (1 + SIZE)
@@ -816,7 +827,7 @@ cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
                 break
         if ok and (not q.at_stake or e[1 + R_VP] == have[R_VP]):
             return True
-    if q.nseen >= MAX_NODES:
+    if q.nseen >= q.room:
         q.overflow = 1
         return True
     e = q.seen + q.nseen * (1 + SIZE)
@@ -837,7 +848,7 @@ cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nog
         if same(q.plans[i].out, have):
             break
     else:
-        if q.nplans >= MAX_NODES:
+        if q.nplans >= q.room:
             q.overflow = 1
             return
         q.plans[q.nplans] = q.path
@@ -867,9 +878,9 @@ cdef inline int compare_steps(const Plan* a, const Plan* b) noexcept nogil:
 
 
 cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int exclude,
-                          Plan* out) noexcept nogil:
+                          Plan* out, int room) noexcept nogil:
     """activation.activation_plans (pruned): one plan per undominated outcome, sorted by
-    steps, into ``out`` (MAX_NODES room); -1 when a bound is hit."""
+    steps, into ``out`` (``room`` plans); -1 when a bound is hit."""
     cdef Search q
     cdef int w, v, i, j, n
     cdef const Pl* p = &s.players[seat]
@@ -892,8 +903,9 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     q.army = s.army
     q.nvisited = q.nseen = q.nplans = q.overflow = 0
     q.path.nsteps = 0
-    q.visited = <int*>malloc(MAX_NODES * (1 + SIZE) * sizeof(int))
-    q.seen = <int*>malloc(MAX_NODES * (1 + SIZE) * sizeof(int))
+    q.room = room
+    q.visited = <int*>malloc(room * (1 + SIZE) * sizeof(int))
+    q.seen = <int*>malloc(room * (1 + SIZE) * sizeof(int))
     q.plans = out
     if q.visited == NULL or q.seen == NULL:
         q.overflow = 1
@@ -925,6 +937,23 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     return n
 
 
+cdef int plans_of(const St* s, const Cat* c, const Fr* f, Plan** out) noexcept nogil:
+    """The plans of an activation frame into a new buffer ``out[0]`` (the caller frees
+    it): tried in little room first, then in much more; -1 when they do not fit."""
+    cdef int count
+    out[0] = <Plan*>malloc(SMALL_ROOM * sizeof(Plan))
+    if out[0] == NULL:
+        return -1
+    count = activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], out[0], SMALL_ROOM)
+    if count >= 0:
+        return count
+    free(out[0])
+    out[0] = <Plan*>malloc(LARGE_ROOM * sizeof(Plan))
+    if out[0] == NULL:
+        return -1
+    return activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], out[0], LARGE_ROOM)
+
+
 cdef inline int pair_index(const Cat* c, const int* cards, int w, int o) noexcept nogil:
     """moves.option_pairs: the index of (worker, option) among every worker's options."""
     cdef int k
@@ -935,14 +964,12 @@ cdef inline int pair_index(const Cat* c, const int* cards, int w, int o) noexcep
 
 
 cdef int activation_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
-    cdef Plan* plans = <Plan*>malloc(MAX_NODES * sizeof(Plan))
+    cdef Plan* plans
     cdef int cards[MAXW]
     cdef int count, i, k, j, steps
     cdef mv payload, move
     cdef bint known
-    if plans == NULL:
-        return -1
-    count = activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], plans)
+    count = plans_of(s, c, f, &plans)
     row_workers(s, f.seat, f.ctx[C_PLACE], cards)
     for i in range(count):
         steps = plans[i].nsteps if plans[i].nsteps < PLAN_STEPS else PLAN_STEPS
@@ -1435,7 +1462,7 @@ cdef bint completable(const Cat* c, int start, int a, int b, int k) noexcept nog
 
 
 cdef int supply_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
-    cdef const int* left = s.players[f.seat].reserved
+    cdef const int* left = &s.players[f.seat].reserved[0]
     cdef int b
     for b in range(f.ctx[C_S_LAST] if f.ctx[C_S_LAST] > 0 else 0, c.nbonus):
         if (c.bonus_deliver[b][0] <= left[0] and c.bonus_deliver[b][1] <= left[1]
@@ -1504,11 +1531,13 @@ cdef inline int compare_payments(const Payment* a, const Payment* b, int nacc) n
     return 0
 
 
-cdef int payments(const St* s, const Cat* c, int seat, int contract, Payment* out) noexcept nogil:
-    """contracts.fulfilment_payments: the undominated ways to pay, sorted; -1 on overflow."""
+cdef int payments(const St* s, const Cat* c, int seat, int contract, Payment* out,
+                  int room) noexcept nogil:
+    """contracts.fulfilment_payments: the undominated ways to pay, sorted, into ``out``
+    (``room`` payments); -1 when they or the cube vectors do not fit."""
     cdef const Pl* p = &s.players[seat]
     cdef int replace = 0
-    cdef int* buffer = <int*>malloc(2 * MAX_PAYMENTS * 6 * sizeof(int))
+    cdef int* buffer = <int*>malloc(2 * room * 6 * sizeof(int))
     cdef int* vectors = buffer
     cdef int* grown
     cdef int* swap
@@ -1523,7 +1552,7 @@ cdef int payments(const St* s, const Cat* c, int seat, int contract, Payment* ou
     cdef Payment tmp
     if buffer == NULL:
         return -1
-    grown = vectors + MAX_PAYMENTS * 6
+    grown = vectors + room * 6
     if has_ability(c, p, E_CUBE_REPL):
         replace = c.disk_per[c.effect_disk[E_CUBE_REPL]]
     memset(vectors, 0, 6 * sizeof(int))
@@ -1557,7 +1586,7 @@ cdef int payments(const St* s, const Cat* c, int seat, int contract, Payment* ou
                         dup = True
                         break
                 if not dup:
-                    if ngrown >= MAX_PAYMENTS:
+                    if ngrown >= room:
                         free(buffer)
                         return -1
                     memcpy(grown + 6 * ngrown, vector, sizeof(vector))
@@ -1620,7 +1649,7 @@ cdef int payments(const St* s, const Cat* c, int seat, int contract, Payment* ou
             nplace += 1
         if nplace >= MAX_PLACEMENTS or not next_multiset(idx, count, c.nacc):
             break
-    if nvec * nplace > MAX_PAYMENTS:
+    if nvec * nplace > room:
         free(buffer)
         return -1
     n = 0
@@ -1652,7 +1681,8 @@ cdef inline bint same_cubes(const int* a, const int* b) noexcept nogil:
 cdef int fulfil_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
     cdef const Pl* p = &s.players[f.seat]
     cdef unsigned char contracts[MAXCON]
-    cdef Payment* pays = <Payment*>malloc(MAX_PAYMENTS * sizeof(Payment))
+    cdef Payment* pays = <Payment*>malloc(SMALL_ROOM * sizeof(Payment))
+    cdef int room = SMALL_ROOM
     cdef int i, j, k, count, contract
     cdef mv payload
     if pays == NULL:
@@ -1663,7 +1693,14 @@ cdef int fulfil_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) 
         contract = contracts[i]
         if c.con_type[contract] < f.ctx[C_TYPE]:
             continue
-        count = payments(s, c, f.seat, contract, pays)
+        count = payments(s, c, f.seat, contract, pays, room)
+        if count < 0 and room == SMALL_ROOM:
+            free(pays)
+            room = LARGE_ROOM
+            pays = <Payment*>malloc(room * sizeof(Payment))
+            if pays == NULL:
+                return -1
+            count = payments(s, c, f.seat, contract, pays, room)
         if count < 0 or n + count >= MAX_MOVES:
             free(pays)
             return -1
@@ -2102,6 +2139,16 @@ cdef class KernelCatalogue:
                     c.refill[space][k] = cubes[k]
         for i, vp in enumerate(catalogue.master_vp):
             c.master_vp[i] = vp
+        h = stephens_heuristic
+        c.h_coin, c.h_influence, c.h_cube = h.COIN, h.INFLUENCE, h.CUBE
+        c.h_accessory, c.h_reserved = h.ACCESSORY, h.RESERVED
+        c.h_contract_base, c.h_contract_held = h.CONTRACT_BASE, h.CONTRACT_HELD
+        c.h_column_share, c.h_track_progress = h.COLUMN_SHARE, h.TRACK_PROGRESS
+        c.h_row_activations = h.ROW_ACTIVATIONS
+        for i, prof in enumerate(catalogue.professions):
+            c.prof_worth[i] = h._benefit_worth(prof.benefit)
+        for i, disk in enumerate(catalogue.disks):
+            c.disk_value[i] = h.ABILITY_VALUE.get(disk.effect, 0.0)
 
 
 _CATALOGUES: dict = {}
@@ -2222,6 +2269,134 @@ cdef int final_score(const St* s, const Cat* c, int seat) noexcept nogil:
                 sets = p.accessories[k] + p.placed[k]
         total += c.disk_vp[c.effect_disk[E_FINAL_ACC]] * sets
     return total
+
+
+# -- the heuristic (engine.stephens.heuristic, 2-4 players) ----------------------------------
+# Every sum is added in the reference's order, so the values are equal to the last bit.
+cdef inline double track_progress(const int* starts, const int* vps, int count,
+                                  double weight, int position) noexcept nogil:
+    """heuristic.track_progress: the credit for the spaces climbed towards the next
+    sector (``weight``: heuristic.TRACK_PROGRESS)."""
+    cdef int k
+    for k in range(1, count):
+        if position < starts[k]:
+            return (weight * (vps[k] - vps[k - 1]) * (position - starts[k - 1])
+                    / (starts[k] - starts[k - 1]))
+    return 0.0
+
+
+cdef inline double forest_progress(const Cat* c, int position) noexcept nogil:
+    return track_progress(c.forest_from, c.forest_vp, c.nforest, c.h_track_progress, position)
+
+
+cdef inline double dune_progress(const Cat* c, int position) noexcept nogil:
+    return track_progress(c.dune_from, c.dune_vp, c.ndune, c.h_track_progress, position)
+
+
+cdef inline double resource_value(const Cat* c, const int* r) noexcept nogil:
+    """heuristic._resource_value of an activation resource vector."""
+    return (r[R_VP] + c.h_coin * r[R_COIN] + c.h_influence * r[R_INFLUENCE]
+            + c.h_cube * r[R_CUBES] + c.h_accessory * r[R_ACC]
+            + track_vp(c.forest_from, c.forest_vp, c.nforest, r[R_FOREST])
+            + forest_progress(c, r[R_FOREST])
+            + track_vp(c.dune_from, c.dune_vp, c.ndune, r[R_DUNE])
+            + dune_progress(c, r[R_DUNE]))
+
+
+cdef int pending_activations(const St* s, const Cat* c, double* gains) noexcept nogil:
+    """heuristic.pending_activations: per seat, the best plan's gain of each activation
+    on the stack; -1 when a plan search outgrows its room."""
+    cdef Plan* plans
+    cdef int i, j, count
+    cdef int r[SIZE]
+    cdef double now, best, value
+    cdef const Fr* f
+    for i in range(s.nframes):
+        f = &s.frames[i]
+        if f.kind != F_ACTIVATION:
+            continue
+        resources(&s.players[f.seat], c, r)
+        now = resource_value(c, r)
+        count = plans_of(s, c, f, &plans)
+        if count < 0:
+            free(plans)
+            return -1
+        best = now
+        for j in range(count):
+            value = resource_value(c, plans[j].out)
+            if j == 0 or value > best:
+                best = value
+        free(plans)
+        gains[f.seat] += best - now if best - now > 0.0 else 0.0
+    return 0
+
+
+cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
+    """heuristic.heuristic for 2-4 players into ``out``; -1 when a bound is hit."""
+    cdef double pending[MAXP]
+    cdef double income[MAXP]
+    cdef double resets, value
+    cdef int seat, place, i, card, owner, k, held, need, total, count, contract
+    cdef int forest[MAXCOLS]
+    cdef int dune[MAXCOLS]
+    cdef int vp[MAXCOLS]
+    cdef int cubes[3 * MAXCOLS]
+    cdef int leader = max_vp(s)
+    cdef const Pl* p
+    if s.end_round:
+        resets = 1.0
+    else:
+        resets = (<double>(s.army - leader)) / (2 * c.army_step) + 1
+        if not resets > 1.0:
+            resets = 1.0
+    for seat in range(s.nplayers):
+        pending[seat] = income[seat] = 0.0
+    if pending_activations(s, c, pending) < 0:
+        return -1
+    for place in range(6):
+        for i in range(s.nplaces[place]):
+            card = s.places[place][i]
+            for k in range(2):
+                owner = s.master[card] if k == 0 else s.apprentice[card]
+                if 0 <= owner < s.nplayers:
+                    income[owner] += c.h_row_activations * resets * c.prof_worth[card]
+    for seat in range(s.nplayers):
+        p = &s.players[seat]
+        value = <double>final_score(s, c, seat) + pending[seat] + income[seat]
+        value += forest_progress(c, p.forest) + dune_progress(c, p.dune)
+        total = 0
+        for k in range(c.nacc):
+            total += p.accessories[k]
+        value += c.h_coin * p.coins + c.h_accessory * total
+        k = influence_cap(c, p)
+        value += c.h_influence * (p.influence if p.influence < k else k)
+        total = 0
+        for k in range(6):
+            total += p.cubes[k]
+        value += c.h_cube * total + c.h_reserved * (p.reserved[0] + p.reserved[1]
+                                                    + p.reserved[2])
+        for i in range(p.ncontracts):
+            contract = p.contracts[i]
+            held = 0
+            for k in range(6):
+                held += c.con_cubes[contract][k] if c.con_cubes[contract][k] < p.cubes[k] \
+                    else p.cubes[k]
+            need = c.con_cube_count[contract] if c.con_cube_count[contract] > 1 else 1
+            value += c.con_cube_count[contract] * (c.h_contract_base
+                                                   + c.h_contract_held * held / need)
+        count = investment_columns(s, c, seat, forest, dune, vp, cubes)
+        if count < 0:
+            return -1
+        for k in range(count):
+            value += c.h_column_share * resets * (
+                vp[k] + c.h_reserved * (cubes[3 * k] + cubes[3 * k + 1] + cubes[3 * k + 2]))
+        if has_ability(c, p, E_RESET_VP):
+            value += c.disk_vp[c.effect_disk[E_RESET_VP]] * resets
+        for k in range(c.ndisk):
+            if p.unlocked[k]:
+                value += c.disk_value[k]
+        out[seat] = value
+    return 0
 
 
 # -- the state ------------------------------------------------------------------------------
@@ -2606,9 +2781,13 @@ cdef class KernelState:
         s.rng = getrandbits(64)
         return twin
 
-    # -- delegated to the reference rules ------------------------------------------
     def heuristic(self) -> list:
-        return self.to_reference().heuristic()
+        cdef double values[MAXP]
+        if heuristic(&self.s, self.cat, values) < 0:
+            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        return [values[p] for p in range(self.num_players)]
+
+    # -- delegated to the reference rules ------------------------------------------
 
     def to_json(self) -> dict:
         return self.to_reference().to_json()
