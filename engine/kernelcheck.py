@@ -212,8 +212,8 @@ def check_kernel(game: Game, games: int, seed: int,
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise FurnaceError(f"games must be a non-negative integer, not {games!r}")
     name = game.info.name
-    counts = kernel_player_counts(game)
-    if not counts:
+    counts = kernel_player_counts(game) if games else ()
+    if games and not counts:
         raise FurnaceError(f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set)")
     steps = 0
     mismatches = 0
