@@ -1027,11 +1027,12 @@ cdef void apply_activation(St* s, const Cat* c, Fr* f, mv move) noexcept nogil:
         code = <int>(move >> (8 * k) & 0xFF)
         if code == 0:
             break
+        # the step's (worker, option) pair, from its index among every worker's options
         index = code - 1
-        for w in range(nw):
-            if index < c.prof_nopt[cards[w]]:
-                break
+        w = 0
+        while index >= c.prof_nopt[cards[w]]:
             index -= c.prof_nopt[cards[w]]
+            w += 1
         steps_w[nsteps] = w
         steps_o[nsteps] = index
         nsteps += 1
@@ -1040,9 +1041,10 @@ cdef void apply_activation(St* s, const Cat* c, Fr* f, mv move) noexcept nogil:
     set_caps(c, p, caps)
     for k in range(nsteps):
         w = steps_w[k]
-        take(have, c.prof_pay[cards[w]][steps_o[k]], c.prof_gain[cards[w]][steps_o[k]], caps,
-             after)
-        memcpy(have, after, sizeof(have))
+        # a legal plan can pay every step
+        if take(have, c.prof_pay[cards[w]][steps_o[k]], c.prof_gain[cards[w]][steps_o[k]],
+                caps, after):
+            memcpy(have, after, sizeof(have))
     p.coins = have[R_COIN]
     p.influence = have[R_INFLUENCE]
     p.vp = have[R_VP]
@@ -2420,6 +2422,10 @@ cdef class KernelState:
     cdef KernelCatalogue kc
     cdef readonly int num_players
     cdef public long last_rollout_steps
+    # The legal moves (a list never changed in place), worked out once per position:
+    # search asks for them, then checks its move against them in apply.  Every method
+    # that changes the struct forgets or replaces them.
+    cdef list _legal
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(St))
@@ -2639,69 +2645,55 @@ cdef class KernelState:
     def is_terminal(self) -> bool:
         return self.s.nframes == 0
 
-    cdef int _moves(self, mv* moves) except -2:
-        cdef int n = gen_moves(&self.s, self.cat, moves)
-        if n < 0:
-            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
-        return n
+    cdef list _legal_moves(self):
+        cdef mv* moves
+        cdef int n
+        if self._legal is None:
+            moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
+            if moves == NULL:
+                raise MemoryError()
+            n = gen_moves(&self.s, self.cat, moves)
+            if n >= 0:
+                self._legal = [moves[i] for i in range(n)]
+            free(moves)
+            if n < 0:
+                raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        return self._legal
 
     def legal_moves(self) -> list:
-        cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
-        if moves == NULL:
-            raise MemoryError()
-        try:
-            n = self._moves(moves)
-            return [moves[i] for i in range(n)]
-        finally:
-            free(moves)
+        return list(self._legal_moves())
 
     cdef bint _is_legal(self, move) except -1:
-        cdef mv* moves
-        cdef int n, i
-        cdef mv code
-        if not isinstance(move, int) or isinstance(move, bool) or not 0 <= move < (1 << 63):
-            return False
-        code = move
-        moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
+        # bools are ints, but no move of Stephens (the reference refuses them too)
+        return isinstance(move, int) and not isinstance(move, bool) \
+            and move in self._legal_moves()
+
+    cdef _play(self, mv move):
+        """Play a legal move and what runs by itself after it, keeping the next moves."""
+        cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
+        cdef int n
         if moves == NULL:
             raise MemoryError()
-        try:
-            n = self._moves(moves)
-            for i in range(n):
-                if moves[i] == code:
-                    return True
-            return False
-        finally:
-            free(moves)
+        apply_decision(&self.s, self.cat, move)
+        n = advance(&self.s, self.cat, moves)
+        self._legal = [moves[i] for i in range(n)] if n >= 0 else None
+        free(moves)
+        if n < 0:
+            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
 
     def apply(self, move) -> list:
         """Play ``move`` (IllegalMoveError if it is not legal).  Returns no event texts."""
-        cdef mv* moves
         if not self._is_legal(move):
             reason = self.to_reference().why_illegal(move)
             if reason is None:  # pragma: no cover - the kernel and the oracle disagree
                 reason = "the kernel does not generate it"
             raise IllegalMoveError(reason)
-        moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
-        if moves == NULL:
-            raise MemoryError()
-        apply_decision(&self.s, self.cat, <mv>move)
-        n = advance(&self.s, self.cat, moves)
-        free(moves)
-        if n < 0:
-            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        self._play(move)
         return []
 
     def play_legal(self, move) -> None:
         """Play a move of :meth:`legal_moves` without checking it again."""
-        cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
-        if moves == NULL:
-            raise MemoryError()
-        apply_decision(&self.s, self.cat, <mv>move)
-        n = advance(&self.s, self.cat, moves)
-        free(moves)
-        if n < 0:
-            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        self._play(move)
 
     def clone(self) -> KernelState:
         cdef KernelState twin = KernelState.__new__(KernelState)
@@ -2709,6 +2701,7 @@ cdef class KernelState:
         twin.cat = self.cat
         twin.kc = self.kc
         twin.num_players = self.num_players
+        twin._legal = self._legal
         return twin
 
     def scores(self) -> list:
@@ -2731,6 +2724,7 @@ cdef class KernelState:
         cdef uint64_t rng = <uint64_t>(seed & MASK64)
         cdef int err = 0
         cdef long steps
+        self._legal = None
         with nogil:
             steps = c_rollout(&self.s, self.cat, &rng, &err)
         self.last_rollout_steps = steps
@@ -2747,6 +2741,7 @@ cdef class KernelState:
         cdef int err = 0
         cdef long recorded
         cdef int* trace_ptr = &trace[0] if trace.shape[0] else NULL
+        self._legal = None
         with nogil:
             recorded = c_guided_rollout(&self.s, self.cat, &rng, &values[0], epsilon,
                                         trace_ptr, trace.shape[0], max_moves, &err)
@@ -2779,6 +2774,7 @@ cdef class KernelState:
             if s.npdeck[colour]:
                 _reshuffle(s.pdeck[colour], s.npdeck[colour] - 1, getrandbits)
         s.rng = getrandbits(64)
+        twin._legal = None
         return twin
 
     def heuristic(self) -> list:
