@@ -706,8 +706,9 @@ ctypedef struct Search:
 
 
 cdef inline int row_workers(const St* s, int seat, int place, int* cards) noexcept nogil:
-    """The seat's workers in the row, by card then master before apprentice; ``cards``
-    gets each worker's card (-1 - card for an apprentice, unused by the plans)."""
+    """How many workers the seat has in the row, by card then master before apprentice
+    (activation.row_workers); ``cards`` gets the card of each of the first MAXW (the
+    plans need no more: the space a worker stands on changes nothing)."""
     cdef unsigned char sorted_cards[MAXPROF]
     cdef int n = s.nplaces[place]
     cdef int i, card
@@ -2443,6 +2444,12 @@ cdef class KernelState:
         fields that index something (places, factories, piles, rows, display spaces,
         workers), and the army's space (its refill must be printed for every space it
         can still reach).  A state from ``Game.state_from_json`` always fits.
+
+        A few bounds can only be checked in play, and no game reached them in the
+        checks (``furnace check-kernel``): more than MAXCOLS investment columns, more
+        than MAX_MOVES legal moves, a decision stack deeper than MAXFRAMES, an
+        activation needing more than LARGE_ROOM plans.  Past one the twin raises
+        ValueError rather than play out of bounds.
         """
         cdef KernelState k = KernelState.__new__(KernelState)
         cdef St* s = &k.s
@@ -2544,6 +2551,8 @@ cdef class KernelState:
             for r in range(c.ninvrows):
                 pl.ninvestments[r] = _fill(pl.investments[r], player.investments[r],
                                            inv_placed, c.ninv, "investments")
+                if pl.ninvestments[r] > MAXCOLS:
+                    raise ValueError(f"player {p}: more than {MAXCOLS} investment columns")
             for r in range(c.ncrows):
                 pl.nfulfilled[r] = _fill(pl.fulfilled[r], player.fulfilled[r], con_placed,
                                          c.ncon, "fulfilled")
