@@ -1096,6 +1096,8 @@ cdef int exchange_moves(const int* held, int kinds, int paid, int gained, int ki
             continue
         if taken > 64 or given > 64:
             return -1
+        # ``pay`` and ``gain`` walk the multisets of colours in
+        # itertools.combinations_with_replacement's order, as the reference does
         for i in range(given):
             pay[i] = 0
         more = True
@@ -1114,6 +1116,8 @@ cdef int exchange_moves(const int* held, int kinds, int paid, int gained, int ki
                     if not counts[k]:
                         free_colours[nfree] = k
                         nfree += 1
+                # with every colour paid there is none left to gain in (no exchange),
+                # unless nothing is gained
                 if nfree or not taken:
                     for i in range(taken):
                         gain[i] = 0
