@@ -17,7 +17,7 @@ move drawn uniformly, otherwise the legal move with the highest value for the se
 move, ties going to the first one met when scanning from a random start.  Chance
 outcomes are drawn by their probabilities, as in :meth:`engine.game.State.rollout`.
 Every draw comes from :class:`~engine.playout_rng.PlayoutRng`, so a compiled
-kernel's ``guided_playout`` (the Samara and Oh My Goods! kernels have one) plays
+kernel's ``guided_playout`` (the Samara, Oh My Goods! and Stephens kernels have one) plays
 exactly the moves of :func:`guided_playout` on the reference rules;
 ``tests/test_guided_playout.py`` and ``furnace check-kernel`` hold them to it.
 

@@ -38,17 +38,31 @@ GUIDED_EPSILON = 0.25
 MAX_STEPS = 100_000
 
 
-def game_options(game: Game, index: int) -> dict[str, Any]:
+def game_options(game: Game, index: int,
+                 counts: Sequence[int] | None = None) -> dict[str, Any]:
     """Options of check game ``index``: boolean options take every combination.
 
-    Player counts cycle fastest; after each full cycle the next combination of
-    flipped boolean options is used, so every count meets every combination.
+    Player counts (``counts``, by default every count of the game) cycle fastest;
+    after each full cycle the next combination of flipped boolean options is used,
+    so every count meets every combination.
     """
-    counts = game.info.player_counts
+    counts = counts or game.info.player_counts
     combo = index // len(counts)
     flags = [o for o in game.info.options if isinstance(o.default, bool)]
     return {o.name: (not o.default) if combo >> j & 1 else o.default
             for j, o in enumerate(flags)}
+
+
+def kernel_player_counts(game: Game) -> tuple[int, ...]:
+    """The player counts the game's kernel plays: those whose new game hands search a
+    twin.  A kernel may leave some to the reference rules (Stephens' leaves the solo
+    game); none at all when the kernel is not built or ``FURNACE_PURE_PYTHON`` is set."""
+    counts = []
+    for n in game.info.player_counts:
+        state = game.new_game(0, n, game_options(game, 0))
+        if state.search_state() is not state:
+            counts.append(n)
+    return tuple(counts)
 
 
 def _first_difference(ref: Sequence[Any], twin: Sequence[Any]) -> str:
@@ -187,9 +201,9 @@ def check_kernel(game: Game, games: int, seed: int,
                  progress: Progress | None = None) -> dict[str, Any]:
     """Compare ``games`` seeded random games on the reference rules and on the kernel.
 
-    Game ``i`` uses seed ``seed + i``, player counts cycling through
-    ``game.info.player_counts`` and the boolean options in every combination
-    (:func:`game_options`); its moves come from ``random.Random(seed * 1000003 + i)``.
+    Game ``i`` uses seed ``seed + i``, player counts cycling through those the
+    kernel plays (:func:`kernel_player_counts`) and the boolean options in every
+    combination (:func:`game_options`); its moves come from ``random.Random(seed * 1000003 + i)``.
     A mismatch is a step (or a playout check) where anything differs; the first of
     each game is described in ``examples`` (at most five kept) and the twin is
     rebuilt from the reference to go on.  Raises :class:`FurnaceError` when the
@@ -198,13 +212,15 @@ def check_kernel(game: Game, games: int, seed: int,
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise FurnaceError(f"games must be a non-negative integer, not {games!r}")
     name = game.info.name
-    counts = game.info.player_counts
+    counts = kernel_player_counts(game) if games else ()
+    if games and not counts:
+        raise FurnaceError(f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set)")
     steps = 0
     mismatches = 0
     examples: list[str] = []
     for i in range(games):
         num_players = counts[i % len(counts)]
-        options = game_options(game, i)
+        options = game_options(game, i, counts)
         state = game.new_game(seed + i, num_players, options)
         twin = state.search_state()
         if twin is state:

@@ -69,16 +69,18 @@ def run_bench(game: Game, seconds: float = 2.0, players: int = 3,
     }
     say(f"pure-Python legal_moves, apply and clone for {seconds:g} s ...")
     report.update(_operations(reference, seconds))
-    kernel = game.kernel_available()
+    opening = game.new_game(0, players)
+    # A kernel may leave some player counts to the reference rules (Stephens' solo game).
+    kernel = game.kernel_available() and opening.search_state() is not opening
     if kernel:
         say(f"kernel playouts for {seconds:g} s ...")
         kernel_rate, kernel_games = counted_rate(lambda i: reference(i).search_state())
         report.update(kernel_steps_per_s=round(kernel_rate), kernel_games=kernel_games,
                       kernel_speedup=round(kernel_rate / python_rate, 1))
     else:
-        report.update(kernel_steps_per_s=None, kernel_speedup=None,
-                      kernel_note="kernel not built or FURNACE_PURE_PYTHON set")
-    opening = game.new_game(0, players)
+        note = (f"the kernel does not play {players}-player games" if game.kernel_available()
+                else "kernel not built or FURNACE_PURE_PYTHON set")
+        report.update(kernel_steps_per_s=None, kernel_speedup=None, kernel_note=note)
     if not game.info.perfect_information and opening.current_player() >= 0:
         seat = opening.current_player()
 

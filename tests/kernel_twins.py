@@ -7,7 +7,7 @@ and by each game's own ``test_kernel.py``.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -38,12 +38,14 @@ def assert_same(ref: State, k: Any) -> None:
     assert k.to_json() == ref.to_json()
 
 
-def game_setups(game: Game, games: int) -> Iterator[tuple[int, int, dict[str, Any]]]:
-    """(seed, players, options) of ``games`` games: every player count meets every
-    combination of the boolean options (the same cycle as :func:`check_kernel`)."""
-    counts = game.info.player_counts
+def game_setups(game: Game, games: int, counts: Sequence[int] | None = None
+                ) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """(seed, players, options) of ``games`` games: every player count (of ``counts``,
+    by default every count of the game) meets every combination of the boolean options
+    (the same cycle as :func:`check_kernel`)."""
+    counts = counts or game.info.player_counts
     for g in range(games):
-        yield 100 + g, counts[g % len(counts)], game_options(game, g)
+        yield 100 + g, counts[g % len(counts)], game_options(game, g, counts)
 
 
 def random_positions(game: Game, seed: int, players: int,

@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from engine import oh_my_goods, samara
+from engine import oh_my_goods, samara, stephens
 from engine.game import Game, IllegalMoveError, State
 from engine.oh_my_goods import fast as oh_my_goods_fast
 from engine.playout_rng import PlayoutRng
 from engine.samara import fast as samara_fast
 from engine.search import mcts_search
+from engine.stephens import fast as stephens_fast
 from tests.kernel_twins import assert_same, game_setups, random_positions
 
 
@@ -35,6 +36,11 @@ class KernelGame:
     rollout_every: int  # ... one position in this many (Oh My Goods! playouts cost more)
     search_players: int
     search_iterations: int
+    players: tuple[int, ...] = ()  # the player counts the kernel plays; () for every count
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        return self.players or self.game.info.player_counts
 
     @property
     def name(self) -> str:
@@ -56,6 +62,9 @@ GAMES = (
                search_players=3, search_iterations=300),
     KernelGame(oh_my_goods.GAME, oh_my_goods_fast, rollout_games=12, rollout_every=60,
                search_players=2, search_iterations=60),
+    # the solo game runs on the reference rules
+    KernelGame(stephens.GAME, stephens_fast, rollout_games=6, rollout_every=80,
+               search_players=2, search_iterations=30, players=(2, 3, 4)),
 )
 
 
@@ -73,8 +82,8 @@ def _each_setup() -> list[Any]:
     params = []
     for kg in GAMES:
         flags = sum(isinstance(o.default, bool) for o in kg.game.info.options)
-        combos = len(kg.game.info.player_counts) << flags
-        for _, players, options in game_setups(kg.game, combos):
+        combos = len(kg.player_counts) << flags
+        for _, players, options in game_setups(kg.game, combos, kg.player_counts):
             flags_id = "-".join(f"{name}={value}" for name, value in options.items())
             params.append(pytest.param(kg, players, options, marks=_needs_kernel(kg),
                                        id=f"{kg.name}-{players}p-{flags_id}"))
@@ -115,7 +124,7 @@ def test_random_games_move_for_move(kg: KernelGame, players: int,
 @each_game
 def test_heuristic_scores_and_ranking_mid_game(kg: KernelGame) -> None:
     """A twin made mid-game evaluates the position like the reference does."""
-    for seed, players, options in game_setups(kg.game, 8):
+    for seed, players, options in game_setups(kg.game, 8, kg.player_counts):
         for i, state in enumerate(random_positions(kg.game, seed, players, options)):
             if i % 9 == 0:
                 k = kg.twin(state)
@@ -129,7 +138,7 @@ def test_heuristic_scores_and_ranking_mid_game(kg: KernelGame) -> None:
 @each_game
 def test_rollout_matches_python_rollout(kg: KernelGame) -> None:
     """A playout from anywhere takes the reference's moves to the reference's end."""
-    for seed, players, options in game_setups(kg.game, kg.rollout_games):
+    for seed, players, options in game_setups(kg.game, kg.rollout_games, kg.player_counts):
         for i, state in enumerate(random_positions(kg.game, seed, players, options)):
             if i % kg.rollout_every != 0:
                 continue
@@ -215,7 +224,7 @@ def test_clone_is_independent(kg: KernelGame) -> None:
 def test_reference_round_trip(kg: KernelGame) -> None:
     """Reference -> kernel -> reference (directly or through JSON) loses nothing."""
     reference_class = type(kg.game.new_game(1, 2))
-    for seed, players, options in game_setups(kg.game, 12):
+    for seed, players, options in game_setups(kg.game, 12, kg.player_counts):
         for i, state in enumerate(random_positions(kg.game, seed, players, options)):
             if i % 11:
                 continue
@@ -231,7 +240,7 @@ def test_reference_round_trip(kg: KernelGame) -> None:
 @each_game
 def test_pickle_round_trip(kg: KernelGame) -> None:
     """A pickled kernel state (as sent to search workers) comes back the same."""
-    state = kg.game.new_game(4, max(kg.game.info.player_counts))
+    state = kg.game.new_game(4, max(kg.player_counts))
     state.apply(state.legal_moves()[0])
     k = pickle.loads(pickle.dumps(kg.twin(state)))
     assert isinstance(k, kg.kernel_state)
@@ -273,6 +282,7 @@ def test_illegal_moves_raise(kg: KernelGame) -> None:
     """Illegal moves raise on both sides for the same reason and change nothing."""
     state = kg.game.new_game(8, 2)
     k = kg.twin(state)
+    opening = k.legal_moves()[0]
     legal = set(k.legal_moves())
     before = k.to_json()
     illegal = [m for m in range(1 << 17) if m not in legal]
@@ -289,4 +299,4 @@ def test_illegal_moves_raise(kg: KernelGame) -> None:
     state.rollout(1)
     k = kg.twin(state)
     with pytest.raises(IllegalMoveError, match="game is over"):
-        k.apply(0)
+        k.apply(opening)  # a move of the game (Stephens' codes are far from 0)

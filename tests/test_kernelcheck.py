@@ -21,7 +21,7 @@ from engine.game import (
     State,
     rank_groups,
 )
-from engine.kernelcheck import check_kernel, game_options
+from engine.kernelcheck import check_kernel, game_options, kernel_player_counts
 from engine.samara import GAME, fast
 
 SAMARA = registry.get_game("samara")
@@ -109,16 +109,21 @@ class CountState(State):
         return None if move in self.legal_moves() else "no"
 
     def search_state(self) -> State:
-        if self.twin == "none":
+        if self.twin == "none" or (self.twin == "two" and self.num_players != 2):
             return self
         cls = {"bad": BuggyTwin, "dealer": DealerTwin, "host": HostDealerTwin,
-               "guided": GuidedTwin, "wrong-guided": WrongGuidedTwin}.get(self.twin,
-                                                                         CountState)
+               "guided": GuidedTwin, "wrong-guided": WrongGuidedTwin,
+               "two": TwoPlayerTwin}.get(self.twin, CountState)
         twin = cls.__new__(cls)
         twin.__dict__.update(self.__dict__)
         twin.added = list(self.added)
         twin.twin = "none"  # a twin is its own search state
         return twin
+
+
+class TwoPlayerTwin(CountState):
+    """A twin that plays only the 2-player game (as Stephens' kernel leaves the solo game
+    to the reference rules)."""
 
 
 class BuggyTwin(CountState):
@@ -190,6 +195,10 @@ def test_toy_twin_that_agrees_has_no_mismatch() -> None:
     assert report["game"] == "toy-count"
     assert report["games"] == 8 and report["mismatches"] == 0 and report["examples"] == []
     assert report["steps"] > 8 * 3
+    # first a new game per player count, to learn which ones the kernel plays
+    probes, made = game.made[:2], game.made[2:]
+    assert probes == [(0, 2, {"big": False, "fair": True}), (0, 3, {"big": False, "fair": True})]
+    game.made = made
     # seeds seed+i, player counts cycling fastest, boolean options in every combination
     assert [m[0] for m in game.made] == list(range(5, 13))
     assert [m[1] for m in game.made] == [2, 3] * 4
@@ -199,6 +208,16 @@ def test_toy_twin_that_agrees_has_no_mismatch() -> None:
         {"big": False, "fair": False}, {"big": False, "fair": False},
         {"big": True, "fair": False}, {"big": True, "fair": False},
     ]
+
+
+def test_only_the_player_counts_the_kernel_plays_are_checked() -> None:
+    """A kernel that leaves a player count to the reference rules is checked on the others."""
+    game = CountGame("two")
+    assert kernel_player_counts(game) == (2,)
+    report = check_kernel(game, 4, seed=5)
+    assert report["mismatches"] == 0 and report["steps"] > 4 * 3
+    assert [m[1] for m in game.made[4:]] == [2] * 4  # after the probes of both calls
+    assert kernel_player_counts(CountGame("none")) == ()
 
 
 def test_toy_buggy_twin_is_caught_with_a_description() -> None:

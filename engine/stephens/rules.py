@@ -49,3 +49,8 @@ class StephensGame(Game):
 
     def state_from_json(self, data: Mapping[str, Any]) -> StephensState:
         return state_from_json(data, self.catalogue)
+
+    def kernel_available(self) -> bool:
+        from engine.stephens import fast
+
+        return fast.kernel_module() is not None

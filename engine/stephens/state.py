@@ -319,6 +319,11 @@ class StephensState(GameState):
 
         return render_view(self.observation(observer), self.catalogue)
 
+    def search_state(self) -> GameState:
+        from engine.stephens import fast
+
+        return fast.kernel_twin(self) or self
+
     # -- scoring --------------------------------------------------------------------
     def scores(self) -> list[float]:
         from engine.stephens.scoring import scores

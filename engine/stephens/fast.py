@@ -1,0 +1,39 @@
+"""Bridge to the compiled Stephens kernel (``ext/stephens_kernel.pyx``), if built.
+
+The kernel is optional: without it (or with ``FURNACE_PURE_PYTHON=1``) search
+runs on the reference rules in :mod:`engine.stephens`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from engine.fastpath import load_kernel
+
+if TYPE_CHECKING:
+    from engine.game import State
+    from engine.stephens.state import StephensState
+
+KERNEL_MODULE = "ext.stephens_kernel"
+
+
+def kernel_module() -> ModuleType | None:
+    return load_kernel(KERNEL_MODULE)
+
+
+def kernel_twin(state: StephensState) -> State | None:
+    """A kernel-backed copy of ``state``, or None when the kernel is not available.
+
+    Also None for the solo game, which the kernel does not play, and for a
+    (hand-made) state outside the kernel's fixed bounds, so search falls back to the
+    reference rules instead of failing.
+    """
+    module = kernel_module()
+    if module is None:
+        return None
+    try:
+        twin: State = module.KernelState.from_reference(state)
+    except ValueError:
+        return None
+    return twin

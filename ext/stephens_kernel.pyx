@@ -1,0 +1,2873 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, infer_types=True
+"""Stephens' rules on a flat C struct: the compiled twin of ``engine.stephens`` for 2-4 players.
+
+``KernelState`` reproduces :class:`engine.stephens.state.StephensState` move for move:
+the same legal moves in the same order, the same automatic play of procedures and
+single-option decisions (``engine.stephens.flow.advance``), the same successor
+states -- including the SplitMix64 generator the state carries for its shuffles --
+(checked by ``engine.kernelcheck`` and ``tests/stephens/test_kernel.py``) and the
+same random and guided playouts (SplitMix64 from :mod:`engine.playout_rng`).
+
+Scope.  The solo game (one player against the Automa) is not mirrored:
+``from_reference`` raises ValueError for it, so ``engine.stephens.fast.kernel_twin``
+returns None and search runs on the reference rules.  So it does for a hand-made
+position outside the struct's fixed bounds (see ``from_reference``).
+
+Layout.  The whole position is one ``St`` struct, so a copy is a ``memcpy``: card
+piles are byte arrays with a length, in the reference's list order (the top of a
+pile is its last entry), ``-1`` for an empty space.  The decision stack is an array
+of ``Fr`` frames whose context fields sit in ``ctx`` in the order of their sorted
+names, as ``engine.stephens.frames.FRAME_KINDS`` lists them.  Catalogue numbers are
+copied once per catalogue into a ``Cat`` struct.  Moves are the reference's 64-bit
+integers, ``kind << 56 | payload``.
+
+``apply`` returns no event texts (search does not read them); use the reference
+state (``to_reference()``) for a commented game, and for the heuristic, the words
+of moves and the views, which are delegated to it.
+"""
+
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+
+from random import Random
+
+from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
+from engine.playout_rng import MASK64
+from engine.stephens.activation import concrete_options
+from engine.stephens import heuristic as stephens_heuristic
+from engine.stephens.frames import FRAME_KINDS, Frame
+from engine.stephens.state import INFO, Player, StephensState
+from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOBODY
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline uint64_t furnace_splitmix64(uint64_t *state) {
+        uint64_t z;
+        *state += 0x9E3779B97F4A7C15ULL;
+        z = *state;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    """
+    uint64_t furnace_splitmix64(uint64_t *state) noexcept nogil
+
+include "move_slots.pxi"
+
+ctypedef int64_t mv
+
+cdef enum:
+    MAXP = 4
+    MAXPROF = 64        # professions (a card is a signed char: -1 is an empty space)
+    MAXCON = 64         # contracts
+    MAXINV = 64         # investments
+    MAXDISK = 32        # ability and influence disks
+    MAXACC = 6          # accessory types (a FULFIL payload has 6 fields for them)
+    MAXBONUS = 16       # supply combinations
+    MAXDISP = 8         # contract / investment display spaces
+    MAXROWS = 4         # investment rows and contract rows of a player board
+    MAXREQ = 4          # disks a disk requires
+    MAXOPT = 4          # options of a profession's benefit
+    MAXARMY = 127       # army spaces (the refill table is indexed by space)
+    MAXFRAMES = 48      # decision stack
+    MAXW = 16           # one seat's workers in one row (activation bitmasks)
+    MAXCOLS = 12        # investment columns (a columns decision lists every subset)
+    MAX_MOVES = 8192
+    # Scratch room of the activation plan search (nodes and outcomes remembered) and
+    # of the payments of a contract: a first try in little room (the catalogue's
+    # positions need a few hundred at most), a second in much more.
+    SMALL_ROOM = 512
+    LARGE_ROOM = 32768
+    MAX_PLACEMENTS = 256  # types of the "any" accessories placed on one contract
+    SIZE = 9            # engine.stephens.activation's resource vector
+    NO_SEAT = -1        # vocabulary.NOBODY: no worker on a space
+    ANY_COLOUR = -1     # vocabulary.ANY: an investment for any row
+
+    # resource vector indices (engine.stephens.activation)
+    R_COIN = 0
+    R_INFLUENCE = 1
+    R_VP = 2
+    R_FOREST = 3
+    R_DUNE = 4
+    R_CUBES = 5
+    R_CUBES_GAINED = 6
+    R_ACC = 7
+    R_ACC_GAINED = 8
+
+    # move kinds (engine.stephens.moves.KINDS order)
+    K_ACCESSORIES = 1
+    K_CUBES = 2
+    K_UNLOCK = 3
+    K_DISCARD = 4
+    K_GLASS = 5
+    K_PRODUCTS = 6
+    K_EFFECT = 7
+    K_CREATE = 8
+    K_REINFORCE = 9
+    K_DISCARD_CHEAPEST = 10
+    K_CONTRACT = 11
+    K_INVESTMENT = 12
+    K_SKIP = 13
+    K_ACTIVATE = 14
+    K_ACTIVATE_PART = 15
+    K_COLUMNS = 16
+    K_SUPPLY = 17
+    K_FULFIL = 18
+    K_REMOVE = 19
+    SHIFT = 56
+    PLAN_STEPS = 7
+    EFFECT_ROW = 16
+    ZERO = 128
+
+    # frame kinds (engine.stephens.frames.FRAME_KINDS order)
+    F_ACCESSORY = 0
+    F_UNLOCK = 1
+    F_TURN = 2
+    F_ACTION = 3
+    F_EFFECT = 4
+    F_ACTIVATION = 5
+    F_CUBES = 6
+    F_ACCESSORIES = 7
+    F_ACQUIRE = 8
+    F_ASSIGN = 9
+    F_RESET = 10
+    F_COLUMNS = 11
+    F_SUPPLY = 12
+    F_INFLUENCE = 13
+    F_FULFIL = 14
+    F_AUTOMA = 15
+    F_REMOVE = 16
+
+    # context fields, by sorted name
+    C_STAGE = 0                                   # turn
+    C_DISCARDED = 0                               # action
+    C_FACTORY = 0                                 # effect
+    C_PLACE = 0                                   # activation
+    C_USED = 1
+    C_GAINED = 0                                  # cubes, accessories
+    C_PAID = 1
+    C_CHEAPEST = 0                                # acquire
+    C_DISCOUNT = 1
+    C_FIRST = 2
+    C_LEFT = 3
+    C_PILE = 4
+    C_ROW = 5
+    C_FINAL = 0                                   # reset
+    C_STEP = 1
+    C_S_ACC = 0                                   # supply
+    C_S_ACQUIRE = 1
+    C_S_ASSIGN = 2
+    C_S_INFLUENCE = 3
+    C_S_LAST = 4
+    C_N = 0                                       # influence
+    C_TYPE = 0                                    # fulfil
+
+    # turn stages (engine.stephens.flow)
+    BEGIN = 0
+    END = 1
+    PASS = 2
+    # reset steps (engine.stephens.reset)
+    ARMY = 1
+    REFILL = 2
+    RESET_VP = 3
+    INVESTMENTS_STEP = 4
+    EMPTY_FACTORIES = 5
+    SUPPLY_STEP = 6
+    FULFIL_STEP = 7
+    DONE = 8
+    # piles (engine.stephens.displays, acquisition.EITHER)
+    CONTRACTS = 0
+    INVESTMENTS = 1
+    EITHER = 2
+
+    # ability effects: the influence disk, then vocabulary.ABILITY_EFFECTS in order
+    E_INFLUENCE = 0
+    E_RESET_VP = 1
+    E_FINAL_CUBES = 2
+    E_FINAL_COINS = 3
+    E_FINAL_INFLUENCE = 4
+    E_FINAL_ACC = 5
+    E_DISCARD_PROF = 6
+    E_EQUAL = 7
+    E_CUBE_REPL = 8
+    E_TWO_CARDS = 9
+    E_DISCARD_CHEAPEST = 10
+    E_DISCOUNT = 11
+    E_PRODUCTS = 12
+    NEFFECTS = 13
+
+    # supply bonus gains (vocabulary.BONUS_GAINS order)
+    G_INFLUENCE = 0
+    G_COIN = 1
+    G_ACCESSORY = 2
+    G_ACQUIRE = 3
+    G_ASSIGN = 4
+
+    # furnace actions (vocabulary.FURNACE_ACTIONS order)
+    A_ACTIVATE = 0
+    A_CONTRACT = 1
+
+EFFECTS = (INFLUENCE_DISK, *ABILITY_EFFECTS)
+BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
+FURNACE_ACTIONS = ("activate", "contract", "investment")
+FRAME_NAMES = tuple(FRAME_KINDS)
+# Frames of the solo game only: their positions are refused.
+SOLO_FRAMES = ("automa", "remove")
+
+
+# -- the board's geometry (engine.stephens.vocabulary, displays) ------------------------------
+cdef inline int display_space(int colour, int k) noexcept nogil:
+    """displays.DISPLAY_SPACES: red (0, 1), blue (3, 2), the one beside its deck first."""
+    return k if colour == 0 else 3 - k
+
+
+cdef inline int factory_place(int factory) noexcept nogil:
+    """vocabulary.place_of_factory: SF-UL, SF-LL, SF-UR, SF-LR are places 0, 1, 3, 4."""
+    return factory if factory < 2 else factory + 1
+
+
+cdef inline int furnace_place(int furnace) noexcept nogil:
+    """vocabulary.place_of_furnace for the upper furnaces, FN-UL and FN-UR (2, 5)."""
+    return 2 if furnace == 0 else 5
+
+
+cdef inline int wooden_colour(int k) noexcept nogil:
+    """vocabulary.WOODEN: orange, pink, black are the colours 3, 4, 5."""
+    return 3 + k
+
+
+ctypedef struct Cat:
+    int nprof, ncon, ninv, ndisk, nacc, nbonus, ncdisp, nidisp
+    # professions
+    signed char prof_side[MAXPROF]
+    unsigned char prof_has_apprentice[MAXPROF]
+    int prof_coins[MAXPROF][2]
+    int prof_influence[MAXPROF][2]
+    int prof_nopt[MAXPROF]
+    int prof_pay[MAXPROF][MAXOPT][SIZE]
+    int prof_gain[MAXPROF][MAXOPT][SIZE]
+    int prof_class[MAXPROF]      # the first profession with the same concrete options
+    # contracts
+    int con_type[MAXCON]
+    int con_cubes[MAXCON][6]
+    int con_acc[MAXCON][MAXACC]
+    int con_any[MAXCON]
+    int con_cube_count[MAXCON]
+    int con_row[MAXCON]          # the board's contract row of its type
+    # investments
+    int inv_colour[MAXINV]       # a colour, or ANY
+    int inv_cubes[MAXINV]
+    int inv_vp[MAXINV]
+    int inv_forest[MAXINV]
+    int inv_dune[MAXINV]
+    # disks
+    int disk_effect[MAXDISK]
+    int disk_space[MAXDISK]
+    int disk_nreq[MAXDISK]
+    int disk_req[MAXDISK][MAXREQ]
+    int disk_vp[MAXDISK]
+    int disk_per[MAXDISK]
+    int disk_n[MAXDISK]
+    int effect_disk[NEFFECTS]    # catalogue.disk_with(effect); -1 where not single
+    # supply combinations
+    int bonus_factory[MAXBONUS]
+    int bonus_deliver[MAXBONUS][3]
+    int bonus_gain[MAXBONUS]
+    int bonus_n[MAXBONUS]
+    # board
+    int furnace_colour[4]
+    int furnace_action[4]
+    int contract_costs[MAXDISP]
+    int investment_costs[MAXDISP]
+    int contract_slots
+    int ninvrows
+    int inv_rows[MAXROWS]        # the colour of each investment row
+    int ncrows
+    int influence_max
+    int forest_top, dune_top
+    int nforest, ndune
+    int forest_from[8]
+    int forest_vp[8]
+    int dune_from[8]
+    int dune_vp[8]
+    int army_step
+    int refill[MAXARMY + 1][3]   # cubes per empty furnace for 4/3/2 players; -1: none
+    int master_vp[6]
+    # the heuristic's weights (engine.stephens.heuristic) and what it reads per card
+    double h_coin, h_influence, h_cube, h_accessory, h_reserved
+    double h_contract_base, h_contract_held, h_column_share, h_track_progress
+    double h_row_activations
+    double prof_worth[MAXPROF]   # heuristic.benefit_value
+    double disk_value[MAXDISK]   # heuristic.ABILITY_VALUE of the disk's effect
+
+
+ctypedef struct Fr:
+    int kind
+    int seat
+    int ctx[6]
+
+
+ctypedef struct Pl:
+    int coins, influence, vp, forest, dune
+    int cubes[6]
+    int accessories[MAXACC]
+    unsigned char unlocked[MAXDISK]
+    unsigned char contracts[MAXCON]
+    int ncontracts
+    unsigned char investments[MAXROWS][MAXINV]
+    int ninvestments[MAXROWS]
+    int reserved[3]
+    unsigned char fulfilled[MAXROWS][MAXCON]
+    int nfulfilled[MAXROWS]
+    int placed[MAXACC]
+
+
+ctypedef struct St:
+    uint64_t rng
+    int nplayers, round, end_round, active, army
+    int overflow             # a fixed bound was hit during play: the twin gives up
+    int furnaces[4]
+    int factories[4][3]
+    unsigned char pdeck[2][MAXPROF]
+    int npdeck[2]
+    signed char pdisplay[4]
+    unsigned char pdiscard[2][MAXPROF]
+    int npdiscard[2]
+    unsigned char box[MAXPROF]
+    int nbox
+    unsigned char places[6][MAXPROF]
+    int nplaces[6]
+    signed char master[MAXPROF]
+    signed char apprentice[MAXPROF]
+    unsigned char cdeck[MAXCON]
+    int ncdeck
+    signed char cdisplay[MAXDISP]
+    unsigned char cdiscard[MAXCON]
+    int ncdiscard
+    unsigned char ideck[MAXINV]
+    int nideck
+    signed char idisplay[MAXDISP]
+    unsigned char idiscard[MAXINV]
+    int nidiscard
+    Pl players[MAXP]
+    Fr frames[MAXFRAMES]
+    int nframes
+
+
+# -- small helpers ----------------------------------------------------------------------------
+cdef inline mv encode(int kind, mv payload) noexcept nogil:
+    return (<mv>kind << SHIFT) | payload
+
+
+cdef inline int rng_below(St* s, int n) noexcept nogil:
+    return <int>(furnace_splitmix64(&s.rng) % <uint64_t>n)
+
+
+cdef inline void shuffle(St* s, unsigned char* items, int n) noexcept nogil:
+    """engine.stephens.randomness.shuffle: Fisher-Yates from the end."""
+    cdef int i, j
+    cdef unsigned char t
+    for i in range(n - 1, 0, -1):
+        j = rng_below(s, i + 1)
+        t = items[i]
+        items[i] = items[j]
+        items[j] = t
+
+
+cdef inline void sort_bytes(unsigned char* items, int n) noexcept nogil:
+    cdef int i, j
+    cdef unsigned char v
+    for i in range(1, n):
+        v = items[i]
+        j = i - 1
+        while j >= 0 and items[j] > v:
+            items[j + 1] = items[j]
+            j -= 1
+        items[j + 1] = v
+
+
+cdef inline bint has_ability(const Cat* c, const Pl* p, int effect) noexcept nogil:
+    cdef int d
+    for d in range(c.ndisk):
+        if p.unlocked[d] and c.disk_effect[d] == effect:
+            return True
+    return False
+
+
+cdef inline int influence_cap(const Cat* c, const Pl* p) noexcept nogil:
+    """abilities.influence_cap (no opponent card stack: solo only)."""
+    cdef int d
+    cdef int low = -1
+    for d in range(c.ndisk):
+        if c.disk_effect[d] == E_INFLUENCE and not p.unlocked[d]:
+            if low < 0 or c.disk_space[d] < low:
+                low = c.disk_space[d]
+    return low - 1 if low >= 0 else c.influence_max
+
+
+cdef inline void gain_influence(const Cat* c, Pl* p, int n) noexcept nogil:
+    cdef int gained = influence_cap(c, p) - p.influence
+    if gained > n:
+        gained = n
+    if gained > 0:
+        p.influence += gained
+
+
+cdef inline int products_limit(const Cat* c, const Pl* p) noexcept nogil:
+    cdef int d
+    cdef int best = 1
+    for d in range(c.ndisk):
+        if p.unlocked[d] and c.disk_effect[d] == E_PRODUCTS and c.disk_n[d] > best:
+            best = c.disk_n[d]
+    return best
+
+
+cdef inline int max_vp(const St* s) noexcept nogil:
+    cdef int p
+    cdef int best = s.players[0].vp
+    for p in range(1, s.nplayers):
+        if s.players[p].vp > best:
+            best = s.players[p].vp
+    return best
+
+
+cdef inline Fr* push(St* s, int kind, int seat) noexcept nogil:
+    """A new frame on top (context zeroed); on overflow the position is given up."""
+    cdef Fr* f
+    if s.nframes >= MAXFRAMES:
+        s.overflow = 1
+        return &s.frames[MAXFRAMES - 1]
+    f = &s.frames[s.nframes]
+    s.nframes += 1
+    f.kind = kind
+    f.seat = seat
+    memset(f.ctx, 0, sizeof(f.ctx))
+    return f
+
+
+cdef inline void remove_byte(unsigned char* items, int* n, int value) noexcept nogil:
+    """``list.remove``: the first occurrence."""
+    cdef int i, j
+    for i in range(n[0]):
+        if items[i] == value:
+            for j in range(i, n[0] - 1):
+                items[j] = items[j + 1]
+            n[0] -= 1
+            return
+
+
+cdef inline int next_multiset(int* idx, int r, int n) noexcept nogil:
+    """The next non-decreasing index sequence, in ``itertools.combinations_with_replacement``
+    order; 0 after the last."""
+    cdef int i = r - 1
+    cdef int j
+    while i >= 0 and idx[i] == n - 1:
+        i -= 1
+    if i < 0:
+        return 0
+    idx[i] += 1
+    for j in range(i + 1, r):
+        idx[j] = idx[i]
+    return 1
+
+
+# -- displays (engine.stephens.displays) ------------------------------------------------------
+cdef void renew_deck(St* s, int colour) noexcept nogil:
+    """An empty profession deck is rebuilt from its discard pile, sorted then shuffled."""
+    if s.npdeck[colour] or not s.npdiscard[colour]:
+        return
+    memcpy(s.pdeck[colour], s.pdiscard[colour], s.npdiscard[colour])
+    s.npdeck[colour] = s.npdiscard[colour]
+    s.npdiscard[colour] = 0
+    sort_bytes(s.pdeck[colour], s.npdeck[colour])
+    shuffle(s, s.pdeck[colour], s.npdeck[colour])
+
+
+cdef int draw_top(St* s, int colour) noexcept nogil:
+    cdef int card
+    if not s.npdeck[colour]:
+        return -1
+    s.npdeck[colour] -= 1
+    card = s.pdeck[colour][s.npdeck[colour]]
+    renew_deck(s, colour)
+    return card
+
+
+cdef void take_profession(St* s, int card) noexcept nogil:
+    cdef int colour, k, space
+    for colour in range(2):
+        if s.npdeck[colour] and s.pdeck[colour][s.npdeck[colour] - 1] == card:
+            draw_top(s, colour)
+            return
+        for k in range(2):
+            space = display_space(colour, k)
+            if s.pdisplay[space] == card:
+                s.pdisplay[space] = draw_top(s, colour)
+                return
+
+
+cdef void discard_professions(St* s, int colour) noexcept nogil:
+    cdef int k, space
+    for k in range(2):
+        space = display_space(colour, k)
+        s.pdiscard[colour][s.npdiscard[colour]] = s.pdisplay[space]
+        s.npdiscard[colour] += 1
+    for k in range(2):
+        s.pdisplay[display_space(colour, k)] = -1
+    renew_deck(s, colour)
+    for k in range(2):
+        space = display_space(colour, k)
+        s.pdisplay[space] = draw_top(s, colour)
+
+
+cdef inline int face_up(const St* s, int* row) noexcept nogil:
+    """StephensState.face_up_professions: red deck top, the display, blue deck top."""
+    cdef int k
+    row[0] = s.pdeck[0][s.npdeck[0] - 1] if s.npdeck[0] else -1
+    for k in range(4):
+        row[1 + k] = s.pdisplay[k]
+    row[5] = s.pdeck[1][s.npdeck[1] - 1] if s.npdeck[1] else -1
+    return 6
+
+
+cdef void slide_and_refill(St* s, const Cat* c, int pile) noexcept nogil:
+    cdef signed char* spaces
+    cdef unsigned char* deck
+    cdef int* ndeck
+    cdef int nspaces, k
+    cdef int n = 0
+    cdef signed char cards[MAXDISP]
+    if pile == CONTRACTS:
+        spaces, deck, ndeck, nspaces = &s.cdisplay[0], &s.cdeck[0], &s.ncdeck, c.ncdisp
+    else:
+        spaces, deck, ndeck, nspaces = &s.idisplay[0], &s.ideck[0], &s.nideck, c.nidisp
+    for k in range(nspaces):
+        if spaces[k] >= 0:
+            cards[n] = spaces[k]
+            n += 1
+    while n < nspaces and ndeck[0]:
+        ndeck[0] -= 1
+        cards[n] = deck[ndeck[0]]
+        n += 1
+    for k in range(nspaces):
+        spaces[k] = cards[k] if k < n else -1
+
+
+cdef void discard_cheapest(St* s, const Cat* c, int pile) noexcept nogil:
+    cdef signed char* spaces = &s.cdisplay[0]
+    cdef int nspaces = c.ncdisp
+    cdef int k
+    if pile == INVESTMENTS:
+        spaces = &s.idisplay[0]
+        nspaces = c.nidisp
+    for k in range(nspaces):
+        if spaces[k] >= 0:
+            if pile == CONTRACTS:
+                s.cdiscard[s.ncdiscard] = spaces[k]
+                s.ncdiscard += 1
+            else:
+                s.idiscard[s.nidiscard] = spaces[k]
+                s.nidiscard += 1
+            spaces[k] = -1
+            break
+    slide_and_refill(s, c, pile)
+
+
+# -- workers (engine.stephens.workers, placement) ---------------------------------------------
+cdef inline int disks_left(const St* s, const Cat* c, int seat) noexcept nogil:
+    """Disks still on the board; pending unlock decisions count as taken."""
+    cdef int d, i
+    cdef int n = c.ndisk
+    for d in range(c.ndisk):
+        n -= s.players[seat].unlocked[d]
+    for i in range(s.nframes):
+        if s.frames[i].kind == F_UNLOCK and s.frames[i].seat == seat:
+            n -= 1
+    return n
+
+
+cdef inline bint placement_ok(const St* s, const Cat* c, int seat, int card, int place) noexcept nogil:
+    cdef int after, limit
+    if place // 3 != c.prof_side[card]:
+        return False
+    if place % 3 == 2:
+        return True
+    after = s.nplaces[place] + 1
+    limit = s.nplaces[place + 1]
+    return after < limit or (after == limit and has_ability(c, &s.players[seat], E_EQUAL))
+
+
+cdef inline bint in_play(const St* s, int card) noexcept nogil:
+    cdef int place, i
+    for place in range(6):
+        for i in range(s.nplaces[place]):
+            if s.places[place][i] == card:
+                return True
+    return False
+
+
+cdef int worker_moves(const St* s, const Cat* c, int seat, mv* moves, int n) noexcept nogil:
+    """turn.worker_moves: the creations (face-up order, then place), then the
+    reinforcements (by card)."""
+    cdef int row[6]
+    cdef int k, card, place
+    cdef const Pl* p = &s.players[seat]
+    if disks_left(s, c, seat) == 0:
+        return n
+    face_up(s, row)
+    for k in range(6):
+        card = row[k]
+        if card < 0 or p.coins < c.prof_coins[card][0] or p.influence < c.prof_influence[card][0]:
+            continue
+        for place in range(6):
+            if placement_ok(s, c, seat, card, place):
+                moves[n] = encode(K_CREATE, card | place << 8)
+                n += 1
+    for card in range(c.nprof):
+        if (in_play(s, card) and c.prof_has_apprentice[card] and s.apprentice[card] == NO_SEAT
+                and s.master[card] != seat and p.coins >= c.prof_coins[card][1]
+                and p.influence >= c.prof_influence[card][1]):
+            moves[n] = encode(K_REINFORCE, card)
+            n += 1
+    return n
+
+
+cdef void worker_apply(St* s, const Cat* c, int seat, mv move) noexcept nogil:
+    cdef int kind = <int>(move >> SHIFT)
+    cdef int card = <int>(move & 0xFF)
+    cdef int place = <int>(move >> 8 & 0xFF)
+    cdef Pl* p = &s.players[seat]
+    if kind == K_CREATE:
+        take_profession(s, card)
+        s.places[place][s.nplaces[place]] = card
+        s.nplaces[place] += 1
+        p.coins -= c.prof_coins[card][0]
+        p.influence -= c.prof_influence[card][0]
+        s.master[card] = seat
+    else:
+        p.coins -= c.prof_coins[card][1]
+        p.influence -= c.prof_influence[card][1]
+        s.apprentice[card] = seat
+    push(s, F_UNLOCK, seat)
+
+
+cdef int unlock_moves(const St* s, const Cat* c, int seat, mv* moves, int n) noexcept nogil:
+    """abilities.unlockable_disks: only the influence disk on the lowest space."""
+    cdef const Pl* p = &s.players[seat]
+    cdef int d, k
+    cdef int lowest = -1
+    cdef bint ok[MAXDISK]
+    for d in range(c.ndisk):
+        ok[d] = not p.unlocked[d]
+        for k in range(c.disk_nreq[d]):
+            if not p.unlocked[c.disk_req[d][k]]:
+                ok[d] = False
+        if ok[d] and c.disk_effect[d] == E_INFLUENCE:
+            if lowest < 0 or c.disk_space[d] < c.disk_space[lowest]:
+                lowest = d
+    for d in range(c.ndisk):
+        if ok[d] and (c.disk_effect[d] != E_INFLUENCE or d == lowest):
+            moves[n] = encode(K_UNLOCK, d)
+            n += 1
+    return n
+
+
+# -- activation plans (engine.stephens.activation) --------------------------------------------
+ctypedef struct Plan:
+    int nsteps
+    unsigned char w[MAXW]
+    unsigned char o[MAXW]
+    int out[SIZE]
+
+
+ctypedef struct Search:
+    # the seat's workers in the row (activation.row_workers) and what they may take
+    int nw
+    int card[MAXW]
+    int nopt[MAXW]
+    int before[MAXW]
+    int caps[SIZE]           # -1: no cap
+    bint at_stake
+    int army
+    # (workers used, resources) nodes visited, and those kept per set of workers
+    int nvisited
+    int room                 # entries of visited, seen and plans
+    int* visited             # room * (1 + SIZE)
+    int nseen
+    int* seen
+    # outcomes in the order first reached, each with its first (smallest) steps
+    int nplans
+    Plan* plans
+    int overflow
+    Plan path
+
+
+cdef inline int row_workers(const St* s, int seat, int place, int* cards) noexcept nogil:
+    """How many workers the seat has in the row, by card then master before apprentice
+    (activation.row_workers); ``cards`` gets the card of each of the first MAXW (the
+    plans need no more: the space a worker stands on changes nothing)."""
+    cdef unsigned char sorted_cards[MAXPROF]
+    cdef int n = s.nplaces[place]
+    cdef int i, card
+    cdef int count = 0
+    memcpy(sorted_cards, s.places[place], n)
+    sort_bytes(sorted_cards, n)
+    for i in range(n):
+        card = sorted_cards[i]
+        if s.master[card] == seat:
+            if count < MAXW:
+                cards[count] = card
+            count += 1
+        if s.apprentice[card] == seat:
+            if count < MAXW:
+                cards[count] = card
+            count += 1
+    return count
+
+
+cdef inline void resources(const Pl* p, const Cat* c, int* r) noexcept nogil:
+    cdef int k
+    r[R_COIN] = p.coins
+    r[R_INFLUENCE] = p.influence
+    r[R_VP] = p.vp
+    r[R_FOREST] = p.forest
+    r[R_DUNE] = p.dune
+    r[R_CUBES] = 0
+    for k in range(6):
+        r[R_CUBES] += p.cubes[k]
+    r[R_CUBES_GAINED] = 0
+    r[R_ACC] = 0
+    for k in range(c.nacc):
+        r[R_ACC] += p.accessories[k]
+    r[R_ACC_GAINED] = 0
+
+
+cdef inline void set_caps(const Cat* c, const Pl* p, int* caps) noexcept nogil:
+    cdef int k
+    for k in range(SIZE):
+        caps[k] = -1
+    caps[R_INFLUENCE] = influence_cap(c, p)
+    caps[R_FOREST] = c.forest_top
+    caps[R_DUNE] = c.dune_top
+
+
+cdef inline bint take(const int* have, const int* pay, const int* gain, const int* caps,
+                      int* out) noexcept nogil:
+    """activation._take: ``have`` after paying and collecting; False if it cannot pay."""
+    cdef int k, floor
+    for k in range(SIZE):
+        out[k] = have[k]
+        if pay[k]:
+            if pay[k] > out[k]:
+                return False
+            out[k] -= pay[k]
+    for k in range(SIZE):
+        if gain[k]:
+            out[k] += gain[k]
+            if caps[k] >= 0 and out[k] > caps[k]:
+                floor = have[k] - pay[k]
+                out[k] = caps[k] if caps[k] > floor else floor
+    return True
+
+
+cdef inline bint same(const int* a, const int* b) noexcept nogil:
+    cdef int k
+    for k in range(SIZE):
+        if a[k] != b[k]:
+            return False
+    return True
+
+
+cdef inline bint covers(const int* b, const int* a, bint at_stake, int army) noexcept nogil:
+    """activation._covers: ``b`` leaves at least as much as ``a``, VP counted as the end
+    of the game makes them count."""
+    cdef int k
+    for k in range(SIZE):
+        if k != R_VP and b[k] < a[k]:
+            return False
+    if b[R_VP] == a[R_VP]:
+        return True
+    return b[R_VP] > a[R_VP] and not (at_stake and b[R_VP] >= army > a[R_VP])
+
+
+cdef bint node_known(Search* q, int used, const int* have) noexcept nogil:
+    """Whether the node was visited; remembers it otherwise."""
+    cdef int i
+    cdef int* e
+    for i in range(q.nvisited):
+        e = q.visited + i * (1 + SIZE)
+        if e[0] == used and same(e + 1, have):
+            return True
+    if q.nvisited >= q.room:
+        q.overflow = 1
+        return True
+    e = q.visited + q.nvisited * (1 + SIZE)
+    e[0] = used
+    memcpy(e + 1, have, SIZE * sizeof(int))
+    q.nvisited += 1
+    return False
+
+
+cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
+    """A node with the same workers used and at least as much of everything (the same VP
+    while VP may end the game) was kept before; remembers this one otherwise."""
+    cdef int i, k
+    cdef int* e
+    cdef bint ok
+    for i in range(q.nseen):
+        e = q.seen + i * (1 + SIZE)
+        if e[0] != used:
+            continue
+        ok = True
+        for k in range(SIZE):
+            if e[1 + k] < have[k]:
+                ok = False
+                break
+        if ok and (not q.at_stake or e[1 + R_VP] == have[R_VP]):
+            return True
+    if q.nseen >= q.room:
+        q.overflow = 1
+        return True
+    e = q.seen + q.nseen * (1 + SIZE)
+    e[0] = used
+    memcpy(e + 1, have, SIZE * sizeof(int))
+    q.nseen += 1
+    return False
+
+
+cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nogil:
+    # Depth first with children in (worker, option) order meets sequences in
+    # lexicographic order, so the first sequence reaching an outcome is the smallest.
+    cdef int i, w, o, card
+    cdef int after[SIZE]
+    if q.overflow or node_known(q, used, have) or dominated(q, used, have):
+        return
+    for i in range(q.nplans):
+        if same(q.plans[i].out, have):
+            break
+    else:
+        if q.nplans >= q.room:
+            q.overflow = 1
+            return
+        q.plans[q.nplans] = q.path
+        memcpy(q.plans[q.nplans].out, have, SIZE * sizeof(int))
+        q.nplans += 1
+    for w in range(q.nw):
+        if used >> w & 1 or (q.before[w] >= 0 and not used >> q.before[w] & 1):
+            continue
+        card = q.card[w]
+        for o in range(q.nopt[w]):
+            if take(have, c.prof_pay[card][o], c.prof_gain[card][o], q.caps, after):
+                q.path.w[q.path.nsteps] = w
+                q.path.o[q.path.nsteps] = o
+                q.path.nsteps += 1
+                visit(q, c, used | 1 << w, after)
+                q.path.nsteps -= 1
+
+
+cdef inline int compare_steps(const Plan* a, const Plan* b) noexcept nogil:
+    cdef int i
+    for i in range(a.nsteps if a.nsteps < b.nsteps else b.nsteps):
+        if a.w[i] != b.w[i]:
+            return -1 if a.w[i] < b.w[i] else 1
+        if a.o[i] != b.o[i]:
+            return -1 if a.o[i] < b.o[i] else 1
+    return a.nsteps - b.nsteps
+
+
+cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int exclude,
+                          Plan* out, int room) noexcept nogil:
+    """activation.activation_plans (pruned): one plan per undominated outcome, sorted by
+    steps, into ``out`` (``room`` plans); -1 when a bound is hit."""
+    cdef Search q
+    cdef int w, v, i, j, n
+    cdef const Pl* p = &s.players[seat]
+    cdef int start[SIZE]
+    cdef bint keep
+    cdef Plan tmp
+    q.nw = row_workers(s, seat, place, q.card)
+    if q.nw > MAXW:
+        return -1
+    for w in range(q.nw):
+        q.nopt[w] = 0 if exclude >> w & 1 else c.prof_nopt[q.card[w]]
+        # workers with the same options are interchangeable: one waits for the other
+        q.before[w] = -1
+        if q.nopt[w]:
+            for v in range(w):
+                if q.nopt[v] and c.prof_class[q.card[v]] == c.prof_class[q.card[w]]:
+                    q.before[w] = v
+    set_caps(c, p, q.caps)
+    q.at_stake = max_vp(s) < s.army
+    q.army = s.army
+    q.nvisited = q.nseen = q.nplans = q.overflow = 0
+    q.path.nsteps = 0
+    q.room = room
+    q.visited = <int*>malloc(room * (1 + SIZE) * sizeof(int))
+    q.seen = <int*>malloc(room * (1 + SIZE) * sizeof(int))
+    q.plans = out
+    if q.visited == NULL or q.seen == NULL:
+        q.overflow = 1
+    else:
+        resources(p, c, start)
+        visit(&q, c, 0, start)
+    free(q.visited)
+    free(q.seen)
+    if q.overflow:
+        return -1
+    n = 0
+    for i in range(q.nplans):
+        keep = True
+        for j in range(q.nplans):
+            if j != i and not same(out[j].out, out[i].out) and \
+                    covers(out[j].out, out[i].out, q.at_stake, q.army):
+                keep = False
+                break
+        if keep:
+            out[n] = out[i]
+            n += 1
+    for i in range(1, n):
+        tmp = out[i]
+        j = i - 1
+        while j >= 0 and compare_steps(&out[j], &tmp) > 0:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = tmp
+    return n
+
+
+cdef int plans_of(const St* s, const Cat* c, const Fr* f, Plan** out) noexcept nogil:
+    """The plans of an activation frame into a new buffer ``out[0]`` (the caller frees
+    it): tried in little room first, then in much more; -1 when they do not fit."""
+    cdef int count
+    out[0] = <Plan*>malloc(SMALL_ROOM * sizeof(Plan))
+    if out[0] == NULL:
+        return -1
+    count = activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], out[0], SMALL_ROOM)
+    if count >= 0:
+        return count
+    free(out[0])
+    out[0] = <Plan*>malloc(LARGE_ROOM * sizeof(Plan))
+    if out[0] == NULL:
+        return -1
+    return activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], out[0], LARGE_ROOM)
+
+
+cdef inline int pair_index(const Cat* c, const int* cards, int w, int o) noexcept nogil:
+    """moves.option_pairs: the index of (worker, option) among every worker's options."""
+    cdef int k
+    cdef int index = o
+    for k in range(w):
+        index += c.prof_nopt[cards[k]]
+    return index
+
+
+cdef int activation_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
+    cdef Plan* plans
+    cdef int cards[MAXW]
+    cdef int count, i, k, j, steps
+    cdef mv payload, move
+    cdef bint known
+    count = plans_of(s, c, f, &plans)
+    row_workers(s, f.seat, f.ctx[C_PLACE], cards)
+    for i in range(count):
+        steps = plans[i].nsteps if plans[i].nsteps < PLAN_STEPS else PLAN_STEPS
+        payload = 0
+        for k in range(steps):
+            payload |= <mv>(pair_index(c, cards, plans[i].w[k], plans[i].o[k]) + 1) << (8 * k)
+        move = encode(K_ACTIVATE_PART if plans[i].nsteps > PLAN_STEPS else K_ACTIVATE, payload)
+        known = False
+        for j in range(n):
+            if moves[j] == move:
+                known = True
+                break
+        if not known:
+            if n >= MAX_MOVES:
+                count = -1
+                break
+            moves[n] = move
+            n += 1
+    free(plans)
+    return -1 if count < 0 else n
+
+
+cdef void activate_row(St* s, int place, int first) noexcept nogil:
+    """Every player with a worker in the row decides, in turn order from ``first``."""
+    cdef int k, seat
+    cdef int cards[MAXW]
+    cdef Fr* f
+    for k in range(s.nplayers - 1, -1, -1):
+        seat = (first + k) % s.nplayers
+        if row_workers(s, seat, place, cards):
+            f = push(s, F_ACTIVATION, seat)
+            f.ctx[C_PLACE] = place
+            f.ctx[C_USED] = 0
+
+
+cdef void apply_activation(St* s, const Cat* c, Fr* f, mv move) noexcept nogil:
+    """turn.apply_activation_move: the plan's steps, then the colours of its "any" gains."""
+    cdef int seat = f.seat
+    cdef int place = f.ctx[C_PLACE]
+    cdef int used = f.ctx[C_USED]
+    cdef int cards[MAXW]
+    cdef int nw = row_workers(s, seat, place, cards)
+    cdef int nsteps = 0
+    cdef int steps_w[PLAN_STEPS]
+    cdef int steps_o[PLAN_STEPS]
+    cdef int code, w, k, index
+    cdef int have[SIZE]
+    cdef int before[SIZE]
+    cdef int after[SIZE]
+    cdef int caps[SIZE]
+    cdef int cube_paid, cube_gained, acc_paid, acc_gained
+    cdef Pl* p = &s.players[seat]
+    cdef Fr* g
+    for k in range(PLAN_STEPS):
+        code = <int>(move >> (8 * k) & 0xFF)
+        if code == 0:
+            break
+        # the step's (worker, option) pair, from its index among every worker's options
+        index = code - 1
+        w = 0
+        while index >= c.prof_nopt[cards[w]]:
+            index -= c.prof_nopt[cards[w]]
+            w += 1
+        steps_w[nsteps] = w
+        steps_o[nsteps] = index
+        nsteps += 1
+    resources(p, c, before)
+    memcpy(have, before, sizeof(have))
+    set_caps(c, p, caps)
+    for k in range(nsteps):
+        w = steps_w[k]
+        # a legal plan can pay every step
+        if take(have, c.prof_pay[cards[w]][steps_o[k]], c.prof_gain[cards[w]][steps_o[k]],
+                caps, after):
+            memcpy(have, after, sizeof(have))
+    p.coins = have[R_COIN]
+    p.influence = have[R_INFLUENCE]
+    p.vp = have[R_VP]
+    p.forest = have[R_FOREST]
+    p.dune = have[R_DUNE]
+    cube_gained = have[R_CUBES_GAINED]
+    cube_paid = before[R_CUBES] + cube_gained - have[R_CUBES]
+    acc_gained = have[R_ACC_GAINED]
+    acc_paid = before[R_ACC] + acc_gained - have[R_ACC]
+    if move >> SHIFT == K_ACTIVATE_PART:
+        for k in range(nsteps):
+            used |= 1 << steps_w[k]
+        f.ctx[C_USED] = used
+    else:
+        s.nframes -= 1
+    if acc_paid or acc_gained:
+        g = push(s, F_ACCESSORIES, seat)
+        g.ctx[C_GAINED] = acc_gained
+        g.ctx[C_PAID] = acc_paid
+    if cube_paid or cube_gained:
+        g = push(s, F_CUBES, seat)
+        g.ctx[C_GAINED] = cube_gained
+        g.ctx[C_PAID] = cube_paid
+
+
+# -- colours of "any" cubes and accessories (activation.exchanges) ----------------------------
+cdef int exchange_moves(const int* held, int kinds, int paid, int gained, int kind,
+                        mv* moves, int n) noexcept nogil:
+    """Every distinct change of ``held``: ``paid`` items given up (from ``held``, or from
+    the items gained when it runs out), ``gained`` of any colour, paying and gaining
+    disjoint colours; in activation.exchanges' order."""
+    cdef int total = 0
+    cdef int paid_held, given, taken, k, nfree, i
+    cdef int pay[64]
+    cdef int counts[6]
+    cdef int free_colours[6]
+    cdef int gain[64]
+    cdef int delta[6]
+    cdef bint more, fits
+    cdef mv payload
+    for k in range(kinds):
+        total += held[k]
+    paid_held = paid if paid < total else total
+    gained = gained - (paid - paid_held)
+    for given in range(paid_held + 1):
+        taken = gained - paid_held + given
+        if taken < 0:
+            continue
+        if taken > 64 or given > 64:
+            return -1
+        # ``pay`` and ``gain`` walk the multisets of colours in
+        # itertools.combinations_with_replacement's order, as the reference does
+        for i in range(given):
+            pay[i] = 0
+        more = True
+        while more:
+            for k in range(kinds):
+                counts[k] = 0
+            for i in range(given):
+                counts[pay[i]] += 1
+            fits = True
+            for k in range(kinds):
+                if counts[k] > held[k]:
+                    fits = False
+            if fits:
+                nfree = 0
+                for k in range(kinds):
+                    if not counts[k]:
+                        free_colours[nfree] = k
+                        nfree += 1
+                # with every colour paid there is none left to gain in (no exchange),
+                # unless nothing is gained
+                if nfree or not taken:
+                    for i in range(taken):
+                        gain[i] = 0
+                    while True:
+                        for k in range(kinds):
+                            delta[k] = -counts[k]
+                        for i in range(taken):
+                            delta[free_colours[gain[i]]] += 1
+                        if n >= MAX_MOVES:
+                            return -1
+                        payload = 0
+                        for k in range(kinds):
+                            payload |= <mv>(ZERO + delta[k]) << (8 * k)
+                        moves[n] = encode(kind, payload)
+                        n += 1
+                        if not next_multiset(gain, taken, nfree):
+                            break
+            more = next_multiset(pay, given, kinds) == 1
+    return n
+
+
+cdef void apply_exchange(int* held, int kinds, mv move) noexcept nogil:
+    cdef int k
+    for k in range(kinds):
+        held[k] += <int>(move >> (8 * k) & 0xFF) - ZERO
+
+
+# -- acquisition (engine.stephens.acquisition) ------------------------------------------------
+cdef void open_acquisition(St* s, const Cat* c, int seat, int pile, bint white) noexcept nogil:
+    cdef const Pl* p = &s.players[seat]
+    cdef Fr* f
+    cdef int left = 1
+    if white and has_ability(c, p, E_TWO_CARDS):
+        left = c.disk_n[c.effect_disk[E_TWO_CARDS]]
+    f = push(s, F_ACQUIRE, seat)
+    f.ctx[C_PILE] = pile
+    f.ctx[C_LEFT] = left
+    f.ctx[C_DISCOUNT] = has_ability(c, p, E_DISCOUNT)
+    f.ctx[C_CHEAPEST] = has_ability(c, p, E_DISCARD_CHEAPEST)
+    f.ctx[C_FIRST] = -1
+    f.ctx[C_ROW] = -1
+
+
+cdef inline int price(const Cat* c, const Fr* f, int pile, int space, bint* discounted) noexcept nogil:
+    cdef int cost = c.contract_costs[space] if pile == CONTRACTS else c.investment_costs[space]
+    cdef int cut
+    discounted[0] = False
+    if f.ctx[C_DISCOUNT] and cost > 1:
+        cut = c.disk_n[c.effect_disk[E_DISCOUNT]]
+        discounted[0] = True
+        return cost - cut if cost - cut > 1 else 1
+    return cost
+
+
+cdef inline bint space_allowed(const Fr* f, int space, int row) noexcept nogil:
+    return f.ctx[C_FIRST] < 0 or space > f.ctx[C_FIRST] or (row >= 0 and row == f.ctx[C_ROW])
+
+
+cdef int acquire_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
+    cdef int kind = f.ctx[C_PILE]
+    cdef const Pl* p = &s.players[f.seat]
+    cdef int pile, space, card, row, k
+    cdef bint any_card, discounted
+    if f.ctx[C_CHEAPEST] and f.ctx[C_FIRST] < 0:
+        for pile in range(2):
+            if kind != pile and kind != EITHER:
+                continue
+            any_card = False
+            for k in range(c.ncdisp if pile == CONTRACTS else c.nidisp):
+                if (s.cdisplay[k] if pile == CONTRACTS else s.idisplay[k]) >= 0:
+                    any_card = True
+            if any_card:
+                moves[n] = encode(K_DISCARD_CHEAPEST, pile)
+                n += 1
+    if (kind == CONTRACTS or kind == EITHER) and p.ncontracts < c.contract_slots:
+        for space in range(c.ncdisp):
+            card = s.cdisplay[space]
+            if card >= 0 and space_allowed(f, space, -1) and \
+                    price(c, f, CONTRACTS, space, &discounted) <= p.influence:
+                moves[n] = encode(K_CONTRACT, card)
+                n += 1
+    if kind == INVESTMENTS or kind == EITHER:
+        for space in range(c.nidisp):
+            card = s.idisplay[space]
+            if card < 0 or price(c, f, INVESTMENTS, space, &discounted) > p.coins:
+                continue
+            for row in range(c.ninvrows):
+                if c.inv_colour[card] != ANY_COLOUR and c.inv_rows[row] != c.inv_colour[card]:
+                    continue
+                if space_allowed(f, space, row):
+                    moves[n] = encode(K_INVESTMENT, card | row << 8)
+                    n += 1
+    moves[n] = encode(K_SKIP, 0)
+    return n + 1
+
+
+cdef void finish_acquisition(St* s, const Cat* c, int kind) noexcept nogil:
+    """The acquisition ends: the displays slide and refill."""
+    s.nframes -= 1
+    if kind == CONTRACTS or kind == EITHER:
+        slide_and_refill(s, c, CONTRACTS)
+    if kind == INVESTMENTS or kind == EITHER:
+        slide_and_refill(s, c, INVESTMENTS)
+
+
+cdef void apply_acquire(St* s, const Cat* c, Fr* f, mv move) noexcept nogil:
+    cdef int what = <int>(move >> SHIFT)
+    cdef int card = <int>(move & 0xFF)
+    cdef int row = -1
+    cdef int pile, space, cost
+    cdef bint discounted
+    cdef signed char* spaces
+    cdef Pl* p = &s.players[f.seat]
+    if what == K_SKIP:
+        finish_acquisition(s, c, f.ctx[C_PILE])
+        return
+    if what == K_DISCARD_CHEAPEST:
+        discard_cheapest(s, c, card)
+        f.ctx[C_CHEAPEST] = 0
+        f.ctx[C_PILE] = card
+        return
+    pile = CONTRACTS if what == K_CONTRACT else INVESTMENTS
+    spaces = &s.cdisplay[0] if pile == CONTRACTS else &s.idisplay[0]
+    space = 0
+    while spaces[space] != card:
+        space += 1
+    cost = price(c, f, pile, space, &discounted)
+    spaces[space] = -1
+    if pile == CONTRACTS:
+        p.influence -= cost
+        p.contracts[p.ncontracts] = card
+        p.ncontracts += 1
+    else:
+        row = <int>(move >> 8 & 0xFF)
+        p.coins -= cost
+        p.investments[row][p.ninvestments[row]] = card
+        p.ninvestments[row] += 1
+    f.ctx[C_LEFT] -= 1
+    f.ctx[C_FIRST] = space
+    f.ctx[C_ROW] = row
+    f.ctx[C_PILE] = pile
+    f.ctx[C_CHEAPEST] = 0
+    if discounted:
+        f.ctx[C_DISCOUNT] = 0
+    if f.ctx[C_LEFT] == 0:
+        finish_acquisition(s, c, pile)
+
+
+# -- the turn's action (engine.stephens.turn) -------------------------------------------------
+cdef int action_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
+    cdef int seat = f.seat
+    cdef const Pl* p = &s.players[seat]
+    cdef int colour, fur, factory, total, limit, k
+    cdef int idx[4]
+    cdef int counts[3]
+    cdef bint fits
+    for colour in range(2):
+        if (not f.ctx[C_DISCARDED] and has_ability(c, p, E_DISCARD_PROF)
+                and s.pdisplay[display_space(colour, 0)] >= 0
+                and s.pdisplay[display_space(colour, 1)] >= 0):
+            moves[n] = encode(K_DISCARD, colour)
+            n += 1
+    for fur in range(4):
+        if s.furnaces[fur] > 0:
+            moves[n] = encode(K_GLASS, fur)
+            n += 1
+    limit = products_limit(c, p)
+    for factory in range(4):
+        for total in range(1, limit + 1):
+            for k in range(total):
+                idx[k] = 0
+            while True:
+                counts[0] = counts[1] = counts[2] = 0
+                for k in range(total):
+                    counts[idx[k]] += 1
+                fits = True
+                for k in range(3):
+                    if counts[k] > s.factories[factory][k]:
+                        fits = False
+                if fits:
+                    moves[n] = encode(K_PRODUCTS, factory | counts[0] << 8 | counts[1] << 16
+                                      | counts[2] << 24)
+                    n += 1
+                if not next_multiset(idx, total, 3):
+                    break
+    return worker_moves(s, c, seat, moves, n)
+
+
+cdef void furnace_effect(St* s, const Cat* c, int seat, int furnace, bint white) noexcept nogil:
+    if c.furnace_action[furnace] == A_ACTIVATE:
+        activate_row(s, furnace_place(furnace), seat)
+    else:
+        open_acquisition(s, c, seat, CONTRACTS if c.furnace_action[furnace] == A_CONTRACT
+                         else INVESTMENTS, white)
+
+
+cdef void apply_action(St* s, const Cat* c, Fr* f, mv move) noexcept nogil:
+    cdef int seat = f.seat
+    cdef int kind = <int>(move >> SHIFT)
+    cdef int arg = <int>(move & 0xFF)
+    cdef Pl* p = &s.players[seat]
+    cdef int k, n, total, fur
+    if kind == K_DISCARD:
+        discard_professions(s, arg)
+        f.ctx[C_DISCARDED] = 1
+        return
+    s.nframes -= 1
+    if kind == K_GLASS:
+        s.furnaces[arg] -= 1
+        p.cubes[c.furnace_colour[arg]] += 1
+        furnace_effect(s, c, seat, arg, True)
+    elif kind == K_PRODUCTS:
+        total = 0
+        for k in range(3):
+            n = <int>(move >> (8 * (k + 1)) & 0xFF)
+            s.factories[arg][k] -= n
+            p.cubes[wooden_colour(k)] += n
+            total += n
+        for fur in range(4):
+            if s.furnaces[fur] == 0 and total >= 3:
+                push(s, F_EFFECT, seat).ctx[C_FACTORY] = arg
+                return
+        activate_row(s, factory_place(arg), seat)
+    else:
+        worker_apply(s, c, seat, move)
+
+
+cdef int effect_moves(const St* s, const Fr* f, mv* moves, int n) noexcept nogil:
+    cdef int fur
+    moves[n] = encode(K_EFFECT, EFFECT_ROW + f.ctx[C_FACTORY])
+    n += 1
+    for fur in range(4):
+        if s.furnaces[fur] == 0:
+            moves[n] = encode(K_EFFECT, 1 + fur)
+            n += 1
+    return n
+
+
+cdef void apply_effect(St* s, const Cat* c, const Fr* f, mv move) noexcept nogil:
+    cdef int payload = <int>(move & 0xFF)
+    cdef int seat = f.seat
+    s.nframes -= 1
+    if payload >= EFFECT_ROW:
+        activate_row(s, factory_place(payload - EFFECT_ROW), seat)
+    else:
+        furnace_effect(s, c, seat, payload - 1, False)
+
+
+# -- the reset phase (engine.stephens.reset, investments, contracts) ---------------------------
+cdef int investment_columns(const St* s, const Cat* c, int seat, int* forest, int* dune,
+                            int* vp, int* cubes) noexcept nogil:
+    """investments.investment_columns: per column its costs, VP and cubes (3 per column)."""
+    cdef const Pl* p = &s.players[seat]
+    cdef int count = 0
+    cdef int r, k, card, colour, i
+    for r in range(c.ninvrows):
+        if p.ninvestments[r] > count:
+            count = p.ninvestments[r]
+    if count > MAXCOLS:
+        return -1
+    for k in range(count):
+        forest[k] = dune[k] = vp[k] = 0
+        cubes[3 * k] = cubes[3 * k + 1] = cubes[3 * k + 2] = 0
+        for r in range(c.ninvrows):
+            if k >= p.ninvestments[r]:
+                continue
+            card = p.investments[r][k]
+            forest[k] += c.inv_forest[card]
+            dune[k] += c.inv_dune[card]
+            vp[k] += c.inv_vp[card]
+            colour = c.inv_colour[card]
+            if colour != ANY_COLOUR:
+                for i in range(3):
+                    if wooden_colour(i) == colour:
+                        cubes[3 * k + i] += c.inv_cubes[card]
+    return count
+
+
+cdef int columns_moves(const St* s, const Cat* c, int seat, mv* moves, int n) noexcept nogil:
+    """investments.column_sets: every affordable set, by size then lexicographically."""
+    cdef int forest[MAXCOLS]
+    cdef int dune[MAXCOLS]
+    cdef int vp[MAXCOLS]
+    cdef int cubes[3 * MAXCOLS]
+    cdef int idx[MAXCOLS]
+    cdef int count = investment_columns(s, c, seat, forest, dune, vp, cubes)
+    cdef int size, i, j, need_forest, need_dune
+    cdef mv mask
+    cdef const Pl* p = &s.players[seat]
+    if count < 0:
+        return -1
+    for size in range(count + 1):
+        for i in range(size):
+            idx[i] = i
+        while True:
+            need_forest = need_dune = 0
+            mask = 0
+            for i in range(size):
+                need_forest += forest[idx[i]]
+                need_dune += dune[idx[i]]
+                mask |= <mv>1 << idx[i]
+            if need_forest <= p.forest and need_dune <= p.dune:
+                if n >= MAX_MOVES:
+                    return -1
+                moves[n] = encode(K_COLUMNS, mask)
+                n += 1
+            # the next combination of ``size`` indices, as itertools.combinations
+            i = size - 1
+            while i >= 0 and idx[i] == i + count - size:
+                i -= 1
+            if i < 0:
+                break
+            idx[i] += 1
+            for j in range(i + 1, size):
+                idx[j] = idx[j - 1] + 1
+    return n
+
+
+cdef void apply_columns(St* s, const Cat* c, int seat, mv move) noexcept nogil:
+    cdef int forest[MAXCOLS]
+    cdef int dune[MAXCOLS]
+    cdef int vp[MAXCOLS]
+    cdef int cubes[3 * MAXCOLS]
+    cdef int count = investment_columns(s, c, seat, forest, dune, vp, cubes)
+    cdef int k, i
+    cdef Pl* p = &s.players[seat]
+    s.nframes -= 1
+    for k in range(count):
+        if move >> k & 1:
+            p.forest -= forest[k]
+            p.dune -= dune[k]
+            p.vp += vp[k]
+            for i in range(3):
+                p.reserved[i] += cubes[3 * k + i]
+
+
+cdef bint completable(const Cat* c, int start, int a, int b, int k) noexcept nogil:
+    """reset._completable: ``(a, b, k)`` cubes can be supplied exactly from ``start`` on."""
+    cdef int i
+    if a == 0 and b == 0 and k == 0:
+        return True
+    for i in range(start, c.nbonus):
+        if (c.bonus_deliver[i][0] <= a and c.bonus_deliver[i][1] <= b
+                and c.bonus_deliver[i][2] <= k):
+            if completable(c, i, a - c.bonus_deliver[i][0], b - c.bonus_deliver[i][1],
+                           k - c.bonus_deliver[i][2]):
+                return True
+    return False
+
+
+cdef int supply_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
+    cdef const int* left = &s.players[f.seat].reserved[0]
+    cdef int b
+    for b in range(f.ctx[C_S_LAST] if f.ctx[C_S_LAST] > 0 else 0, c.nbonus):
+        if (c.bonus_deliver[b][0] <= left[0] and c.bonus_deliver[b][1] <= left[1]
+                and c.bonus_deliver[b][2] <= left[2]
+                and completable(c, b, left[0] - c.bonus_deliver[b][0],
+                                left[1] - c.bonus_deliver[b][1],
+                                left[2] - c.bonus_deliver[b][2])):
+            moves[n] = encode(K_SUPPLY, b)
+            n += 1
+    return n
+
+
+cdef void apply_supply(St* s, const Cat* c, Fr* f, mv move) noexcept nogil:
+    cdef int b = <int>(move & 0xFF)
+    cdef int seat = f.seat
+    cdef Pl* p = &s.players[seat]
+    cdef int i, acquire, influence, assign, accessories
+    cdef Fr* g
+    for i in range(3):
+        s.factories[c.bonus_factory[b]][i] += c.bonus_deliver[b][i]
+        p.reserved[i] -= c.bonus_deliver[b][i]
+    if c.bonus_gain[b] == G_COIN:
+        p.coins += c.bonus_n[b]
+    elif c.bonus_gain[b] == G_ACCESSORY:
+        f.ctx[C_S_ACC] += c.bonus_n[b]
+    elif c.bonus_gain[b] == G_INFLUENCE:
+        f.ctx[C_S_INFLUENCE] += c.bonus_n[b]
+    elif c.bonus_gain[b] == G_ACQUIRE:
+        f.ctx[C_S_ACQUIRE] += c.bonus_n[b]
+    else:
+        f.ctx[C_S_ASSIGN] += c.bonus_n[b]
+    if p.reserved[0] or p.reserved[1] or p.reserved[2]:
+        f.ctx[C_S_LAST] = b
+        return
+    acquire = f.ctx[C_S_ACQUIRE]
+    influence = f.ctx[C_S_INFLUENCE]
+    assign = f.ctx[C_S_ASSIGN]
+    accessories = f.ctx[C_S_ACC]
+    s.nframes -= 1
+    # Pushed bottom first: the acquisitions are made last, the accessory types first.
+    for i in range(acquire):
+        open_acquisition(s, c, seat, EITHER, False)
+    if influence:
+        push(s, F_INFLUENCE, seat).ctx[C_N] = influence
+    for i in range(assign):
+        push(s, F_ASSIGN, seat)
+    if accessories:
+        g = push(s, F_ACCESSORIES, seat)
+        g.ctx[C_PAID] = 0
+        g.ctx[C_GAINED] = accessories
+
+
+ctypedef struct Payment:
+    int cubes[6]
+    int placed[MAXACC]
+
+
+cdef inline int compare_payments(const Payment* a, const Payment* b, int nacc) noexcept nogil:
+    cdef int k
+    for k in range(6):
+        if a.cubes[k] != b.cubes[k]:
+            return a.cubes[k] - b.cubes[k]
+    for k in range(nacc):
+        if a.placed[k] != b.placed[k]:
+            return a.placed[k] - b.placed[k]
+    return 0
+
+
+cdef int payments(const St* s, const Cat* c, int seat, int contract, Payment* out,
+                  int room) noexcept nogil:
+    """contracts.fulfilment_payments: the undominated ways to pay, sorted, into ``out``
+    (``room`` payments); -1 when they or the cube vectors do not fit."""
+    cdef const Pl* p = &s.players[seat]
+    cdef int replace = 0
+    cdef int* buffer = <int*>malloc(2 * room * 6 * sizeof(int))
+    cdef int* vectors = buffer
+    cdef int* grown
+    cdef int* swap
+    cdef int nvec = 1
+    cdef int ngrown, colour, count, base, i, j, k, npayers, nplace, n
+    cdef int payers[6]
+    cdef int idx[32]
+    cdef int vector[6]
+    cdef int left[MAXACC]
+    cdef int placements[MAX_PLACEMENTS][MAXACC]
+    cdef bint dup, ok, covered
+    cdef Payment tmp
+    if buffer == NULL:
+        return -1
+    grown = vectors + room * 6
+    if has_ability(c, p, E_CUBE_REPL):
+        replace = c.disk_per[c.effect_disk[E_CUBE_REPL]]
+    memset(vectors, 0, 6 * sizeof(int))
+    # Every cube vector: each required cube itself or, with the replacement
+    # ability, ``replace`` cubes of one other colour (a set: duplicates dropped).
+    for colour in range(6):
+        count = c.con_cubes[contract][colour]
+        if count == 0:
+            continue
+        if count > 32:
+            free(buffer)
+            return -1
+        payers[0] = colour
+        npayers = 1
+        if replace:
+            for k in range(6):
+                if k != colour:
+                    payers[npayers] = k
+                    npayers += 1
+        ngrown = 0
+        for base in range(nvec):
+            for i in range(count):
+                idx[i] = 0
+            while True:
+                memcpy(vector, vectors + 6 * base, sizeof(vector))
+                for i in range(count):
+                    vector[payers[idx[i]]] += 1 if payers[idx[i]] == colour else replace
+                dup = False
+                for j in range(ngrown):
+                    if same_cubes(grown + 6 * j, vector):
+                        dup = True
+                        break
+                if not dup:
+                    if ngrown >= room:
+                        free(buffer)
+                        return -1
+                    memcpy(grown + 6 * ngrown, vector, sizeof(vector))
+                    ngrown += 1
+                if not next_multiset(idx, count, npayers):
+                    break
+        swap = vectors
+        vectors = grown
+        grown = swap
+        nvec = ngrown
+    # the affordable vectors that no other affordable one undercuts
+    n = 0
+    for i in range(nvec):
+        ok = True
+        for k in range(6):
+            if vectors[6 * i + k] > p.cubes[k]:
+                ok = False
+        if ok:
+            memcpy(grown + 6 * n, vectors + 6 * i, 6 * sizeof(int))
+            n += 1
+    nvec = 0
+    for i in range(n):
+        covered = False
+        for j in range(n):
+            if j == i or same_cubes(grown + 6 * j, grown + 6 * i):
+                continue
+            covered = True
+            for k in range(6):
+                if grown[6 * j + k] > grown[6 * i + k]:
+                    covered = False
+                    break
+            if covered:
+                break
+        if not covered:
+            memcpy(vectors + 6 * nvec, grown + 6 * i, 6 * sizeof(int))
+            nvec += 1
+    for k in range(c.nacc):
+        left[k] = p.accessories[k] - c.con_acc[contract][k]
+        if left[k] < 0:
+            free(buffer)
+            return 0
+    # the types of the "any" accessories placed on the card
+    nplace = 0
+    count = c.con_any[contract]
+    if count > 32:
+        free(buffer)
+        return -1
+    for i in range(count):
+        idx[i] = 0
+    while True:
+        for k in range(c.nacc):
+            placements[nplace][k] = 0
+        for i in range(count):
+            placements[nplace][idx[i]] += 1
+        ok = True
+        for k in range(c.nacc):
+            if placements[nplace][k] > left[k]:
+                ok = False
+        if ok:
+            nplace += 1
+        if nplace >= MAX_PLACEMENTS or not next_multiset(idx, count, c.nacc):
+            break
+    if nvec * nplace > room:
+        free(buffer)
+        return -1
+    n = 0
+    for i in range(nvec):
+        for j in range(nplace):
+            memcpy(out[n].cubes, vectors + 6 * i, 6 * sizeof(int))
+            memcpy(out[n].placed, placements[j], MAXACC * sizeof(int))
+            n += 1
+    free(buffer)
+    for i in range(1, n):
+        tmp = out[i]
+        j = i - 1
+        while j >= 0 and compare_payments(&out[j], &tmp, c.nacc) > 0:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = tmp
+    return n
+
+
+cdef inline bint same_cubes(const int* a, const int* b) noexcept nogil:
+    """Whether two cube vectors are equal."""
+    cdef int k
+    for k in range(6):
+        if a[k] != b[k]:
+            return False
+    return True
+
+
+cdef int fulfil_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
+    cdef const Pl* p = &s.players[f.seat]
+    cdef unsigned char contracts[MAXCON]
+    cdef Payment* pays = <Payment*>malloc(SMALL_ROOM * sizeof(Payment))
+    cdef int room = SMALL_ROOM
+    cdef int i, j, k, count, contract
+    cdef mv payload
+    if pays == NULL:
+        return -1
+    memcpy(contracts, p.contracts, p.ncontracts)
+    sort_bytes(contracts, p.ncontracts)
+    for i in range(p.ncontracts):
+        contract = contracts[i]
+        if c.con_type[contract] < f.ctx[C_TYPE]:
+            continue
+        count = payments(s, c, f.seat, contract, pays, room)
+        if count < 0 and room == SMALL_ROOM:
+            free(pays)
+            room = LARGE_ROOM
+            pays = <Payment*>malloc(room * sizeof(Payment))
+            if pays == NULL:
+                return -1
+            count = payments(s, c, f.seat, contract, pays, room)
+        if count < 0 or n + count >= MAX_MOVES:
+            free(pays)
+            return -1
+        for j in range(count):
+            payload = contract
+            for k in range(6):
+                payload |= <mv>pays[j].cubes[k] << (8 + 4 * k)
+            for k in range(c.nacc):
+                payload |= <mv>pays[j].placed[k] << (32 + 4 * k)
+            moves[n] = encode(K_FULFIL, payload)
+            n += 1
+    free(pays)
+    moves[n] = encode(K_SKIP, 0)
+    return n + 1
+
+
+cdef void apply_fulfil(St* s, const Cat* c, Fr* f, mv move) noexcept nogil:
+    cdef int contract = <int>(move & 0xFF)
+    cdef Pl* p = &s.players[f.seat]
+    cdef int k, placed, row
+    if move >> SHIFT == K_SKIP:
+        s.nframes -= 1
+        return
+    for k in range(6):
+        p.cubes[k] -= <int>(move >> (8 + 4 * k) & 0xF)
+    for k in range(c.nacc):
+        placed = <int>(move >> (32 + 4 * k) & 0xF)
+        p.accessories[k] -= c.con_acc[contract][k] + placed
+        p.placed[k] += placed
+    remove_byte(p.contracts, &p.ncontracts, contract)
+    row = c.con_row[contract]
+    p.fulfilled[row][p.nfulfilled[row]] = contract
+    p.nfulfilled[row] += 1
+    f.ctx[C_TYPE] = c.con_type[contract]
+
+
+cdef void start_reset(St* s, int trigger, bint final) noexcept nogil:
+    cdef Fr* f = push(s, F_RESET, trigger)
+    f.ctx[C_STEP] = RESET_VP if final else ARMY
+    f.ctx[C_FINAL] = final
+
+
+cdef void run_reset_step(St* s, const Cat* c, Fr* f) noexcept nogil:
+    """Run the reset step the frame names; the decisions it asks for go above it."""
+    cdef int step = f.ctx[C_STEP]
+    cdef int first = f.seat
+    cdef int k, seat, fur, refill, disk, count, i
+    cdef int forest[MAXCOLS]
+    cdef int dune[MAXCOLS]
+    cdef int vp[MAXCOLS]
+    cdef int cubes[3 * MAXCOLS]
+    cdef Fr* g
+    cdef Pl* p
+    if step == DONE:
+        s.nframes -= 1
+        return
+    f.ctx[C_STEP] = step + 1
+    if step == ARMY:
+        s.army = s.army - c.army_step if s.army > c.army_step else 0
+    elif step == REFILL:
+        refill = c.refill[s.army][0 if s.nplayers == 4 else 1 if s.nplayers == 3 else 2]
+        for fur in range(4):
+            if s.furnaces[fur] == 0:
+                s.furnaces[fur] = refill
+    elif step == RESET_VP:
+        disk = c.effect_disk[E_RESET_VP]
+        for k in range(s.nplayers):
+            p = &s.players[(first + k) % s.nplayers]
+            if p.unlocked[disk]:
+                p.vp += c.disk_vp[disk]
+    elif step == INVESTMENTS_STEP:
+        for k in range(s.nplayers - 1, -1, -1):
+            seat = (first + k) % s.nplayers
+            count = investment_columns(s, c, seat, forest, dune, vp, cubes)
+            if count < 0:
+                s.overflow = 1
+            elif count:
+                push(s, F_COLUMNS, seat)
+    elif step == EMPTY_FACTORIES:
+        memset(s.factories, 0, sizeof(s.factories))
+    elif step == SUPPLY_STEP:
+        for k in range(s.nplayers - 1, -1, -1):
+            seat = (first + k) % s.nplayers
+            p = &s.players[seat]
+            if p.reserved[0] or p.reserved[1] or p.reserved[2]:
+                g = push(s, F_SUPPLY, seat)
+                g.ctx[C_S_LAST] = -1
+    elif step == FULFIL_STEP:
+        for k in range(s.nplayers - 1, -1, -1):
+            seat = (first + k) % s.nplayers
+            if s.players[seat].ncontracts:
+                push(s, F_FULFIL, seat)
+
+
+# -- the flow (engine.stephens.flow) ----------------------------------------------------------
+cdef inline void check_end(St* s) noexcept nogil:
+    if s.end_round == 0 and max_vp(s) >= s.army:
+        s.end_round = s.round
+
+
+cdef void run_turn(St* s, Fr* f) noexcept nogil:
+    cdef int stage = f.ctx[C_STAGE]
+    cdef int fur, empty
+    cdef Fr* g
+    if stage == BEGIN:
+        f.ctx[C_STAGE] = END
+        push(s, F_ACTION, s.active)
+        return
+    if stage == END:
+        s.nframes -= 1
+        if (s.end_round > 0 and s.round == s.end_round + 1
+                and s.active == s.nplayers - 1):
+            start_reset(s, 0, True)
+            return
+        push(s, F_TURN, s.active).ctx[C_STAGE] = PASS
+        empty = 0
+        for fur in range(4):
+            empty += s.furnaces[fur] == 0
+        if empty >= 2:
+            start_reset(s, s.active, False)
+        return
+    s.nframes -= 1
+    s.active = (s.active + 1) % s.nplayers
+    if s.active == 0:
+        s.round += 1
+    push(s, F_TURN, s.active).ctx[C_STAGE] = BEGIN
+
+
+cdef int gen_moves(const St* s, const Cat* c, mv* moves) noexcept nogil:
+    """The legal moves of the decision on top, in the reference's order; -1 when a
+    fixed bound is hit."""
+    cdef const Fr* f
+    cdef const Pl* p
+    cdef int n
+    if s.nframes == 0 or s.overflow:
+        return 0 if not s.overflow else -1
+    f = &s.frames[s.nframes - 1]
+    p = &s.players[f.seat]
+    if f.kind == F_ACCESSORY:
+        return exchange_moves(p.accessories, c.nacc, 0, 1, K_ACCESSORIES, moves, 0)
+    if f.kind == F_ACCESSORIES:
+        return exchange_moves(p.accessories, c.nacc, f.ctx[C_PAID], f.ctx[C_GAINED],
+                              K_ACCESSORIES, moves, 0)
+    if f.kind == F_CUBES:
+        return exchange_moves(p.cubes, 6, f.ctx[C_PAID], f.ctx[C_GAINED], K_CUBES, moves, 0)
+    if f.kind == F_UNLOCK:
+        return unlock_moves(s, c, f.seat, moves, 0)
+    if f.kind == F_ACTION:
+        return action_moves(s, c, f, moves, 0)
+    if f.kind == F_EFFECT:
+        return effect_moves(s, f, moves, 0)
+    if f.kind == F_ACTIVATION:
+        return activation_moves(s, c, f, moves, 0)
+    if f.kind == F_ACQUIRE:
+        return acquire_moves(s, c, f, moves, 0)
+    if f.kind == F_ASSIGN:
+        n = worker_moves(s, c, f.seat, moves, 0)
+        moves[n] = encode(K_SKIP, 0)
+        return n + 1
+    if f.kind == F_COLUMNS:
+        return columns_moves(s, c, f.seat, moves, 0)
+    if f.kind == F_SUPPLY:
+        return supply_moves(s, c, f, moves, 0)
+    if f.kind == F_FULFIL:
+        return fulfil_moves(s, c, f, moves, 0)
+    return -1
+
+
+cdef void apply_decision(St* s, const Cat* c, mv move) noexcept nogil:
+    """Play a legal move of the decision on top (the handlers of engine.stephens.flow)."""
+    cdef Fr* f = &s.frames[s.nframes - 1]
+    cdef int kind = f.kind
+    cdef int seat = f.seat
+    cdef Pl* p = &s.players[seat]
+    if kind == F_ACCESSORY or kind == F_ACCESSORIES:
+        s.nframes -= 1
+        apply_exchange(p.accessories, c.nacc, move)
+    elif kind == F_CUBES:
+        s.nframes -= 1
+        apply_exchange(p.cubes, 6, move)
+    elif kind == F_UNLOCK:
+        s.nframes -= 1
+        p.unlocked[move & 0xFF] = 1
+    elif kind == F_ACTION:
+        apply_action(s, c, f, move)
+    elif kind == F_EFFECT:
+        apply_effect(s, c, f, move)
+    elif kind == F_ACTIVATION:
+        apply_activation(s, c, f, move)
+    elif kind == F_ACQUIRE:
+        apply_acquire(s, c, f, move)
+    elif kind == F_ASSIGN:
+        s.nframes -= 1
+        if move >> SHIFT != K_SKIP:
+            worker_apply(s, c, seat, move)
+    elif kind == F_COLUMNS:
+        apply_columns(s, c, seat, move)
+    elif kind == F_SUPPLY:
+        apply_supply(s, c, f, move)
+    elif kind == F_FULFIL:
+        apply_fulfil(s, c, f, move)
+
+
+cdef int advance(St* s, const Cat* c, mv* moves) noexcept nogil:
+    """flow.advance: run procedures and single-option decisions until a real choice or
+    the end; returns the legal moves of that choice in ``moves`` (-1: a bound was hit)."""
+    cdef Fr* f
+    cdef int n
+    while True:
+        check_end(s)
+        if s.overflow:
+            return -1
+        if s.nframes == 0:
+            return 0
+        f = &s.frames[s.nframes - 1]
+        if f.kind == F_TURN:
+            run_turn(s, f)
+            continue
+        if f.kind == F_RESET:
+            run_reset_step(s, c, f)
+            continue
+        if f.kind == F_INFLUENCE:
+            s.nframes -= 1
+            gain_influence(c, &s.players[f.seat], f.ctx[C_N])
+            continue
+        n = gen_moves(s, c, moves)
+        if n != 1:
+            return n
+        apply_decision(s, c, moves[0])
+
+
+cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil:
+    """Random moves to the end, as ``StephensState.rollout``; returns the moves chosen."""
+    cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
+    cdef int n
+    cdef long steps = 0
+    err[0] = 0
+    if moves == NULL:
+        err[0] = 1
+        return 0
+    n = gen_moves(s, c, moves)
+    while n > 0:
+        apply_decision(s, c, moves[furnace_splitmix64(rng) % <uint64_t>n])
+        n = advance(s, c, moves)
+        steps += 1
+    if n < 0:
+        err[0] = 1
+    free(moves)
+    return steps
+
+
+cdef double UNIT_53 = 1.0 / (1 << 53)  # PlayoutRng.unit: the top 53 bits as [0, 1)
+
+
+cdef inline int guided_choice(const mv* moves, int n, int seat, const double* values,
+                              double epsilon, uint64_t* rng) noexcept nogil:
+    """engine.guided_playout's epsilon-greedy step on 64-bit moves (ext/guided_choice.pxi
+    takes 32-bit ones; the slot hashes the low 32 bits either way)."""
+    cdef int base = seat << MOVE_SLOT_BITS
+    cdef int index, k, j
+    cdef double best, value
+    if <double>(furnace_splitmix64(rng) >> 11) * UNIT_53 < epsilon:
+        return <int>(furnace_splitmix64(rng) % <uint64_t>n)
+    index = <int>(furnace_splitmix64(rng) % <uint64_t>n)
+    best = values[base + move_slot(<int><uint32_t>moves[index])]
+    k = index
+    for j in range(1, n):
+        k += 1
+        if k == n:
+            k = 0
+        value = values[base + move_slot(<int><uint32_t>moves[k])]
+        if value > best:
+            best = value
+            index = k
+    return index
+
+
+cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* values,
+                           double epsilon, int* trace, long capacity, long max_moves,
+                           int* err) noexcept nogil:
+    """Epsilon-greedy moves over ``values``, as ``engine.guided_playout``; returns the
+    decisions recorded in ``trace``."""
+    cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
+    cdef int n, seat, index
+    cdef long played = 0
+    cdef long recorded = 0
+    err[0] = 0
+    if moves == NULL:
+        err[0] = 1
+        return 0
+    n = gen_moves(s, c, moves)
+    while n > 0 and (max_moves == 0 or played < max_moves):
+        seat = s.frames[s.nframes - 1].seat
+        index = guided_choice(moves, n, seat, values, epsilon, rng)
+        if recorded < capacity:
+            trace[recorded] = (seat << MOVE_SLOT_BITS) + move_slot(<int><uint32_t>moves[index])
+            recorded += 1
+        apply_decision(s, c, moves[index])
+        n = advance(s, c, moves)
+        played += 1
+    if n < 0:
+        err[0] = 1
+    free(moves)
+    return recorded
+
+
+# -- catalogue ----------------------------------------------------------------------------
+cdef class KernelCatalogue:
+    """A catalogue's numbers in C arrays, shared by every state that uses it."""
+
+    cdef Cat c
+    cdef readonly object catalogue
+
+    def __cinit__(self, catalogue):
+        cdef Cat* c = &self.c
+        cdef int i, j, k
+        self.catalogue = catalogue
+        memset(c, 0, sizeof(Cat))
+        board = catalogue.board
+        bounds = ((catalogue.professions, MAXPROF, "professions"),
+                  (catalogue.contracts, MAXCON, "contracts"),
+                  (catalogue.investments, MAXINV, "investments"),
+                  (catalogue.disks, MAXDISK, "disks"),
+                  (catalogue.accessories, MAXACC + 1, "accessory types"),
+                  (catalogue.bonuses, MAXBONUS + 1, "supply combinations"),
+                  (catalogue.contract_costs, MAXDISP + 1, "contract display spaces"),
+                  (catalogue.investment_costs, MAXDISP + 1, "investment display spaces"),
+                  (board.investment_rows, MAXROWS + 1, "investment rows"),
+                  (board.contract_rows, MAXROWS + 1, "contract rows"))
+        for items, bound, what in bounds:
+            if len(items) >= bound:
+                raise ValueError(f"the Stephens kernel supports fewer than {bound} {what}")
+        if ANY != ANY_COLOUR or NOBODY != NO_SEAT:
+            raise ValueError("the kernel's empty-space codes differ from the vocabulary's")
+        if len(catalogue.furnaces) != 4:
+            raise ValueError("the Stephens kernel supports 4 furnaces")
+        c.nprof = len(catalogue.professions)
+        c.ncon = len(catalogue.contracts)
+        c.ninv = len(catalogue.investments)
+        c.ndisk = len(catalogue.disks)
+        c.nacc = len(catalogue.accessories)
+        c.nbonus = len(catalogue.bonuses)
+        c.ncdisp = len(catalogue.contract_costs)
+        c.nidisp = len(catalogue.investment_costs)
+        classes = {}
+        for i, prof in enumerate(catalogue.professions):
+            c.prof_side[i] = prof.side
+            c.prof_has_apprentice[i] = prof.has_apprentice_space
+            for k, space in enumerate(prof.spaces[:2]):
+                c.prof_coins[i][k] = space.coins
+                c.prof_influence[i][k] = space.influence
+            options = concrete_options(prof.benefit)
+            if len(options) > MAXOPT:
+                raise ValueError(f"{prof.id}: too many benefit options for the kernel")
+            c.prof_nopt[i] = len(options)
+            for k, choice in enumerate(options):
+                for j in range(SIZE):
+                    c.prof_pay[i][k][j] = choice.pay[j]
+                    c.prof_gain[i][k][j] = choice.gain[j]
+            c.prof_class[i] = classes.setdefault(options, i)
+        for i, con in enumerate(catalogue.contracts):
+            c.con_type[i] = con.type
+            c.con_row[i] = board.contract_rows.index(con.type)
+            for k in range(6):
+                c.con_cubes[i][k] = con.cubes[k]
+            for k in range(c.nacc):
+                c.con_acc[i][k] = con.accessories[k]
+            c.con_any[i] = con.any_accessories
+            c.con_cube_count[i] = con.cube_count
+        for i, inv in enumerate(catalogue.investments):
+            c.inv_colour[i] = inv.colour
+            c.inv_cubes[i] = inv.cubes
+            c.inv_vp[i] = inv.vp
+            c.inv_forest[i] = inv.forest
+            c.inv_dune[i] = inv.dune
+        for i, disk in enumerate(catalogue.disks):
+            c.disk_effect[i] = EFFECTS.index(disk.effect)
+            c.disk_space[i] = disk.space
+            if len(disk.requires) > MAXREQ:
+                raise ValueError(f"{disk.id}: too many required disks for the kernel")
+            c.disk_nreq[i] = len(disk.requires)
+            for k, r in enumerate(disk.requires):
+                c.disk_req[i][k] = r
+            c.disk_vp[i] = disk.vp
+            c.disk_per[i] = disk.per
+            c.disk_n[i] = disk.n
+        for k, effect in enumerate(EFFECTS):
+            found = catalogue.disks_with(effect)
+            c.effect_disk[k] = found[0] if len(found) == 1 else -1
+        for k in (E_RESET_VP, E_FINAL_CUBES, E_FINAL_COINS, E_FINAL_INFLUENCE, E_FINAL_ACC,
+                  E_CUBE_REPL, E_TWO_CARDS, E_DISCOUNT):
+            if c.effect_disk[k] < 0:
+                raise ValueError(f"the kernel needs exactly one disk with {EFFECTS[k]}")
+        for i, bonus in enumerate(catalogue.bonuses):
+            c.bonus_factory[i] = bonus.factory
+            for k in range(3):
+                c.bonus_deliver[i][k] = bonus.deliver[k]
+            c.bonus_gain[i] = BONUS_GAINS.index(bonus.gain)
+            c.bonus_n[i] = bonus.n
+        for i, furnace in enumerate(catalogue.furnaces):
+            c.furnace_colour[i] = furnace.colour
+            c.furnace_action[i] = FURNACE_ACTIONS.index(furnace.action)
+        for i, cost in enumerate(catalogue.contract_costs):
+            c.contract_costs[i] = cost
+        for i, cost in enumerate(catalogue.investment_costs):
+            c.investment_costs[i] = cost
+        c.contract_slots = board.contract_slots
+        c.ninvrows = len(board.investment_rows)
+        for i, colour in enumerate(board.investment_rows):
+            c.inv_rows[i] = colour
+        c.ncrows = len(board.contract_rows)
+        c.influence_max = board.influence_max
+        for track in (catalogue.forest, catalogue.dune):
+            if len(track.sector_from) > 8:
+                raise ValueError("the kernel supports at most 8 track sectors")
+        c.forest_top = catalogue.forest.top
+        c.nforest = len(catalogue.forest.sector_from)
+        for k, (first, vp) in enumerate(zip(catalogue.forest.sector_from,
+                                            catalogue.forest.sector_vp)):
+            c.forest_from[k] = first
+            c.forest_vp[k] = vp
+        c.dune_top = catalogue.dune.top
+        c.ndune = len(catalogue.dune.sector_from)
+        for k, (first, vp) in enumerate(zip(catalogue.dune.sector_from,
+                                            catalogue.dune.sector_vp)):
+            c.dune_from[k] = first
+            c.dune_vp[k] = vp
+        c.army_step = catalogue.army.step
+        if catalogue.army.start > MAXARMY or c.army_step <= 0:
+            raise ValueError(f"the kernel supports an army from space {MAXARMY} at most")
+        for i in range(MAXARMY + 1):
+            c.refill[i][0] = c.refill[i][1] = c.refill[i][2] = -1
+        for space, cubes in catalogue.army.refills:
+            if 0 <= space <= MAXARMY:
+                for k in range(3):
+                    c.refill[space][k] = cubes[k]
+        for i, vp in enumerate(catalogue.master_vp):
+            c.master_vp[i] = vp
+        h = stephens_heuristic
+        c.h_coin, c.h_influence, c.h_cube = h.COIN, h.INFLUENCE, h.CUBE
+        c.h_accessory, c.h_reserved = h.ACCESSORY, h.RESERVED
+        c.h_contract_base, c.h_contract_held = h.CONTRACT_BASE, h.CONTRACT_HELD
+        c.h_column_share, c.h_track_progress = h.COLUMN_SHARE, h.TRACK_PROGRESS
+        c.h_row_activations = h.ROW_ACTIVATIONS
+        for i, prof in enumerate(catalogue.professions):
+            c.prof_worth[i] = h._benefit_worth(prof.benefit)
+        for i, disk in enumerate(catalogue.disks):
+            c.disk_value[i] = h.ABILITY_VALUE.get(disk.effect, 0.0)
+
+
+_CATALOGUES: dict = {}
+
+
+cdef KernelCatalogue kernel_catalogue(object catalogue):
+    entry = _CATALOGUES.get(id(catalogue))
+    if entry is not None and entry[0] is catalogue:
+        return entry[1]
+    kc = KernelCatalogue(catalogue)
+    if len(_CATALOGUES) > 64:
+        _CATALOGUES.clear()
+    _CATALOGUES[id(catalogue)] = (catalogue, kc)  # keeps the id valid
+    return kc
+
+
+def _rebuild(reference):
+    return KernelState.from_reference(reference)
+
+
+def _within(value, lo, hi, what):
+    """``value`` if it is an integer in ``lo..hi``; ValueError otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ValueError(f"{what} must be an integer in {lo}..{hi}, not {_short(value)}")
+    return value
+
+
+def _short(value):
+    text = repr(value) if isinstance(value, (int, str, type(None))) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+cdef int _fill(unsigned char* dest, object cards, unsigned char* placed, int ncards,
+               str where) except -1:
+    """Copy a pile of card numbers and return its length; each card of the catalogue
+    may be in one place only (``placed`` marks them), so no pile can outgrow its array
+    during play."""
+    cdef int i, card
+    if len(cards) > ncards:
+        raise ValueError(f"{where}: more than the {ncards} cards of the game")
+    for i, value in enumerate(cards):
+        card = _within(value, 0, ncards - 1, f"{where}[{i}]")
+        if placed[card]:
+            raise ValueError(f"{where}[{i}]: card {card} is in two places")
+        placed[card] = 1
+        dest[i] = card
+    return len(cards)
+
+
+cdef void _fill_spaces(signed char* dest, object cards, int nspaces, unsigned char* placed,
+                       int ncards, str where) except *:
+    """A display of ``nspaces`` spaces, -1 where empty."""
+    cdef int i, card
+    if len(cards) != nspaces:
+        raise ValueError(f"{where} must have {nspaces} spaces")
+    for i, value in enumerate(cards):
+        if value == -1:
+            dest[i] = -1
+            continue
+        card = _within(value, 0, ncards - 1, f"{where}[{i}]")
+        if placed[card]:
+            raise ValueError(f"{where}[{i}]: card {card} is in two places")
+        placed[card] = 1
+        dest[i] = card
+
+
+cdef inline int track_vp(const int* starts, const int* vps, int count, int position) noexcept nogil:
+    """components.Track.vp_at."""
+    cdef int k
+    cdef int vp = 0
+    for k in range(count):
+        if position >= starts[k]:
+            vp = vps[k]
+    return vp
+
+
+cdef int final_score(const St* s, const Cat* c, int seat) noexcept nogil:
+    """scoring.final_score(...).total: every category of the final scoring."""
+    cdef const Pl* p = &s.players[seat]
+    cdef int total = p.vp
+    cdef int place, i, card, k, r, count, cubes, longest, sets, d
+    total += track_vp(c.forest_from, c.forest_vp, c.nforest, p.forest)
+    total += track_vp(c.dune_from, c.dune_vp, c.ndune, p.dune)
+    for place in range(6):
+        for i in range(s.nplaces[place]):
+            card = s.places[place][i]
+            if s.master[card] == seat:
+                total += c.master_vp[place]
+                if s.apprentice[card] != NO_SEAT:
+                    total += 1
+    longest = 0
+    for r in range(c.ncrows):
+        if p.nfulfilled[r] > longest:
+            longest = p.nfulfilled[r]
+    for k in range(longest):
+        count = cubes = 0
+        for r in range(c.ncrows):
+            if k < p.nfulfilled[r]:
+                count += 1
+                cubes += c.con_cube_count[p.fulfilled[r][k]]
+        total += count * cubes
+    if has_ability(c, p, E_FINAL_CUBES):
+        d = c.effect_disk[E_FINAL_CUBES]
+        cubes = 0
+        for k in range(6):
+            cubes += p.cubes[k]
+        total += cubes // c.disk_per[d] * c.disk_vp[d]
+    if has_ability(c, p, E_FINAL_COINS):
+        d = c.effect_disk[E_FINAL_COINS]
+        total += p.coins // c.disk_per[d] * c.disk_vp[d]
+    if has_ability(c, p, E_FINAL_INFLUENCE):
+        d = c.effect_disk[E_FINAL_INFLUENCE]
+        total += p.influence // c.disk_per[d] * c.disk_vp[d]
+    if has_ability(c, p, E_FINAL_ACC):
+        sets = p.accessories[0] + p.placed[0]
+        for k in range(1, c.nacc):
+            if p.accessories[k] + p.placed[k] < sets:
+                sets = p.accessories[k] + p.placed[k]
+        total += c.disk_vp[c.effect_disk[E_FINAL_ACC]] * sets
+    return total
+
+
+# -- the heuristic (engine.stephens.heuristic, 2-4 players) ----------------------------------
+# Every sum is added in the reference's order, so the values are equal to the last bit.
+cdef inline double track_progress(const int* starts, const int* vps, int count,
+                                  double weight, int position) noexcept nogil:
+    """heuristic.track_progress: the credit for the spaces climbed towards the next
+    sector (``weight``: heuristic.TRACK_PROGRESS)."""
+    cdef int k
+    for k in range(1, count):
+        if position < starts[k]:
+            return (weight * (vps[k] - vps[k - 1]) * (position - starts[k - 1])
+                    / (starts[k] - starts[k - 1]))
+    return 0.0
+
+
+cdef inline double forest_progress(const Cat* c, int position) noexcept nogil:
+    return track_progress(c.forest_from, c.forest_vp, c.nforest, c.h_track_progress, position)
+
+
+cdef inline double dune_progress(const Cat* c, int position) noexcept nogil:
+    return track_progress(c.dune_from, c.dune_vp, c.ndune, c.h_track_progress, position)
+
+
+cdef inline double resource_value(const Cat* c, const int* r) noexcept nogil:
+    """heuristic._resource_value of an activation resource vector."""
+    return (r[R_VP] + c.h_coin * r[R_COIN] + c.h_influence * r[R_INFLUENCE]
+            + c.h_cube * r[R_CUBES] + c.h_accessory * r[R_ACC]
+            + track_vp(c.forest_from, c.forest_vp, c.nforest, r[R_FOREST])
+            + forest_progress(c, r[R_FOREST])
+            + track_vp(c.dune_from, c.dune_vp, c.ndune, r[R_DUNE])
+            + dune_progress(c, r[R_DUNE]))
+
+
+cdef int pending_activations(const St* s, const Cat* c, double* gains) noexcept nogil:
+    """heuristic.pending_activations: per seat, the best plan's gain of each activation
+    on the stack; -1 when a plan search outgrows its room."""
+    cdef Plan* plans
+    cdef int i, j, count
+    cdef int r[SIZE]
+    cdef double now, best, value
+    cdef const Fr* f
+    for i in range(s.nframes):
+        f = &s.frames[i]
+        if f.kind != F_ACTIVATION:
+            continue
+        resources(&s.players[f.seat], c, r)
+        now = resource_value(c, r)
+        count = plans_of(s, c, f, &plans)
+        if count < 0:
+            free(plans)
+            return -1
+        best = now
+        for j in range(count):
+            value = resource_value(c, plans[j].out)
+            if j == 0 or value > best:
+                best = value
+        free(plans)
+        gains[f.seat] += best - now if best - now > 0.0 else 0.0
+    return 0
+
+
+cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
+    """heuristic.heuristic for 2-4 players into ``out``; -1 when a bound is hit."""
+    cdef double pending[MAXP]
+    cdef double income[MAXP]
+    cdef double resets, value
+    cdef int seat, place, i, card, owner, k, held, need, total, count, contract
+    cdef int forest[MAXCOLS]
+    cdef int dune[MAXCOLS]
+    cdef int vp[MAXCOLS]
+    cdef int cubes[3 * MAXCOLS]
+    cdef int leader = max_vp(s)
+    cdef const Pl* p
+    if s.end_round:
+        resets = 1.0
+    else:
+        resets = (<double>(s.army - leader)) / (2 * c.army_step) + 1
+        if not resets > 1.0:
+            resets = 1.0
+    for seat in range(s.nplayers):
+        pending[seat] = income[seat] = 0.0
+    if pending_activations(s, c, pending) < 0:
+        return -1
+    for place in range(6):
+        for i in range(s.nplaces[place]):
+            card = s.places[place][i]
+            for k in range(2):
+                owner = s.master[card] if k == 0 else s.apprentice[card]
+                if 0 <= owner < s.nplayers:
+                    income[owner] += c.h_row_activations * resets * c.prof_worth[card]
+    for seat in range(s.nplayers):
+        p = &s.players[seat]
+        value = <double>final_score(s, c, seat) + pending[seat] + income[seat]
+        value += forest_progress(c, p.forest) + dune_progress(c, p.dune)
+        total = 0
+        for k in range(c.nacc):
+            total += p.accessories[k]
+        value += c.h_coin * p.coins + c.h_accessory * total
+        k = influence_cap(c, p)
+        value += c.h_influence * (p.influence if p.influence < k else k)
+        total = 0
+        for k in range(6):
+            total += p.cubes[k]
+        value += c.h_cube * total + c.h_reserved * (p.reserved[0] + p.reserved[1]
+                                                    + p.reserved[2])
+        for i in range(p.ncontracts):
+            contract = p.contracts[i]
+            held = 0
+            for k in range(6):
+                held += c.con_cubes[contract][k] if c.con_cubes[contract][k] < p.cubes[k] \
+                    else p.cubes[k]
+            need = c.con_cube_count[contract] if c.con_cube_count[contract] > 1 else 1
+            value += c.con_cube_count[contract] * (c.h_contract_base
+                                                   + c.h_contract_held * held / need)
+        count = investment_columns(s, c, seat, forest, dune, vp, cubes)
+        if count < 0:
+            return -1
+        for k in range(count):
+            value += c.h_column_share * resets * (
+                vp[k] + c.h_reserved * (cubes[3 * k] + cubes[3 * k + 1] + cubes[3 * k + 2]))
+        if has_ability(c, p, E_RESET_VP):
+            value += c.disk_vp[c.effect_disk[E_RESET_VP]] * resets
+        for k in range(c.ndisk):
+            if p.unlocked[k]:
+                value += c.disk_value[k]
+        out[seat] = value
+    return 0
+
+
+# -- the state ------------------------------------------------------------------------------
+cdef class KernelState:
+    """A Stephens position (2-4 players) on the C struct; behaves like ``StephensState``."""
+
+    info = INFO
+    # The protocol's own implementations fit the struct as they are (a registered
+    # class inherits nothing from State, so they are bound here).
+    chance_outcomes = State.chance_outcomes
+    search_state = State.search_state
+    legal_moves_text = State.legal_moves_text
+    apply_text = State.apply_text
+    moves_known_to = State.moves_known_to
+    move_seen_by = State.move_seen_by
+    outcome = State.outcome
+    is_move_code = StephensState.is_move_code
+
+    cdef St s
+    cdef const Cat* cat
+    cdef KernelCatalogue kc
+    cdef readonly int num_players
+    cdef public long last_rollout_steps
+    # The legal moves (a list never changed in place), worked out once per position:
+    # search asks for them, then checks its move against them in apply.  Every method
+    # that changes the struct forgets or replaces them.
+    cdef list _legal
+
+    def __cinit__(self):
+        memset(&self.s, 0, sizeof(St))
+        self.cat = NULL
+        self.last_rollout_steps = 0
+
+    # -- construction -------------------------------------------------------------
+    @staticmethod
+    def from_reference(state) -> KernelState:
+        """The kernel twin of a reference state (ValueError if it does not fit the struct).
+
+        The solo game is refused (search then runs on the reference rules).  Every
+        number that indexes an array during play is checked here, once: card numbers
+        (each card in one place), seats, the decision stack's kinds and the context
+        fields that index something (places, factories, piles, rows, display spaces,
+        workers), and the army's space (its refill must be printed for every space it
+        can still reach).  A state from ``Game.state_from_json`` always fits.
+
+        A few bounds can only be checked in play, and no game reached them in the
+        checks (``furnace check-kernel``): more than MAXCOLS investment columns, more
+        than MAX_MOVES legal moves, a decision stack deeper than MAXFRAMES, an
+        activation needing more than LARGE_ROOM plans.  Past one the twin raises
+        ValueError rather than play out of bounds.
+        """
+        cdef KernelState k = KernelState.__new__(KernelState)
+        cdef St* s = &k.s
+        cdef Pl* pl
+        cdef Fr* f
+        cdef int i, p, r, space, army
+        cdef unsigned char placed[MAXPROF]
+        cdef unsigned char con_placed[MAXCON]
+        cdef unsigned char inv_placed[MAXINV]
+        cdef int workers[MAXW]
+        catalogue = state.catalogue
+        k.kc = kernel_catalogue(catalogue)
+        k.cat = &k.kc.c
+        cdef const Cat* c = k.cat
+        n = state.num_players
+        if not isinstance(n, int) or not 2 <= n <= MAXP or len(state.players) != n:
+            raise ValueError(f"the Stephens kernel plays 2..{MAXP} players (the solo game "
+                             f"runs on the reference rules)")
+        k.num_players = n
+        memset(placed, 0, MAXPROF)
+        memset(con_placed, 0, MAXCON)
+        memset(inv_placed, 0, MAXINV)
+        s.rng = state.rng[0] & MASK64
+        s.nplayers = n
+        s.round = _within(state.round, 1, 1 << 20, "round")
+        s.end_round = _within(state.end_round, 0, s.round, "end_round")
+        s.active = _within(state.active, 0, n - 1, "active")
+        army = _within(state.army, 0, MAXARMY, "army")
+        s.army = army
+        # every space the army can still stop on has its refill printed
+        while army > 0:
+            army = army - c.army_step if army > c.army_step else 0
+            if c.refill[army][0] < 0:
+                raise ValueError(f"army: no furnace refill printed for space {army}")
+        if len(state.furnaces) != 4 or len(state.factories) != 4:
+            raise ValueError("4 furnaces and 4 small factories expected")
+        for i in range(4):
+            s.furnaces[i] = _within(state.furnaces[i], 0, 1 << 20, "furnaces")
+            if len(state.factories[i]) != 3:
+                raise ValueError("a small factory holds 3 counts")
+            for r in range(3):
+                s.factories[i][r] = _within(state.factories[i][r], 0, 1 << 20,
+                                            "small factories")
+        for i in range(2):
+            s.npdeck[i] = _fill(s.pdeck[i], state.profession_decks[i], placed, c.nprof,
+                                "profession deck")
+        _fill_spaces(s.pdisplay, state.profession_display, 4, placed, c.nprof,
+                     "profession display")
+        for i in range(2):
+            s.npdiscard[i] = _fill(s.pdiscard[i], state.profession_discards[i], placed,
+                                   c.nprof, "profession discard")
+        s.nbox = _fill(s.box, state.box, placed, c.nprof, "box")
+        if len(state.places) != 6:
+            raise ValueError("6 places expected")
+        for i in range(6):
+            s.nplaces[i] = _fill(s.places[i], state.places[i], placed, c.nprof, "places")
+        if len(state.master) != c.nprof or len(state.apprentice) != c.nprof:
+            raise ValueError("a master and an apprentice per profession expected")
+        for i in range(c.nprof):
+            s.master[i] = _within(state.master[i], NOBODY, n - 1, "master")
+            s.apprentice[i] = _within(state.apprentice[i], NOBODY, n - 1, "apprentice")
+        s.ncdeck = _fill(s.cdeck, state.contract_deck, con_placed, c.ncon, "contract deck")
+        _fill_spaces(s.cdisplay, state.contract_display, c.ncdisp, con_placed, c.ncon,
+                     "contract display")
+        s.ncdiscard = _fill(s.cdiscard, state.contract_discard, con_placed, c.ncon,
+                            "contract discard")
+        s.nideck = _fill(s.ideck, state.investment_deck, inv_placed, c.ninv, "investment deck")
+        _fill_spaces(s.idisplay, state.investment_display, c.nidisp, inv_placed, c.ninv,
+                     "investment display")
+        s.nidiscard = _fill(s.idiscard, state.investment_discard, inv_placed, c.ninv,
+                            "investment discard")
+        for p, player in enumerate(state.players):
+            pl = &s.players[p]
+            if player.influence_stack or player.lost_disk != -1:
+                raise ValueError("opponent cards belong to the solo game")
+            pl.coins = _within(player.coins, 0, 1 << 20, "coins")
+            pl.influence = _within(player.influence, 0, 1 << 20, "influence")
+            pl.vp = _within(player.vp, 0, 1 << 20, "vp")
+            pl.forest = _within(player.forest, 0, c.forest_top, "forest")
+            pl.dune = _within(player.dune, 0, c.dune_top, "dune")
+            if (len(player.cubes) != 6 or len(player.accessories) != c.nacc
+                    or len(player.unlocked) != c.ndisk or len(player.reserved) != 3
+                    or len(player.placed_accessories) != c.nacc
+                    or len(player.investments) != c.ninvrows
+                    or len(player.fulfilled) != c.ncrows):
+                raise ValueError(f"player {p}: counts of the wrong length")
+            for i in range(6):
+                pl.cubes[i] = _within(player.cubes[i], 0, 1 << 20, "cubes")
+            for i in range(c.nacc):
+                pl.accessories[i] = _within(player.accessories[i], 0, 1 << 20, "accessories")
+                pl.placed[i] = _within(player.placed_accessories[i], 0, 1 << 20,
+                                       "placed accessories")
+            for i in range(c.ndisk):
+                pl.unlocked[i] = _within(player.unlocked[i], 0, 1, "unlocked")
+            for i in range(3):
+                pl.reserved[i] = _within(player.reserved[i], 0, 1 << 20, "reserved")
+            pl.ncontracts = _fill(pl.contracts, player.contracts, con_placed, c.ncon,
+                                  "contracts")
+            for r in range(c.ninvrows):
+                pl.ninvestments[r] = _fill(pl.investments[r], player.investments[r],
+                                           inv_placed, c.ninv, "investments")
+                if pl.ninvestments[r] > MAXCOLS:
+                    raise ValueError(f"player {p}: more than {MAXCOLS} investment columns")
+            for r in range(c.ncrows):
+                pl.nfulfilled[r] = _fill(pl.fulfilled[r], player.fulfilled[r], con_placed,
+                                         c.ncon, "fulfilled")
+        if len(state.decisions) > MAXFRAMES - 16:
+            raise ValueError("the decision stack is too deep for the kernel")
+        s.nframes = 0
+        for frame in state.decisions:
+            if frame.kind in SOLO_FRAMES or frame.kind not in FRAME_NAMES:
+                raise ValueError(f"no {frame.kind!r} decision outside the solo game")
+            f = push(s, FRAME_NAMES.index(frame.kind), _within(frame.seat, 0, n - 1, "seat"))
+            fields = FRAME_KINDS[frame.kind]
+            values = dict(frame.context)
+            if sorted(values) != list(fields):
+                raise ValueError(f"a {frame.kind!r} frame holds {', '.join(fields)}")
+            for i, name in enumerate(fields):
+                f.ctx[i] = _within(values[name], -1, 1 << 20, f"{frame.kind}.{name}")
+            if f.kind == F_ACTIVATION:
+                _within(f.ctx[C_PLACE], 0, 5, "activation.place")
+                _within(f.ctx[C_USED], 0, (1 << MAXW) - 1, "activation.used")
+            elif f.kind == F_EFFECT:
+                _within(f.ctx[C_FACTORY], 0, 3, "effect.factory")
+            elif f.kind == F_ACQUIRE:
+                _within(f.ctx[C_PILE], 0, 2, "acquire.pile")
+                _within(f.ctx[C_ROW], -1, c.ninvrows - 1, "acquire.row")
+                _within(f.ctx[C_FIRST], -1, MAXDISP - 1, "acquire.first")
+            elif f.kind == F_SUPPLY:
+                _within(f.ctx[C_S_LAST], -1, c.nbonus - 1, "supply.last")
+            elif f.kind == F_TURN:
+                _within(f.ctx[C_STAGE], 0, 2, "turn.stage")
+            elif f.kind == F_RESET:
+                _within(f.ctx[C_STEP], 1, DONE, "reset.step")
+        for p in range(n):
+            for place in range(6):
+                if row_workers(s, p, place, workers) > MAXW:
+                    raise ValueError("too many workers of one seat in one row for the kernel")
+        return k
+
+    def to_reference(self) -> StephensState:
+        """The equivalent reference state (``to_json()`` equal to the oracle's)."""
+        cdef St* s = &self.s
+        cdef const Cat* c = self.cat
+        cdef Pl* pl
+        cdef Fr* f
+        cdef int i, p, r
+        ref = StephensState(self.kc.catalogue, s.nplayers)
+        ref.rng = [s.rng]
+        ref.round = s.round
+        ref.end_round = s.end_round
+        ref.active = s.active
+        ref.army = s.army
+        ref.furnaces = [s.furnaces[i] for i in range(4)]
+        ref.factories = [[s.factories[i][r] for r in range(3)] for i in range(4)]
+        ref.profession_decks = [[s.pdeck[i][j] for j in range(s.npdeck[i])] for i in range(2)]
+        ref.profession_display = [s.pdisplay[i] for i in range(4)]
+        ref.profession_discards = [[s.pdiscard[i][j] for j in range(s.npdiscard[i])]
+                                   for i in range(2)]
+        ref.box = [s.box[i] for i in range(s.nbox)]
+        ref.places = [[s.places[i][j] for j in range(s.nplaces[i])] for i in range(6)]
+        ref.master = [s.master[i] for i in range(c.nprof)]
+        ref.apprentice = [s.apprentice[i] for i in range(c.nprof)]
+        ref.contract_deck = [s.cdeck[i] for i in range(s.ncdeck)]
+        ref.contract_display = [s.cdisplay[i] for i in range(c.ncdisp)]
+        ref.contract_discard = [s.cdiscard[i] for i in range(s.ncdiscard)]
+        ref.investment_deck = [s.ideck[i] for i in range(s.nideck)]
+        ref.investment_display = [s.idisplay[i] for i in range(c.nidisp)]
+        ref.investment_discard = [s.idiscard[i] for i in range(s.nidiscard)]
+        players = []
+        for p in range(s.nplayers):
+            pl = &s.players[p]
+            players.append(Player(
+                pl.coins, pl.influence, pl.vp, pl.forest, pl.dune,
+                [pl.cubes[i] for i in range(6)], [pl.accessories[i] for i in range(c.nacc)],
+                [pl.unlocked[i] for i in range(c.ndisk)],
+                [pl.contracts[i] for i in range(pl.ncontracts)],
+                [[pl.investments[r][i] for i in range(pl.ninvestments[r])]
+                 for r in range(c.ninvrows)],
+                [pl.reserved[i] for i in range(3)],
+                [[pl.fulfilled[r][i] for i in range(pl.nfulfilled[r])] for r in range(c.ncrows)],
+                [pl.placed[i] for i in range(c.nacc)]))
+        ref.players = players
+        decisions = []
+        for i in range(s.nframes):
+            f = &s.frames[i]
+            kind = FRAME_NAMES[f.kind]
+            decisions.append(Frame.make(kind, f.seat, **{
+                name: f.ctx[j] for j, name in enumerate(FRAME_KINDS[kind])}))
+        ref.decisions = decisions
+        return ref
+
+    def __reduce__(self):
+        return (_rebuild, (self.to_reference(),))
+
+    # -- protocol ------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.s.nframes == 0:
+            return TERMINAL
+        return self.s.frames[self.s.nframes - 1].seat
+
+    def is_terminal(self) -> bool:
+        return self.s.nframes == 0
+
+    cdef list _legal_moves(self):
+        cdef mv* moves
+        cdef int n
+        if self._legal is None:
+            moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
+            if moves == NULL:
+                raise MemoryError()
+            n = gen_moves(&self.s, self.cat, moves)
+            if n >= 0:
+                self._legal = [moves[i] for i in range(n)]
+            free(moves)
+            if n < 0:
+                raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        return self._legal
+
+    def legal_moves(self) -> list:
+        return list(self._legal_moves())
+
+    cdef bint _is_legal(self, move) except -1:
+        # bools are ints, but no move of Stephens (the reference refuses them too)
+        return isinstance(move, int) and not isinstance(move, bool) \
+            and move in self._legal_moves()
+
+    cdef _play(self, mv move):
+        """Play a legal move and what runs by itself after it, keeping the next moves."""
+        cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
+        cdef int n
+        if moves == NULL:
+            raise MemoryError()
+        apply_decision(&self.s, self.cat, move)
+        n = advance(&self.s, self.cat, moves)
+        self._legal = [moves[i] for i in range(n)] if n >= 0 else None
+        free(moves)
+        if n < 0:
+            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+
+    def apply(self, move) -> list:
+        """Play ``move`` (IllegalMoveError if it is not legal).  Returns no event texts."""
+        if not self._is_legal(move):
+            reason = self.to_reference().why_illegal(move)
+            if reason is None:  # pragma: no cover - the kernel and the oracle disagree
+                reason = "the kernel does not generate it"
+            raise IllegalMoveError(reason)
+        self._play(move)
+        return []
+
+    def play_legal(self, move) -> None:
+        """Play a move of :meth:`legal_moves` without checking it again."""
+        self._play(move)
+
+    def clone(self) -> KernelState:
+        cdef KernelState twin = KernelState.__new__(KernelState)
+        memcpy(&twin.s, &self.s, sizeof(St))
+        twin.cat = self.cat
+        twin.kc = self.kc
+        twin.num_players = self.num_players
+        twin._legal = self._legal
+        return twin
+
+    def scores(self) -> list:
+        return [float(final_score(&self.s, self.cat, p)) for p in range(self.num_players)]
+
+    def ranking(self) -> list:
+        return rank_groups([(final_score(&self.s, self.cat, p), self.s.players[p].influence,
+                             self.s.players[p].coins) for p in range(self.num_players)])
+
+    def solo_target(self):
+        return None
+
+    def solo_rank(self):
+        return None
+
+    def rollout(self, seed) -> Outcome:
+        """Random moves to the end in C (in place), exactly as ``StephensState.rollout``."""
+        if not isinstance(seed, int):
+            raise TypeError(f"a rollout seed is an integer, not {type(seed).__name__}")
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long steps
+        self._legal = None
+        with nogil:
+            steps = c_rollout(&self.s, self.cat, &rng, &err)
+        self.last_rollout_steps = steps
+        if err:
+            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        return self.outcome()
+
+    def guided_playout(self, seed, double[::1] values, double epsilon, int[::1] trace,
+                       long max_moves=0) -> int:
+        """Epsilon-greedy moves over a move-value table in C (in place), exactly as
+        ``engine.guided_playout.guided_playout``; returns the decisions recorded."""
+        check_guided_arguments(seed, self.num_players, values.shape[0], max_moves)
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long recorded
+        cdef int* trace_ptr = &trace[0] if trace.shape[0] else NULL
+        self._legal = None
+        with nogil:
+            recorded = c_guided_rollout(&self.s, self.cat, &rng, &values[0], epsilon,
+                                        trace_ptr, trace.shape[0], max_moves, &err)
+        if err:
+            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        return recorded
+
+    # -- determinization, on the struct -------------------------------------------
+    def determinize(self, observer, rng) -> KernelState:
+        """The reference's ``determinize``, drawing the same numbers from ``rng``.
+
+        Nothing is private in Stephens: the face-down decks and the profession decks
+        below their tops are sorted and reshuffled, and the generator is redrawn,
+        whoever observes.  The shuffles replay ``random.Random.shuffle`` through
+        ``getrandbits``; another generator class goes through the reference rules.
+        """
+        if observer is not None and (not isinstance(observer, int)
+                                     or not 0 <= observer < self.num_players):
+            raise ValueError(f"observer must be None (the host) or a seat of "
+                             f"0-{self.num_players - 1}, not {observer!r}")
+        if type(rng) is not Random:
+            return KernelState.from_reference(self.to_reference().determinize(observer, rng))
+        cdef KernelState twin = self.clone()
+        cdef St* s = &twin.s
+        cdef int colour
+        getrandbits = rng.getrandbits
+        _reshuffle(s.cdeck, s.ncdeck, getrandbits)
+        _reshuffle(s.ideck, s.nideck, getrandbits)
+        for colour in range(2):
+            if s.npdeck[colour]:
+                _reshuffle(s.pdeck[colour], s.npdeck[colour] - 1, getrandbits)
+        s.rng = getrandbits(64)
+        twin._legal = None
+        return twin
+
+    def heuristic(self) -> list:
+        cdef double values[MAXP]
+        if heuristic(&self.s, self.cat, values) < 0:
+            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        return [values[p] for p in range(self.num_players)]
+
+    # -- delegated to the reference rules ------------------------------------------
+
+    def to_json(self) -> dict:
+        return self.to_reference().to_json()
+
+    def move_to_text(self, move) -> str:
+        return self.to_reference().move_to_text(move)
+
+    def parse_move(self, text) -> int:
+        return self.to_reference().parse_move(text)
+
+    def why_illegal(self, move):
+        if self._is_legal(move):
+            return None
+        return self.to_reference().why_illegal(move)
+
+    def observation(self, seat) -> dict:
+        return self.to_reference().observation(seat)
+
+    def render(self, observer=None) -> str:
+        return self.to_reference().render(observer)
+
+    # -- extras ------------------------------------------------------------------------
+    @property
+    def catalogue(self):
+        return self.kc.catalogue
+
+    @property
+    def round(self) -> int:
+        return self.s.round
+
+    def __repr__(self) -> str:
+        return (f"<KernelState stephens {self.num_players}p round={self.s.round} "
+                f"army={self.s.army} decisions={self.s.nframes}>")
+
+
+cdef int _randbelow(object getrandbits, int n) except -1:
+    """``random.Random._randbelow``: rejection sampling on ``n.bit_length()`` bits."""
+    cdef int k = 0
+    cdef int m = n
+    cdef long r
+    while m:
+        k += 1
+        m >>= 1
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return <int>r
+
+
+cdef int _reshuffle(unsigned char* cards, int n, object getrandbits) except -1:
+    """information._reshuffle: sort, then ``random.Random.shuffle``."""
+    cdef int i, j
+    cdef unsigned char t
+    sort_bytes(cards, n)
+    for i in range(n - 1, 0, -1):
+        j = _randbelow(getrandbits, i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+    return 0
+
+
+cdef check_guided_arguments(seed, long num_players, long table_size, long max_moves):
+    """The checks of ``guided_playout`` before it runs without the GIL."""
+    if not isinstance(seed, int):
+        raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")
+    if table_size < (num_players << MOVE_SLOT_BITS):
+        raise ValueError(f"a move-value table for {num_players} players has "
+                         f"{num_players << MOVE_SLOT_BITS} entries, not {table_size}")
+    if max_moves < 0:
+        raise ValueError(f"max_moves must not be negative, not {max_moves}")
+
+
+State.register(KernelState)

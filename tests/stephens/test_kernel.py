@@ -1,0 +1,172 @@
+"""The compiled Stephens kernel (ext/stephens_kernel.pyx) against the reference rules.
+
+Only what is Stephens' own is here; the checks every kernel must pass are in
+tests/test_kernel_protocol.py.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.guided_playout import MOVE_SLOTS, guided_playout
+from engine.kernelcheck import check_kernel, kernel_player_counts
+from engine.stephens import GAME, fast
+from engine.stephens.frames import Frame
+from engine.stephens.state import StephensState
+from tests.kernel_twins import assert_same, kernel_state_or_skip, random_positions
+
+KernelState = kernel_state_or_skip(fast, "Stephens")
+
+PLAYERS = (2, 3, 4)
+
+
+def twin(state: StephensState) -> Any:
+    return KernelState.from_reference(state)
+
+
+def test_check_kernel_finds_no_mismatch() -> None:
+    """engine.kernelcheck finds no difference over 6 seeded games of 2, 3 and 4 players."""
+    report = check_kernel(GAME, 6, 11)
+    assert report["mismatches"] == 0, report["examples"]
+    assert report["steps"] > 6 * 100
+
+
+def test_kernel_plays_two_to_four_players() -> None:
+    """The solo game is left to the reference rules: the twin refuses it, search falls back."""
+    assert kernel_player_counts(GAME) == PLAYERS
+    solo = GAME.new_game(1, 1)
+    with pytest.raises(ValueError, match="solo"):
+        twin(solo)
+    assert solo.search_state() is solo
+    for players in PLAYERS:
+        assert isinstance(GAME.new_game(1, players).search_state(), KernelState)
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_random_games_move_for_move(players: int) -> None:
+    """Seeded random games: the same legal moves in the same order and the same state
+    after every move, to the same scores, ranking and outcome."""
+    for g in range(8):
+        seed = 700 + 10 * players + g
+        state = GAME.new_game(seed, players)
+        k = twin(state)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            assert_same(state, k)
+            move = rng.choice(state.legal_moves())
+            state.apply(move)
+            k.apply(move)
+        assert_same(state, k)
+        assert k.scores() == state.scores()
+        assert k.ranking() == state.ranking()
+        assert k.outcome() == state.outcome()
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_reference_round_trip(players: int) -> None:
+    """to_reference(from_reference(s)) is s, in every kind of position of seeded games."""
+    kinds = set()
+    for seed in range(3):
+        for i, state in enumerate(random_positions(GAME, 40 + seed, players, {})):
+            if i % 3:
+                continue
+            kinds.update(f.kind for f in state.decisions)
+            ref = twin(state).to_reference()
+            assert ref.to_json() == state.to_json()
+            assert ref.legal_moves() == state.legal_moves()
+    # every decision and procedure of the 2-4 player game was met
+    assert kinds >= {"accessory", "unlock", "turn", "action", "activation", "cubes",
+                     "acquire", "reset", "columns", "supply", "fulfil"}
+
+
+def test_rollout_and_guided_playout_match_the_reference() -> None:
+    """Random and MAST-guided playouts from positions of seeded games take the
+    reference's moves to the reference's end."""
+    for players in PLAYERS:
+        for i, state in enumerate(random_positions(GAME, 60 + players, players, {})):
+            if i % 40:
+                continue
+            seed = 1000 * players + i
+            ref, k = state.clone(), twin(state)
+            assert k.rollout(seed) == ref.rollout(seed)
+            assert k.to_json() == ref.to_json()
+            assert k.last_rollout_steps == ref.last_rollout_steps
+            values = np.random.default_rng(seed).random(players * MOVE_SLOTS)
+            ref, k = state.clone(), twin(state)
+            ref_trace = np.zeros(2048, dtype=np.int32)
+            k_trace = np.zeros(2048, dtype=np.int32)
+            recorded = guided_playout(ref, seed, values, 0.25, ref_trace)
+            assert k.guided_playout(seed, values, 0.25, k_trace) == recorded
+            assert k_trace[:recorded].tolist() == ref_trace[:recorded].tolist()
+            assert k.to_json() == ref.to_json()
+
+
+def test_guided_playout_stops_after_max_moves() -> None:
+    """``max_moves`` bounds the playout as it bounds the reference's."""
+    state = GAME.new_game(3, 3)
+    values = np.random.default_rng(3).random(3 * MOVE_SLOTS)
+    ref, k = state.clone(), twin(state)
+    trace = np.zeros(64, dtype=np.int32)
+    assert guided_playout(ref, 9, values, 0.5, trace, 25) == \
+        k.guided_playout(9, values, 0.5, np.zeros(64, dtype=np.int32), 25)
+    assert_same(ref, k)
+
+
+def test_determinize_matches_reference() -> None:
+    """The C determinization deals exactly the reference's decks from the same generator
+    and leaves the generator where the reference leaves it."""
+    for players in PLAYERS:
+        for i, state in enumerate(random_positions(GAME, 80 + players, players, {})):
+            if i % 15:
+                continue
+            k = twin(state)
+            for observer in [*range(players), None]:
+                ref_rng, k_rng = random.Random(i), random.Random(i)
+                ref_det = state.determinize(observer, ref_rng)
+                k_det = k.determinize(observer, k_rng)
+                assert isinstance(k_det, KernelState)
+                assert_same(ref_det, k_det)
+                assert ref_rng.getrandbits(64) == k_rng.getrandbits(64)
+
+
+def test_determinize_with_another_generator_class_uses_the_reference() -> None:
+    """A random.Random subclass may override the draws, so the kernel leaves it to the reference."""
+    class Counting(random.Random):
+        draws = 0
+
+        def getrandbits(self, k: int) -> int:
+            type(self).draws += 1
+            return super().getrandbits(k)
+
+    state = GAME.new_game(7, 3)
+    ref_det = state.determinize(1, random.Random(3))
+    k_det = twin(state).determinize(1, Counting(3))
+    assert Counting.draws > 0
+    assert_same(ref_det, k_det)
+
+
+def test_determinize_rejects_a_bad_observer() -> None:
+    """An observer who is neither a seat of the game nor None (the host) is refused."""
+    k = twin(GAME.new_game(1, 2))
+    for bad in (2, -1, "0", 0.0):
+        with pytest.raises(ValueError, match="observer"):
+            k.determinize(bad, random.Random(1))
+
+
+def test_states_that_do_not_fit_fall_back_to_the_reference() -> None:
+    """A hand-made state the kernel cannot hold is refused, and search then runs on the
+    reference rules."""
+    state = GAME.new_game(1, 2)
+    state.decisions.append(Frame.make("remove", 0, factory=0, n=1))
+    with pytest.raises(ValueError, match="solo"):
+        twin(state)
+    assert state.search_state() is state
+    state = GAME.new_game(1, 2)
+    state.army = 57  # no furnace refill is printed for space 52, where it would stop next
+    with pytest.raises(ValueError, match="army"):
+        twin(state)
+    assert state.search_state() is state
