@@ -34,8 +34,9 @@ iterations and a low temperature, only 84 Elo below level 4, so level 3 now sear
 every expectation of the levels.  In Oh My Goods! the same table's levels 4 and 5
 came out only 45 Elo apart (1,500 and 6,000 ISMCTS iterations play almost alike), so
 that game has a table of its own over smaller budgets
-(``engine.search.config.OH_MY_GOODS_LEVELS``).  Level 5 takes well under a second a
-move with the compiled kernels and tens of seconds in a game without one (Stephens).
+(``engine.search.config.OH_MY_GOODS_LEVELS``).  Level 5 takes under a second a move
+with the compiled kernels (about half a second in Stephens) and tens of seconds on the
+pure-Python rules (Stephens' solo game, which its kernel leaves to them).
 Because the levels run the default search, their strength moves when that search
 improves, and the tables should then be measured again.
 """
