@@ -34,19 +34,7 @@ from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.samara.catalogue import LASTING_POWERS, POWERS
 from engine.samara.rules import INFO, Decision, Foreman, SamaraState, Worker, is_move_code
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    static inline uint64_t furnace_splitmix64(uint64_t *state) {
-        uint64_t z;
-        *state += 0x9E3779B97F4A7C15ULL;
-        z = *state;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    """
-    uint64_t furnace_splitmix64(uint64_t *state) noexcept nogil
+include "splitmix64.pxi"
 
 include "guided_choice.pxi"
 

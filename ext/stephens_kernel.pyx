@@ -41,21 +41,9 @@ from engine.stephens.frames import FRAME_KINDS, Frame
 from engine.stephens.state import INFO, Player, StephensState
 from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOBODY
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    static inline uint64_t furnace_splitmix64(uint64_t *state) {
-        uint64_t z;
-        *state += 0x9E3779B97F4A7C15ULL;
-        z = *state;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    """
-    uint64_t furnace_splitmix64(uint64_t *state) noexcept nogil
+include "splitmix64.pxi"
 
-include "move_slots.pxi"
+include "guided_choice.pxi"
 
 ctypedef int64_t mv
 
@@ -1959,32 +1947,6 @@ cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil
     return steps
 
 
-cdef double UNIT_53 = 1.0 / (1 << 53)  # PlayoutRng.unit: the top 53 bits as [0, 1)
-
-
-cdef inline int guided_choice(const mv* moves, int n, int seat, const double* values,
-                              double epsilon, uint64_t* rng) noexcept nogil:
-    """engine.guided_playout's epsilon-greedy step on 64-bit moves (ext/guided_choice.pxi
-    takes 32-bit ones; the slot hashes the low 32 bits either way)."""
-    cdef int base = seat << MOVE_SLOT_BITS
-    cdef int index, k, j
-    cdef double best, value
-    if <double>(furnace_splitmix64(rng) >> 11) * UNIT_53 < epsilon:
-        return <int>(furnace_splitmix64(rng) % <uint64_t>n)
-    index = <int>(furnace_splitmix64(rng) % <uint64_t>n)
-    best = values[base + move_slot(<int><uint32_t>moves[index])]
-    k = index
-    for j in range(1, n):
-        k += 1
-        if k == n:
-            k = 0
-        value = values[base + move_slot(<int><uint32_t>moves[k])]
-        if value > best:
-            best = value
-            index = k
-    return index
-
-
 cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* values,
                            double epsilon, int* trace, long capacity, long max_moves,
                            int* err) noexcept nogil:
@@ -2857,17 +2819,6 @@ cdef int _reshuffle(unsigned char* cards, int n, object getrandbits) except -1:
         cards[i] = cards[j]
         cards[j] = t
     return 0
-
-
-cdef check_guided_arguments(seed, long num_players, long table_size, long max_moves):
-    """The checks of ``guided_playout`` before it runs without the GIL."""
-    if not isinstance(seed, int):
-        raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")
-    if table_size < (num_players << MOVE_SLOT_BITS):
-        raise ValueError(f"a move-value table for {num_players} players has "
-                         f"{num_players << MOVE_SLOT_BITS} entries, not {table_size}")
-    if max_moves < 0:
-        raise ValueError(f"max_moves must not be negative, not {max_moves}")
 
 
 State.register(KernelState)
