@@ -34,6 +34,7 @@ from collections.abc import Callable, MutableSequence
 from typing import Any
 
 from engine.processes import set_parent_death_signal
+from engine.search.collector import without_full_collections
 
 #: One stop flag per worker slot (shared with the pool); set by :func:`worker_main`.
 _FLAGS: MutableSequence[int] | None = None
@@ -151,17 +152,29 @@ def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int
                 conn.send(("progress", job_id, data))
 
             kwargs = dict(kwargs, report=report)
-        try:
-            reply: tuple[Any, ...] = ("result", job_id, fn(*args, slot=slot, **kwargs))
-        except Exception as exc:  # noqa: BLE001 - the server turns it into a status
-            reply = ("error", job_id, exc)
-        if not send_reply(conn, reply):
+        if not run_job(conn, job_id, fn, args, kwargs, slot):
             break
-        del reply
         if _should_retire(start_memory):
             conn.send(("retire",))
             break
     os._exit(0)
+
+
+def run_job(conn: Any, job_id: int, fn: Callable[..., Any], args: tuple[Any, ...],
+            kwargs: dict[str, Any], slot: int | None) -> bool:
+    """Run one job and send its ``result`` (or ``error``); False when the pool is gone.
+
+    The garbage collector's full passes wait until the reply is sent and the job's
+    tree dropped: a search holds them off while it runs, and the first one after it
+    would walk the whole tree (a quarter of a second after a 5-second Samara search,
+    far longer for a worker at low priority on a busy machine) before the answer.
+    """
+    with without_full_collections():
+        try:
+            reply: tuple[Any, ...] = ("result", job_id, fn(*args, slot=slot, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - the server turns it into a status
+            reply = ("error", job_id, exc)
+        return send_reply(conn, reply)
 
 
 def send_reply(conn: Any, reply: tuple[Any, ...]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 import weakref
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 import engine.search.dispatch as dispatch
 from ai_server import worker
 from engine import registry
+from engine.search.collector import NO_FULL_PASSES
 
 
 class RecordingConnection:
@@ -85,3 +87,25 @@ def test_a_closed_pool_connection_ends_the_worker_loop() -> None:
     worker.drop_after_reply(object())
     assert not worker.send_reply(ClosedConnection(), ("result", 1, {}))
     assert not worker._DROPPED_AFTER_REPLY
+
+
+def test_no_full_collection_between_the_job_and_its_reply() -> None:
+    # A search holds the collector's full passes off; released at its end, the first
+    # pass walked the whole tree (0.25 s of CPU after a 5 s Samara search, seconds for a
+    # worker at nice 10 on a busy machine) before the answer went out.  The worker holds
+    # them until the reply is sent and the tree dropped.
+    original = gc.get_threshold()
+    during_send: list[tuple[int, ...]] = []
+
+    class Connection:
+        def send(self, message: tuple[Any, ...]) -> None:
+            during_send.append(gc.get_threshold())
+
+    def job(*, slot: int | None = None) -> str:
+        during_job.append(gc.get_threshold())
+        return "done"
+
+    during_job: list[tuple[int, ...]] = []
+    assert worker.run_job(Connection(), 5, job, (), {}, None)
+    assert during_job[0][2] == during_send[0][2] == NO_FULL_PASSES
+    assert gc.get_threshold() == original
