@@ -1158,22 +1158,7 @@ cdef class KernelCatalogue:
                     self.c.a_need_n[i][k][j] = n
 
 
-_CATALOGUES: dict = {}
-
-
-cdef KernelCatalogue kernel_catalogue(object catalogue):
-    entry = _CATALOGUES.get(id(catalogue))
-    if entry is not None and entry[0] is catalogue:
-        return entry[1]
-    kc = KernelCatalogue(catalogue)
-    if len(_CATALOGUES) > 64:
-        _CATALOGUES.clear()
-    _CATALOGUES[id(catalogue)] = (catalogue, kc)  # keeps the id valid
-    return kc
-
-
-def _rebuild(reference):
-    return KernelState.from_reference(reference)
+include "catalogue_cache.pxi"
 
 
 def _within(value, lo, hi, what):

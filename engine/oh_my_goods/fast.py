@@ -9,7 +9,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from engine.fastpath import load_kernel
+from engine.fastpath import kernel_twin_or_none, load_kernel
 
 if TYPE_CHECKING:
     from engine.game import State
@@ -28,11 +28,5 @@ def kernel_twin(state: OhMyGoodsState) -> State | None:
     Also None for a (hand-made) state outside the kernel's fixed bounds, so search
     falls back to the reference rules instead of failing.
     """
-    module = kernel_module()
-    if module is None:
-        return None
-    try:
-        twin: State = module.KernelState.from_reference(state)
-    except ValueError:
-        return None
+    twin: State | None = kernel_twin_or_none(KERNEL_MODULE, state)
     return twin

@@ -9,7 +9,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from engine.fastpath import load_kernel
+from engine.fastpath import kernel_twin_or_none, load_kernel
 
 if TYPE_CHECKING:
     from engine.game import State
@@ -29,11 +29,5 @@ def kernel_twin(state: StephensState) -> State | None:
     (hand-made) state outside the kernel's fixed bounds, so search falls back to the
     reference rules instead of failing.
     """
-    module = kernel_module()
-    if module is None:
-        return None
-    try:
-        twin: State = module.KernelState.from_reference(state)
-    except ValueError:
-        return None
+    twin: State | None = kernel_twin_or_none(KERNEL_MODULE, state)
     return twin
