@@ -9,8 +9,9 @@ playout half, shared by every game: the search keeps the table
 
 The table is one flat array of ``num_players * MOVE_SLOTS`` floats: a move's value
 for ``seat`` sits at ``seat * MOVE_SLOTS + move_slot(move)``, where
-:func:`move_slot` hashes the integer move code into :data:`MOVE_SLOTS` slots (moves
-that share a slot share a value: the table stays small whatever a game's codes are).
+:func:`move_slot` hashes the integer move code (all its bits) into :data:`MOVE_SLOTS`
+slots (moves that share a slot share a value: the table stays small whatever a game's
+codes are).
 
 Each decision of the playout is epsilon-greedy: with probability ``epsilon`` a legal
 move drawn uniformly, otherwise the legal move with the highest value for the seat to
@@ -53,7 +54,9 @@ def move_slot(move: int) -> int:
     >>> move_slot(0), 0 <= move_slot(123456) < MOVE_SLOTS
     (0, True)
     """
-    return ((move * _GOLDEN) & _MASK32) >> (32 - MOVE_SLOT_BITS)
+    # The high word folded onto the low one first: Stephens' codes name the kind of move in
+    # their top byte.  A code below 2**32 (Samara's, Oh My Goods!') is left as it is.
+    return (((move ^ (move >> 32)) * _GOLDEN) & _MASK32) >> (32 - MOVE_SLOT_BITS)
 
 
 def guided_playout(state: State, seed: int, values: Any, epsilon: float, trace: Any,

@@ -2,7 +2,7 @@
 # playouts (included after splitmix64.pxi).  Every draw and comparison mirrors the
 # Python module's, so a kernel plays the reference's moves.
 
-from libc.stdint cimport int64_t, uint32_t
+from libc.stdint cimport int64_t
 
 include "move_slots.pxi"
 
@@ -18,20 +18,20 @@ cdef inline int guided_choice(const move_code* moves, int n, int seat, const dou
                               double epsilon, uint64_t* rng) noexcept nogil:
     """The index of the move to play among ``moves[:n]``: uniform with probability
     ``epsilon``, else the best valued for ``seat``, scanning from a random start.  The
-    slot hashes a code's low 32 bits, as engine.guided_playout.move_slot does."""
+    slot hashes all of a code's bits, as engine.guided_playout.move_slot does."""
     cdef int base = seat << MOVE_SLOT_BITS
     cdef int index, k, j
     cdef double best, value
     if <double>(furnace_splitmix64(rng) >> 11) * UNIT_53 < epsilon:
         return <int>(furnace_splitmix64(rng) % <uint64_t>n)
     index = <int>(furnace_splitmix64(rng) % <uint64_t>n)
-    best = values[base + move_slot(<int><uint32_t>moves[index])]
+    best = values[base + move_slot(moves[index])]
     k = index
     for j in range(1, n):
         k += 1
         if k == n:
             k = 0
-        value = values[base + move_slot(<int><uint32_t>moves[k])]
+        value = values[base + move_slot(moves[k])]
         if value > best:
             best = value
             index = k

@@ -1965,7 +1965,7 @@ cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* val
         seat = s.frames[s.nframes - 1].seat
         index = guided_choice(moves, n, seat, values, epsilon, rng)
         if recorded < capacity:
-            trace[recorded] = (seat << MOVE_SLOT_BITS) + move_slot(<int><uint32_t>moves[index])
+            trace[recorded] = (seat << MOVE_SLOT_BITS) + move_slot(moves[index])
             recorded += 1
         apply_decision(s, c, moves[index])
         n = advance(s, c, moves)

@@ -14,6 +14,7 @@ from engine.guided_playout import MOVE_SLOTS, guided_playout, move_slot
 from engine.oh_my_goods import fast as omg_fast
 from engine.registry import new_game
 from engine.samara import fast as samara_fast
+from engine.stephens import fast as stephens_fast
 from tests.search.toy_games import LotteryState, race
 
 
@@ -34,6 +35,20 @@ def test_move_slots_spread_nearby_codes() -> None:
     assert len(slots) == 1000  # consecutive codes never collide
     assert all(0 <= s < MOVE_SLOTS for s in slots)
     assert move_slot(2**31 - 1) < MOVE_SLOTS
+
+
+def test_move_slots_read_every_bit_of_a_code() -> None:
+    # Stephens' codes keep the kind of move in the top byte (kind << 56 | payload): moves
+    # of different kinds with one payload must not share a slot, and so a value.
+    payloads = [0, 1, 7, 2**20 + 3, 2**33 + 5]
+    for payload in payloads:
+        slots = {move_slot(kind << 56 | payload) for kind in range(1, 12)}
+        assert len(slots) == 11, payload
+    assert len({move_slot(2**32 * high + 9) for high in range(1, 200)}) == 199
+    # Codes below 2**32 (every Samara and Oh My Goods! code) keep the slots they had.
+    assert [move_slot(code) for code in (0, 1, 2, 1000, 2**31 - 1)] == [
+        ((code * 0x9E3779B1) & 0xFFFFFFFF) >> 16 for code in (0, 1, 2, 1000, 2**31 - 1)]
+    assert all(0 <= move_slot(code) < MOVE_SLOTS for code in (2**63 - 1, 2**62, 2**40 + 1))
 
 
 def test_greedy_playout_plays_the_best_valued_move() -> None:
@@ -119,7 +134,7 @@ def test_play_legal_leaves_the_state_apply_leaves(game: str) -> None:
 
 
 # -- the kernels' twins ----------------------------------------------------------------
-KERNELS = {"samara": samara_fast, "oh-my-goods": omg_fast}
+KERNELS = {"samara": samara_fast, "oh-my-goods": omg_fast, "stephens": stephens_fast}
 
 
 @pytest.mark.parametrize("game", sorted(KERNELS))
