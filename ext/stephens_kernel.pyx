@@ -1927,8 +1927,11 @@ cdef int advance(St* s, const Cat* c, mv* moves) noexcept nogil:
         apply_decision(s, c, moves[0])
 
 
-cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil:
-    """Random moves to the end, as ``StephensState.rollout``; returns the moves chosen."""
+cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, long max_moves,
+                    int* err) noexcept nogil:
+    """Random moves to the end, as ``StephensState.rollout``, or at most ``max_moves``
+    of them (0: no bound), as ``engine.game.play_random_move`` steps a truncated playout;
+    returns the moves chosen."""
     cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
     cdef int n
     cdef long steps = 0
@@ -1937,7 +1940,7 @@ cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil
         err[0] = 1
         return 0
     n = gen_moves(s, c, moves)
-    while n > 0:
+    while n > 0 and (max_moves == 0 or steps < max_moves):
         apply_decision(s, c, moves[furnace_splitmix64(rng) % <uint64_t>n])
         n = advance(s, c, moves)
         steps += 1
@@ -2686,11 +2689,29 @@ cdef class KernelState:
         cdef long steps
         self._legal = None
         with nogil:
-            steps = c_rollout(&self.s, self.cat, &rng, &err)
+            steps = c_rollout(&self.s, self.cat, &rng, 0, &err)
         self.last_rollout_steps = steps
         if err:
             raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
         return self.outcome()
+
+    def random_playout(self, seed, long max_moves=0) -> int:
+        """Up to ``max_moves`` uniformly random moves in C (in place; 0: to the end),
+        exactly as ``engine.game.play_random_move`` steps the reference (the truncated
+        playouts of ``engine.search.evaluate``); returns the moves played."""
+        if not isinstance(seed, int):
+            raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")
+        if max_moves < 0:
+            raise ValueError(f"max_moves must not be negative, not {max_moves}")
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long steps
+        self._legal = None
+        with nogil:
+            steps = c_rollout(&self.s, self.cat, &rng, max_moves, &err)
+        if err:
+            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        return steps
 
     def guided_playout(self, seed, double[::1] values, double epsilon, int[::1] trace,
                        long max_moves=0) -> int:

@@ -138,7 +138,9 @@ def prior_utility(state: State, seat: int, scale: float | None,
 
 class TruncatedPlayoutEvaluator:
     """Up to ``depth`` random moves, then :func:`heuristic_outcome` (see the module
-    docstring); the real outcome when the game ends first."""
+    docstring); the real outcome when the game ends first.  A state with a
+    ``random_playout(seed, max_moves)`` method (the Stephens kernel's twin) plays the
+    moves itself: the moves of the Python loop, drawn from the same stream."""
 
     __slots__ = ("depth",)
 
@@ -148,12 +150,17 @@ class TruncatedPlayoutEvaluator:
         self.depth = depth
 
     def evaluate(self, state: State, seed: int) -> Outcome:
-        # The loop of State.rollout, stopped after ``depth`` moves.
-        rng = PlayoutRng(seed)
-        for _ in range(self.depth):
-            if state.current_player() == TERMINAL:
-                return state.outcome()
-            play_random_move(state, rng)
+        fast = getattr(state, "random_playout", None)
+        if fast is not None:
+            # A kernel twin runs the loop below in C, drawing the same moves.
+            fast(seed, self.depth)
+        else:
+            # The loop of State.rollout, stopped after ``depth`` moves.
+            rng = PlayoutRng(seed)
+            for _ in range(self.depth):
+                if state.current_player() == TERMINAL:
+                    return state.outcome()
+                play_random_move(state, rng)
         if state.current_player() == TERMINAL:
             return state.outcome()
         return heuristic_outcome(state)

@@ -18,6 +18,7 @@ from engine.game import (
     IllegalMoveError,
     Outcome,
     State,
+    play_random_move,
     rank_groups,
 )
 from engine.playout_rng import PlayoutRng
@@ -37,7 +38,7 @@ from engine.search.evaluate import playout_evaluator
 from engine.search.ismcts import ISMCTS
 from engine.search.mcts import MCTS
 
-from .toy_games import race
+from .toy_games import RaceState, race
 
 VAULT_INFO = GameInfo(
     name="toy-vault",
@@ -226,6 +227,33 @@ def test_truncated_playout_returns_the_real_outcome_when_the_game_ends_first() -
     coin.apply(COIN)
     reference.apply(COIN)
     assert TruncatedPlayoutEvaluator(FILLER + 1).evaluate(coin, 8) == reference.rollout(8)
+
+
+class _CompiledRace(RaceState):
+    """A race whose truncated playouts a compiled kernel would run
+    (``random_playout``): it records its calls, then plays the Python step."""
+
+    calls: ClassVar[list[tuple[int, int]]] = []
+
+    def random_playout(self, seed: int, max_moves: int) -> int:
+        self.calls.append((seed, max_moves))
+        rng, played = PlayoutRng(seed), 0
+        while not self.is_terminal() and played < max_moves:
+            play_random_move(self, rng)
+            played += 1
+        return played
+
+
+def test_truncated_playout_runs_in_the_kernel_where_there_is_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_CompiledRace, "calls", [])
+    kernel, reference = _CompiledRace(3, 200, 4), race(3, 200, 4)
+    evaluator = TruncatedPlayoutEvaluator(20)
+    assert evaluator.evaluate(kernel, 77) == evaluator.evaluate(reference, 77)
+    assert _CompiledRace.calls == [(77, 20)]
+    assert kernel.to_json() == reference.to_json()
+    ended = _CompiledRace(2, 4, 3)  # a race that ends within the playout: the real outcome
+    assert evaluator.evaluate(ended, 5) == ended.outcome() and ended.is_terminal()
 
 
 def test_truncated_playout_follows_the_rollout_stream() -> None:

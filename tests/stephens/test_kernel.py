@@ -12,8 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from engine.game import play_random_move
 from engine.guided_playout import MOVE_SLOTS, guided_playout
 from engine.kernelcheck import check_kernel, kernel_player_counts
+from engine.playout_rng import PlayoutRng
+from engine.search.evaluate import TruncatedPlayoutEvaluator
 from engine.stephens import GAME, fast
 from engine.stephens.frames import Frame
 from engine.stephens.state import StephensState
@@ -114,6 +117,34 @@ def test_guided_playout_stops_after_max_moves() -> None:
     assert guided_playout(ref, 9, values, 0.5, trace, 25) == \
         k.guided_playout(9, values, 0.5, np.zeros(64, dtype=np.int32), 25)
     assert_same(ref, k)
+
+
+def test_truncated_random_playouts_run_in_c_and_match_the_reference() -> None:
+    """``random_playout(seed, max_moves)`` plays the moves of the truncated playouts'
+    Python step (``engine.game.play_random_move``), so the search's truncated
+    evaluator values a leaf alike with and without it."""
+    for players in PLAYERS:
+        for i, state in enumerate(random_positions(GAME, 80 + players, players, {})):
+            if i % 30:
+                continue
+            seed = 7000 * players + i
+            for depth in (1, 20, 0):
+                ref, k = state.clone(), twin(state)
+                rng = PlayoutRng(seed)
+                played = 0
+                while not ref.is_terminal() and (depth == 0 or played < depth):
+                    play_random_move(ref, rng)
+                    played += 1
+                assert k.random_playout(seed, depth) == played
+                assert_same(ref, k)
+            leaf, k = state.clone(), twin(state)
+            evaluator = TruncatedPlayoutEvaluator(20)
+            assert evaluator.evaluate(k, seed) == evaluator.evaluate(leaf, seed)
+            assert_same(leaf, k)
+    with pytest.raises(ValueError, match="max_moves"):
+        twin(GAME.new_game(1, 2)).random_playout(1, -1)
+    with pytest.raises(TypeError, match="seed"):
+        twin(GAME.new_game(1, 2)).random_playout(1.5, 3)
 
 
 def test_determinize_matches_reference() -> None:
