@@ -2682,17 +2682,7 @@ cdef class KernelState:
 
     def rollout(self, seed) -> Outcome:
         """Random moves to the end in C (in place), exactly as ``StephensState.rollout``."""
-        if not isinstance(seed, int):
-            raise TypeError(f"a rollout seed is an integer, not {type(seed).__name__}")
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long steps
-        self._legal = None
-        with nogil:
-            steps = c_rollout(&self.s, self.cat, &rng, 0, &err)
-        self.last_rollout_steps = steps
-        if err:
-            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+        self.last_rollout_steps = self.random_playout(seed)
         return self.outcome()
 
     def random_playout(self, seed, long max_moves=0) -> int:
