@@ -194,6 +194,20 @@ OH_MY_GOODS_LEVELS = (
     Level(5, iterations=6000, temperature=0.0),
 )
 
+#: Stephens' strength levels.  With the default table, level 1 (50 ISMCTS iterations)
+#: won only 7 of 10 games against random and lost all its games to the other levels, so
+#: the weak levels here search more (level 1 twice as much).  Level 5 searches 3,000
+#: iterations, not 6,000: mid-game a Stephens iteration costs several times a Samara
+#: one (3,000-9,000 a second with the kernel), and 3,000 keep a level-5 move under about
+#: a second.  Ladder: docs/strength.md.
+STEPHENS_LEVELS = (
+    Level(1, iterations=100, temperature=0.5),
+    Level(2, iterations=250, temperature=0.25),
+    Level(3, iterations=500, temperature=0.1),
+    Level(4, iterations=1000, temperature=0.0),
+    Level(5, iterations=3000, temperature=0.0),
+)
+
 #: Each game's search settings, by ``GameInfo.name``.  Only what differs from
 #: :data:`DEFAULT_CONFIG` needs an entry.
 SEARCH_CONFIGS: dict[str, SearchConfig] = {
@@ -218,7 +232,7 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # pure Python), so leaves are valued by 20 random moves and the heuristic, a
     # forecast of the final score in VP.  Margin scale 20 from a sweep against greedy
     # (5, 10, 20: 15/20, 15/20, 20/20 games won); docs/rules/stephens.md.
-    "stephens": SearchConfig(margin_scale=20.0, playout_depth=20),
+    "stephens": SearchConfig(margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS),
 }
 
 

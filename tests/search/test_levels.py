@@ -97,6 +97,8 @@ def test_the_table_runs_from_weak_to_strong() -> None:
 def test_every_games_table_runs_from_weak_to_strong() -> None:
     tables = {name: config.levels for name, config in SEARCH_CONFIGS.items()}
     assert tables["oh-my-goods"] != LEVELS  # where more search soon stops paying
+    assert tables["stephens"] != LEVELS  # where 50 iterations were barely better than random
+    assert "samara" in tables and tables["samara"] == LEVELS
     for name, table in tables.items():
         check_levels(table)
         assert table[0].temperature > 0 and table[-1].temperature == 0, name
