@@ -293,9 +293,7 @@ class State(abc.ABC):
         search answers the same with or without them.  Kernels override this to run
         the loop in C.
         """
-        rng = PlayoutRng(seed)
-        while self.current_player() != TERMINAL:
-            play_random_move(self, rng)
+        play_random_moves(self, seed)
         return self.outcome()
 
     # -- information --------------------------------------------------------
@@ -452,3 +450,16 @@ def play_random_move(state: State, rng: PlayoutRng) -> None:
     else:
         legal = state.legal_moves()
         state.apply(legal[rng.below(len(legal))])
+
+
+def play_random_moves(state: State, seed: int, max_moves: int = 0) -> int:
+    """Play random moves on ``state`` (in place) with :func:`play_random_move` and
+    ``PlayoutRng(seed)``, to the end or, with ``max_moves``, at most that many (chance
+    outcomes count); returns the moves played.  The loop of :meth:`State.rollout` and of
+    truncated playouts, and the reference of a kernel twin's ``random_playout``."""
+    rng = PlayoutRng(seed)
+    played = 0
+    while state.current_player() != TERMINAL and (not max_moves or played < max_moves):
+        play_random_move(state, rng)
+        played += 1
+    return played

@@ -1930,8 +1930,7 @@ cdef int advance(St* s, const Cat* c, mv* moves) noexcept nogil:
 cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, long max_moves,
                     int* err) noexcept nogil:
     """Random moves to the end, as ``StephensState.rollout``, or at most ``max_moves``
-    of them (0: no bound), as ``engine.game.play_random_move`` steps a truncated playout;
-    returns the moves chosen."""
+    of them (0: no bound), as ``engine.game.play_random_moves``; returns the moves chosen."""
     cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
     cdef int n
     cdef long steps = 0
@@ -2687,7 +2686,7 @@ cdef class KernelState:
 
     def random_playout(self, seed, long max_moves=0) -> int:
         """Up to ``max_moves`` uniformly random moves in C (in place; 0: to the end),
-        exactly as ``engine.game.play_random_move`` steps the reference (the truncated
+        exactly as ``engine.game.play_random_moves`` on the reference (the truncated
         playouts of ``engine.search.evaluate``); returns the moves played."""
         if not isinstance(seed, int):
             raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")

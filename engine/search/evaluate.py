@@ -51,8 +51,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from engine.game import TERMINAL, Outcome, State, play_random_move
-from engine.playout_rng import PlayoutRng
+from engine.game import TERMINAL, Outcome, State, play_random_moves
 from engine.search._common import Solo, _logistic, backup_values
 
 #: Heuristic values closer than this to the best count as a tie for the lead.
@@ -152,15 +151,9 @@ class TruncatedPlayoutEvaluator:
     def evaluate(self, state: State, seed: int) -> Outcome:
         fast = getattr(state, "random_playout", None)
         if fast is not None:
-            # A kernel twin runs the loop below in C, drawing the same moves.
-            fast(seed, self.depth)
+            fast(seed, self.depth)  # a kernel twin's loop in C, drawing the same moves
         else:
-            # The loop of State.rollout, stopped after ``depth`` moves.
-            rng = PlayoutRng(seed)
-            for _ in range(self.depth):
-                if state.current_player() == TERMINAL:
-                    return state.outcome()
-                play_random_move(state, rng)
+            play_random_moves(state, seed, self.depth)
         if state.current_player() == TERMINAL:
             return state.outcome()
         return heuristic_outcome(state)

@@ -18,7 +18,7 @@ from engine.game import (
     IllegalMoveError,
     Outcome,
     State,
-    play_random_move,
+    play_random_moves,
     rank_groups,
 )
 from engine.playout_rng import PlayoutRng
@@ -231,17 +231,13 @@ def test_truncated_playout_returns_the_real_outcome_when_the_game_ends_first() -
 
 class _CompiledRace(RaceState):
     """A race whose truncated playouts a compiled kernel would run
-    (``random_playout``): it records its calls, then plays the Python step."""
+    (``random_playout``): it records its calls, then plays the Python loop."""
 
     calls: ClassVar[list[tuple[int, int]]] = []
 
     def random_playout(self, seed: int, max_moves: int) -> int:
         self.calls.append((seed, max_moves))
-        rng, played = PlayoutRng(seed), 0
-        while not self.is_terminal() and played < max_moves:
-            play_random_move(self, rng)
-            played += 1
-        return played
+        return play_random_moves(self, seed, max_moves)
 
 
 def test_truncated_playout_runs_in_the_kernel_where_there_is_one(

@@ -12,10 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.game import play_random_move
+from engine.game import play_random_moves
 from engine.guided_playout import MOVE_SLOTS, guided_playout
 from engine.kernelcheck import check_kernel, kernel_player_counts
-from engine.playout_rng import PlayoutRng
 from engine.search.evaluate import TruncatedPlayoutEvaluator
 from engine.stephens import GAME, fast
 from engine.stephens.frames import Frame
@@ -121,7 +120,7 @@ def test_guided_playout_stops_after_max_moves() -> None:
 
 def test_truncated_random_playouts_run_in_c_and_match_the_reference() -> None:
     """``random_playout(seed, max_moves)`` plays the moves of the truncated playouts'
-    Python step (``engine.game.play_random_move``), so the search's truncated
+    Python loop (``engine.game.play_random_moves``), so the search's truncated
     evaluator values a leaf alike with and without it."""
     for players in PLAYERS:
         for i, state in enumerate(random_positions(GAME, 80 + players, players, {})):
@@ -130,11 +129,8 @@ def test_truncated_random_playouts_run_in_c_and_match_the_reference() -> None:
             seed = 7000 * players + i
             for depth in (1, 20, 0):
                 ref, k = state.clone(), twin(state)
-                rng = PlayoutRng(seed)
-                played = 0
-                while not ref.is_terminal() and (depth == 0 or played < depth):
-                    play_random_move(ref, rng)
-                    played += 1
+                played = play_random_moves(ref, seed, depth)
+                assert played == depth or ref.is_terminal()
                 assert k.random_playout(seed, depth) == played
                 assert_same(ref, k)
             leaf, k = state.clone(), twin(state)
