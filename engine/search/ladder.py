@@ -10,7 +10,9 @@ seeds depend only on the ladder's seed and ``g``, so every pair plays the same
 deals, and game ``g`` of a pair is the same however many games the ladder has.
 Use an even number of games per pair for perfectly balanced seats.
 
-All games go through one worker pool; each depends only on ``(seed, pair, g)``
+All games go through one worker pool, round by round (game ``g`` of every pair
+before game ``g + 1`` of any), so a long ladder stopped early has rated every pair
+on as many games, give or take one.  Each game depends only on ``(seed, pair, g)``
 and the report is built from the results in schedule order, so the worker count
 and the order in which games finish change nothing.
 
@@ -67,13 +69,14 @@ def default_anchor(specs: Sequence[str]) -> str:
 
 def ladder_schedule(num_specs: int, games: int) -> list[tuple[int, int, int]]:
     """Every game of the ladder as ``(a, b, g)``: spec indices ``a < b`` and the game's
-    index ``g`` within the pair, in the order the report adds them up.
+    index ``g`` within the pair, in the order they are played: round by round, game
+    ``g`` of every pair before game ``g + 1`` of any.
 
     >>> ladder_schedule(3, 2)
-    [(0, 1, 0), (0, 1, 1), (0, 2, 0), (0, 2, 1), (1, 2, 0), (1, 2, 1)]
+    [(0, 1, 0), (0, 2, 0), (1, 2, 0), (0, 1, 1), (0, 2, 1), (1, 2, 1)]
     """
-    return [(a, b, g) for a in range(num_specs) for b in range(a + 1, num_specs)
-            for g in range(games)]
+    return [(a, b, g) for g in range(games) for a in range(num_specs)
+            for b in range(a + 1, num_specs)]
 
 
 def run_ladder(

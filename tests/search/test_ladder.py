@@ -196,3 +196,28 @@ def test_stronger_spec_rates_higher() -> None:
     strong = report["ratings"]["mcts:300"]
     assert strong["rank"] == 1 and strong["score_share"] >= 0.75
     assert strong["elo"] > 100 and strong["ci95"][0] < strong["elo"]
+
+
+def test_an_interrupted_ladder_has_played_every_pair_alike(samara: Any,
+                                                           tmp_path: Path) -> None:
+    # Games are played round by round (game g of every pair before game g + 1 of any),
+    # so a long ladder stopped early still rates every pair on as many games.
+    path = tmp_path / "games.jsonl"
+
+    def stop_after_five(done: int, total: int) -> None:
+        if done == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_ladder(samara, 2, SPECS, 4, seed=11, results_path=path, progress=stop_after_five)
+    _, games = read_lines(path)
+    assert len(games) == 5
+    per_pair = {(a, b): sorted(e["g"] for e in games if (e["a"], e["b"]) == (a, b))
+                for a, b in [("random", "greedy"), ("random", "mcts:8"), ("greedy", "mcts:8")]}
+    assert sorted(len(g) for g in per_pair.values()) == [1, 2, 2]
+    assert all(g == list(range(len(g))) for g in per_pair.values())
+    # What it has is a complete ladder of one game a pair: resumed so, nothing is played.
+    calls: list[tuple[int, int]] = []
+    report = run_ladder(samara, 2, SPECS, 1, seed=11, results_path=path, resume=True,
+                        progress=lambda d, t: calls.append((d, t)))
+    assert report["games"] == 3 and calls == [(3, 3)]
