@@ -28,8 +28,8 @@ of moves and the views, which are delegated to it.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
 
 from random import Random
 
@@ -44,6 +44,7 @@ from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOB
 include "splitmix64.pxi"
 
 include "guided_choice.pxi"
+include "record_set.pxi"
 
 ctypedef int64_t mv
 
@@ -62,11 +63,15 @@ cdef enum:
     MAXARMY = 127       # army spaces (the refill table is indexed by space)
     MAXFRAMES = 48      # decision stack
     MAXW = 16           # one seat's workers in one row (activation bitmasks)
-    MAXCOLS = 12        # investment columns (a columns decision lists every subset)
-    MAX_MOVES = 8192
-    # Scratch room of the activation plan search (nodes and outcomes remembered) and
-    # of the payments of a contract: a first try in little room (the catalogue's
-    # positions need a few hundred at most), a second in much more.
+    # Investment columns: a row may hold every investment of its colour and every
+    # cubeless one (9 + 5 in the catalogue; checked when it is loaded), and a columns
+    # decision lists every affordable set of columns, so MAX_MOVES > 2 ** MAXCOLS.
+    MAXCOLS = 14
+    MAX_MOVES = 1 << 15
+    # Room for the plans of an activation (one per outcome) and for the payments of a
+    # contract: a first try in little room (most positions need a few hundred at
+    # most), a second in much more.  The nodes an activation's plan search remembers
+    # are not bounded (record_set.pxi): 13 workers in one row make tens of thousands.
     SMALL_ROOM = 512
     LARGE_ROOM = 32768
     MAX_PLACEMENTS = 256  # types of the "any" accessories placed on one contract
@@ -680,14 +685,20 @@ ctypedef struct Search:
     int caps[SIZE]           # -1: no cap
     bint at_stake
     int army
-    # (workers used, resources) nodes visited, and those kept per set of workers
-    int nvisited
-    int room                 # entries of visited, seen and plans
-    int* visited             # room * (1 + SIZE)
-    int nseen
-    int* seen
-    # outcomes in the order first reached, each with its first (smallest) steps
+    # (workers used, resources) nodes visited, and those kept: ``seen`` chained per
+    # set of workers (``groups``: the sets met, ``heads``: each one's last node kept)
+    RecordSet visited        # 1 + SIZE ints: used, resources
+    RecordSet seen           # 1 + SIZE ints
+    int* seen_next           # the node kept before it with the same workers, or -1
+    int seen_next_cap
+    RecordSet groups         # 1 int: used
+    int* heads
+    int heads_cap
+    # outcomes in the order first reached (``outcomes``: their resources, indexed alike),
+    # each with its first (smallest) steps
+    RecordSet outcomes       # SIZE ints
     int nplans
+    int room                 # plans the buffer holds
     Plan* plans
     int overflow
     Plan path
@@ -783,46 +794,51 @@ cdef inline bint covers(const int* b, const int* a, bint at_stake, int army) noe
 
 cdef bint node_known(Search* q, int used, const int* have) noexcept nogil:
     """Whether the node was visited; remembers it otherwise."""
-    cdef int i
-    cdef int* e
-    for i in range(q.nvisited):
-        e = q.visited + i * (1 + SIZE)
-        if e[0] == used and same(e + 1, have):
-            return True
-    if q.nvisited >= q.room:
+    cdef int node[1 + SIZE]
+    node[0] = used
+    memcpy(node + 1, have, SIZE * sizeof(int))
+    if records_find(&q.visited, node) >= 0:
+        return True
+    if records_add(&q.visited, node) < 0:
         q.overflow = 1
         return True
-    e = q.visited + q.nvisited * (1 + SIZE)
-    e[0] = used
-    memcpy(e + 1, have, SIZE * sizeof(int))
-    q.nvisited += 1
     return False
 
 
 cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
     """A node with the same workers used and at least as much of everything (the same VP
     while VP may end the game) was kept before; remembers this one otherwise."""
-    cdef int i, k
+    cdef int i, k, group, index
     cdef int* e
     cdef bint ok
-    for i in range(q.nseen):
-        e = q.seen + i * (1 + SIZE)
-        if e[0] != used:
-            continue
+    cdef int node[1 + SIZE]
+    group = records_find(&q.groups, &used)
+    i = q.heads[group] if group >= 0 else -1
+    while i >= 0:
+        e = q.seen.data + <size_t>i * (1 + SIZE) + 1
         ok = True
         for k in range(SIZE):
-            if e[1 + k] < have[k]:
+            if e[k] < have[k]:
                 ok = False
                 break
-        if ok and (not q.at_stake or e[1 + R_VP] == have[R_VP]):
+        if ok and (not q.at_stake or e[R_VP] == have[R_VP]):
             return True
-    if q.nseen >= q.room:
+        i = q.seen_next[i]
+    node[0] = used
+    memcpy(node + 1, have, SIZE * sizeof(int))
+    index = records_add(&q.seen, node)
+    if index < 0 or grow_ints(&q.seen_next, &q.seen_next_cap, index + 1) < 0:
         q.overflow = 1
         return True
-    e = q.seen + q.nseen * (1 + SIZE)
-    e[0] = used
-    memcpy(e + 1, have, SIZE * sizeof(int))
-    q.nseen += 1
+    if group < 0:
+        group = records_add(&q.groups, &used)
+        if group < 0 or grow_ints(&q.heads, &q.heads_cap, group + 1) < 0:
+            q.overflow = 1
+            return True
+        q.seen_next[index] = -1
+    else:
+        q.seen_next[index] = q.heads[group]
+    q.heads[group] = index
     return False
 
 
@@ -833,11 +849,8 @@ cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nog
     cdef int after[SIZE]
     if q.overflow or node_known(q, used, have) or dominated(q, used, have):
         return
-    for i in range(q.nplans):
-        if same(q.plans[i].out, have):
-            break
-    else:
-        if q.nplans >= q.room:
+    if records_find(&q.outcomes, have) < 0:
+        if q.nplans >= q.room or records_add(&q.outcomes, have) < 0:
             q.overflow = 1
             return
         q.plans[q.nplans] = q.path
@@ -890,19 +903,25 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     set_caps(c, p, q.caps)
     q.at_stake = max_vp(s) < s.army
     q.army = s.army
-    q.nvisited = q.nseen = q.nplans = q.overflow = 0
+    q.nplans = q.overflow = 0
     q.path.nsteps = 0
     q.room = room
-    q.visited = <int*>malloc(room * (1 + SIZE) * sizeof(int))
-    q.seen = <int*>malloc(room * (1 + SIZE) * sizeof(int))
     q.plans = out
-    if q.visited == NULL or q.seen == NULL:
+    q.seen_next = q.heads = NULL
+    q.seen_next_cap = q.heads_cap = 0
+    # the sets grow as the search needs: only memory bounds them
+    if (records_init(&q.visited, 1 + SIZE, 256) | records_init(&q.seen, 1 + SIZE, 256)
+            | records_init(&q.groups, 1, 64) | records_init(&q.outcomes, SIZE, 64)) < 0:
         q.overflow = 1
     else:
         resources(p, c, start)
         visit(&q, c, 0, start)
-    free(q.visited)
-    free(q.seen)
+    records_free(&q.visited)
+    records_free(&q.seen)
+    records_free(&q.groups)
+    records_free(&q.outcomes)
+    free(q.seen_next)
+    free(q.heads)
     if q.overflow:
         return -1
     n = 0
@@ -2004,6 +2023,10 @@ cdef class KernelCatalogue:
         for items, bound, what in bounds:
             if len(items) >= bound:
                 raise ValueError(f"the Stephens kernel supports fewer than {bound} {what}")
+        for colour in board.investment_rows:
+            if sum(inv.colour in (colour, ANY) for inv in catalogue.investments) > MAXCOLS:
+                raise ValueError(f"the Stephens kernel supports rows of {MAXCOLS} "
+                                 "investments at most")
         if ANY != ANY_COLOUR or NOBODY != NO_SEAT:
             raise ValueError("the kernel's empty-space codes differ from the vocabulary's")
         if len(catalogue.furnaces) != 4:
@@ -2399,10 +2422,10 @@ cdef class KernelState:
         can still reach).  A state from ``Game.state_from_json`` always fits.
 
         A few bounds can only be checked in play, and no game reached them in the
-        checks (``furnace check-kernel``): more than MAXCOLS investment columns, more
-        than MAX_MOVES legal moves, a decision stack deeper than MAXFRAMES, an
-        activation needing more than LARGE_ROOM plans.  Past one the twin raises
-        ValueError rather than play out of bounds.
+        checks (``furnace check-kernel``): more than MAX_MOVES legal moves, a decision
+        stack deeper than MAXFRAMES, an activation needing more than LARGE_ROOM plans.
+        Past one the twin raises ValueError rather than play out of bounds.  (The
+        columns of a row are bounded by the catalogue, checked when it is loaded.)
         """
         cdef KernelState k = KernelState.__new__(KernelState)
         cdef St* s = &k.s

@@ -6,7 +6,9 @@ tests/test_kernel_protocol.py.
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,8 +20,12 @@ from engine.kernelcheck import check_kernel, kernel_player_counts
 from engine.search.evaluate import TruncatedPlayoutEvaluator
 from engine.stephens import GAME, fast
 from engine.stephens.frames import Frame
+from engine.stephens.investments import investment_columns
 from engine.stephens.state import StephensState
+from engine.stephens.vocabulary import ANY, ORANGE
 from tests.kernel_twins import assert_same, kernel_state_or_skip, random_positions
+from tests.stephens.helpers import give_investment, play, round_trip
+from tests.stephens.test_reset import ANGELA, PEDRO, pedros_reset
 
 KernelState = kernel_state_or_skip(fast, "Stephens")
 
@@ -197,3 +203,47 @@ def test_states_that_do_not_fit_fall_back_to_the_reference() -> None:
     with pytest.raises(ValueError, match="army"):
         twin(state)
     assert state.search_state() is state
+
+
+def test_a_row_of_fourteen_investments_fits_the_kernel() -> None:
+    """A row holds every investment of its colour and every cubeless one: 9 + 5 = 14
+    columns, whose columns decision may list 2**14 sets.  A ladder game against random
+    reached more than 12 and the twin raised mid-search ("outgrew its fixed bounds")."""
+    state = pedros_reset()
+    cat = state.catalogue
+    for seat in (PEDRO, ANGELA):  # their investments go back to the deck, then to Pedro
+        for row in state.players[seat].investments:
+            state.investment_deck.extend(row)
+            row.clear()
+    held = {card for player in state.players for row in player.investments for card in row}
+    for card, inv in enumerate(cat.investments):
+        if card not in held and inv.id != "utensils-1" and inv.colour in (ORANGE, ANY):
+            give_investment(state, PEDRO, inv.id, "orange")
+    state.touched()
+    state = round_trip(state)
+    play(state, "glass FN-LR")
+    play(state, "investment utensils-1 orange")  # the 14th, and the reset starts
+    assert state.decisions[-1].kind == "columns" and state.current_player() == PEDRO
+    assert len(investment_columns(state, PEDRO)) == 14
+    k = twin(state)
+    assert k.legal_moves() == state.legal_moves()
+    assert len(state.legal_moves()) > 8192  # the old MAX_MOVES
+    ref = state.clone()
+    assert k.random_playout(5, 20) == play_random_moves(ref, 5, 20)
+    assert k.to_json() == ref.to_json()
+
+
+def test_an_activation_of_thirteen_workers_fits_the_kernel() -> None:
+    """A ladder game against random reached this: 15 professions at one furnace, 13 of
+    them with P2's workers.  The plan search visits 62,208 (workers, resources) nodes;
+    the twin remembered at most 32,768 and raised mid-search ("outgrew its fixed
+    bounds").  Its node sets now grow as needed."""
+    text = (Path(__file__).parent / "positions" / "activation_of_thirteen_workers.json")
+    state = GAME.state_from_json(json.loads(text.read_text()))
+    assert state.decisions[-1].kind == "activation" and state.current_player() == 1
+    k = twin(state)
+    assert k.legal_moves() == state.legal_moves()
+    move = state.legal_moves()[-1]
+    k.apply(move)
+    state.apply(move)
+    assert_same(state, k)
