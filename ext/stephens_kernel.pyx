@@ -62,16 +62,19 @@ cdef enum:
     MAXOPT = 4          # options of a profession's benefit
     MAXARMY = 127       # army spaces (the refill table is indexed by space)
     MAXFRAMES = 48      # decision stack
-    MAXW = 16           # one seat's workers in one row (activation bitmasks)
+    # One seat's workers in one row (activation bitmasks): a seat has one worker a card
+    # at most and a row takes the professions of one side (25; checked when the
+    # catalogue is loaded).
+    MAXW = 25
     # Investment columns: a row may hold every investment of its colour and every
     # cubeless one (9 + 5 in the catalogue; checked when it is loaded), and a columns
     # decision lists every affordable set of columns, so MAX_MOVES > 2 ** MAXCOLS.
     MAXCOLS = 14
     MAX_MOVES = 1 << 15
-    # Room for the plans of an activation (one per outcome) and for the payments of a
-    # contract: a first try in little room (most positions need a few hundred at
-    # most), a second in much more.  The nodes an activation's plan search remembers
-    # are not bounded (record_set.pxi): 13 workers in one row make tens of thousands.
+    # Room for the payments of a contract: a first try in little room (most positions
+    # need a few hundred at most), a second in much more.  An activation's plan search
+    # starts with SMALL_ROOM plans and grows its plans and nodes as it needs
+    # (record_set.pxi): 13 workers in one row make tens of thousands of nodes.
     SMALL_ROOM = 512
     LARGE_ROOM = 32768
     MAX_PLACEMENTS = 256  # types of the "any" accessories placed on one contract
@@ -842,6 +845,16 @@ cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
     return False
 
 
+cdef int grow_plans(Search* q) noexcept nogil:
+    """Twice the room for plans; -1 when memory runs out (the plans are kept)."""
+    cdef Plan* grown = <Plan*>realloc(q.plans, <size_t>2 * q.room * sizeof(Plan))
+    if grown == NULL:
+        return -1
+    q.plans = grown
+    q.room *= 2
+    return 0
+
+
 cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nogil:
     # Depth first with children in (worker, option) order meets sequences in
     # lexicographic order, so the first sequence reaching an outcome is the smallest.
@@ -850,7 +863,7 @@ cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nog
     if q.overflow or node_known(q, used, have) or dominated(q, used, have):
         return
     if records_find(&q.outcomes, have) < 0:
-        if q.nplans >= q.room or records_add(&q.outcomes, have) < 0:
+        if q.nplans == q.room and grow_plans(q) < 0 or records_add(&q.outcomes, have) < 0:
             q.overflow = 1
             return
         q.plans[q.nplans] = q.path
@@ -880,9 +893,10 @@ cdef inline int compare_steps(const Plan* a, const Plan* b) noexcept nogil:
 
 
 cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int exclude,
-                          Plan* out, int room) noexcept nogil:
+                          Plan** out, int room) noexcept nogil:
     """activation.activation_plans (pruned): one plan per undominated outcome, sorted by
-    steps, into ``out`` (``room`` plans); -1 when a bound is hit."""
+    steps, into the buffer ``out[0]`` of ``room`` plans, grown as needed (the caller
+    frees it); -1 when memory runs out."""
     cdef Search q
     cdef int w, v, i, j, n
     cdef const Pl* p = &s.players[seat]
@@ -906,7 +920,7 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     q.nplans = q.overflow = 0
     q.path.nsteps = 0
     q.room = room
-    q.plans = out
+    q.plans = out[0]
     q.seen_next = q.heads = NULL
     q.seen_next_cap = q.heads_cap = 0
     # the sets grow as the search needs: only memory bounds them
@@ -922,44 +936,37 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     records_free(&q.outcomes)
     free(q.seen_next)
     free(q.heads)
+    out[0] = q.plans
     if q.overflow:
         return -1
     n = 0
     for i in range(q.nplans):
         keep = True
         for j in range(q.nplans):
-            if j != i and not same(out[j].out, out[i].out) and \
-                    covers(out[j].out, out[i].out, q.at_stake, q.army):
+            if j != i and not same(q.plans[j].out, q.plans[i].out) and \
+                    covers(q.plans[j].out, q.plans[i].out, q.at_stake, q.army):
                 keep = False
                 break
         if keep:
-            out[n] = out[i]
+            q.plans[n] = q.plans[i]
             n += 1
     for i in range(1, n):
-        tmp = out[i]
+        tmp = q.plans[i]
         j = i - 1
-        while j >= 0 and compare_steps(&out[j], &tmp) > 0:
-            out[j + 1] = out[j]
+        while j >= 0 and compare_steps(&q.plans[j], &tmp) > 0:
+            q.plans[j + 1] = q.plans[j]
             j -= 1
-        out[j + 1] = tmp
+        q.plans[j + 1] = tmp
     return n
 
 
 cdef int plans_of(const St* s, const Cat* c, const Fr* f, Plan** out) noexcept nogil:
     """The plans of an activation frame into a new buffer ``out[0]`` (the caller frees
-    it): tried in little room first, then in much more; -1 when they do not fit."""
-    cdef int count
+    it, also when the count is -1: memory ran out)."""
     out[0] = <Plan*>malloc(SMALL_ROOM * sizeof(Plan))
     if out[0] == NULL:
         return -1
-    count = activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], out[0], SMALL_ROOM)
-    if count >= 0:
-        return count
-    free(out[0])
-    out[0] = <Plan*>malloc(LARGE_ROOM * sizeof(Plan))
-    if out[0] == NULL:
-        return -1
-    return activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], out[0], LARGE_ROOM)
+    return activation_plans(s, c, f.seat, f.ctx[C_PLACE], f.ctx[C_USED], out, SMALL_ROOM)
 
 
 cdef inline int pair_index(const Cat* c, const int* cards, int w, int o) noexcept nogil:
@@ -2023,6 +2030,10 @@ cdef class KernelCatalogue:
         for items, bound, what in bounds:
             if len(items) >= bound:
                 raise ValueError(f"the Stephens kernel supports fewer than {bound} {what}")
+        for side in range(2):
+            if sum(prof.side == side for prof in catalogue.professions) > MAXW:
+                raise ValueError(f"the Stephens kernel supports {MAXW} professions a side "
+                                 "at most")
         for colour in board.investment_rows:
             if sum(inv.colour in (colour, ANY) for inv in catalogue.investments) > MAXCOLS:
                 raise ValueError(f"the Stephens kernel supports rows of {MAXCOLS} "
@@ -2423,9 +2434,10 @@ cdef class KernelState:
 
         A few bounds can only be checked in play, and no game reached them in the
         checks (``furnace check-kernel``): more than MAX_MOVES legal moves, a decision
-        stack deeper than MAXFRAMES, an activation needing more than LARGE_ROOM plans.
-        Past one the twin raises ValueError rather than play out of bounds.  (The
-        columns of a row are bounded by the catalogue, checked when it is loaded.)
+        stack deeper than MAXFRAMES, a contract with more than LARGE_ROOM ways to pay.
+        Past one the twin raises ValueError rather than play out of bounds.  (A row's
+        investment columns and a seat's workers in a row are bounded by the catalogue,
+        checked when it is loaded; an activation's plans only by memory.)
         """
         cdef KernelState k = KernelState.__new__(KernelState)
         cdef St* s = &k.s

@@ -24,7 +24,15 @@ from engine.stephens.investments import investment_columns
 from engine.stephens.state import StephensState
 from engine.stephens.vocabulary import ANY, ORANGE
 from tests.kernel_twins import assert_same, kernel_state_or_skip, random_positions
-from tests.stephens.helpers import give_investment, play, round_trip
+from tests.stephens.helpers import (
+    attach,
+    blank,
+    give_investment,
+    play,
+    round_trip,
+    settle_disks,
+    turn_of,
+)
 from tests.stephens.test_reset import ANGELA, PEDRO, pedros_reset
 
 KernelState = kernel_state_or_skip(fast, "Stephens")
@@ -247,3 +255,25 @@ def test_an_activation_of_thirteen_workers_fits_the_kernel() -> None:
     k.apply(move)
     state.apply(move)
     assert_same(state, k)
+
+
+def test_seventeen_workers_of_one_seat_in_one_row_fit_the_kernel() -> None:
+    """A seat has one worker a card at most and a row takes the professions of one side
+    (25), so one seat may have more than the 16 workers in a row the kernel held (in the
+    game above P2 had 13 at one furnace)."""
+    state = blank(2, seed=3)
+    cat = state.catalogue
+    left = [p.id for p in cat.professions if p.side == 0][:17]
+    for card_id in left:
+        attach(state, card_id, "FN-UL", 0)
+    settle_disks(state)
+    turn_of(state, 0)
+    state = round_trip(state)
+    k = twin(state)
+    assert_same(state, k)
+    assert k.heuristic() == pytest.approx(state.heuristic())
+    # 40 moves: the 43rd is an activation of the 17 workers, 663,552 nodes and 55,968
+    # outcomes (minutes on the reference rules)
+    ref = state.clone()
+    assert k.random_playout(9, 40) == play_random_moves(ref, 9, 40)
+    assert_same(ref, k)
