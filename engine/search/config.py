@@ -194,18 +194,20 @@ OH_MY_GOODS_LEVELS = (
     Level(5, iterations=6000, temperature=0.0),
 )
 
-#: Stephens' strength levels.  With the default table, level 1 (50 ISMCTS iterations)
-#: won only 7 of 10 games against random and lost all its games to the other levels, so
-#: the weak levels here search more (level 1 twice as much).  Level 5 searches 3,000
-#: iterations, not 6,000: mid-game a Stephens iteration costs several times a Samara
-#: one (3,000-9,000 a second with the kernel), and 3,000 keep a level-5 move under about
-#: a second.  Ladder: docs/strength.md.
+#: Stephens' strength levels.  A Stephens game is long (about 110 decisions a seat), so a
+#: small difference a move adds up to a sure win: with the table before this one (100,
+#: 250, 500, 1,000 and 3,000 iterations) each of levels 2, 3 and 4 swept the level below
+#: it, 12 games to 0, and such sweeps leave the ladder's intervals wide, while 3,000
+#: iterations played almost like 1,000 (7 of 12 games).  The levels were then chosen with
+#: 12-game arenas between neighbours to score 75-92% against the level below (the
+#: default table's level 1, 50 iterations, won only 7 of 10 games against random).
+#: Ladder: docs/strength.md.
 STEPHENS_LEVELS = (
     Level(1, iterations=100, temperature=0.5),
-    Level(2, iterations=250, temperature=0.25),
-    Level(3, iterations=500, temperature=0.1),
-    Level(4, iterations=1000, temperature=0.0),
-    Level(5, iterations=3000, temperature=0.0),
+    Level(2, iterations=200, temperature=0.3),
+    Level(3, iterations=300, temperature=0.2),
+    Level(4, iterations=600, temperature=0.075),
+    Level(5, iterations=1000, temperature=0.0),
 )
 
 #: Each game's search settings, by ``GameInfo.name``.  Only what differs from
