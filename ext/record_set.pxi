@@ -48,33 +48,28 @@ cdef void records_free(RecordSet* t) noexcept nogil:
     t.n = t.cap = t.nslots = 0
 
 
-cdef int records_find(const RecordSet* t, const int* record) noexcept nogil:
-    """The index of ``record`` in the set, or -1."""
+cdef inline int _records_slot(const RecordSet* t, const int* record, uint64_t h) noexcept nogil:
+    """The slot holding ``record``, or the empty slot where it would go (``h``: its hash)."""
     cdef int mask = t.nslots - 1
-    cdef int i = <int>(record_hash(record, t.width) & <uint64_t>mask)
-    while t.slots[i] >= 0:
-        if memcmp(t.data + <size_t>t.slots[i] * t.width, record,
-                  t.width * sizeof(int)) == 0:
-            return t.slots[i]
+    cdef int i = <int>(h & <uint64_t>mask)
+    while t.slots[i] >= 0 and memcmp(t.data + <size_t>t.slots[i] * t.width, record,
+                                     t.width * sizeof(int)) != 0:
         i = (i + 1) & mask
-    return -1
+    return i
 
 
-cdef void _records_index(RecordSet* t, int index) noexcept nogil:
-    cdef int mask = t.nslots - 1
-    cdef int i = <int>(record_hash(t.data + <size_t>index * t.width, t.width)
-                       & <uint64_t>mask)
-    while t.slots[i] >= 0:
-        i = (i + 1) & mask
-    t.slots[i] = index
-
-
-cdef int records_add(RecordSet* t, const int* record) noexcept nogil:
-    """Append ``record`` (not in the set: :func:`records_find` first); its index, or -1
-    when memory runs out."""
+cdef int records_put(RecordSet* t, const int* record, bint* added) noexcept nogil:
+    """The index of ``record`` in the set, appended when it is new (``added[0]`` says
+    whether it was); -1 when memory runs out."""
+    cdef uint64_t h = record_hash(record, t.width)
+    cdef int i = _records_slot(t, record, h)
     cdef int* grown
     cdef int* slots
+    cdef int* old
     cdef int k, nslots
+    added[0] = False
+    if t.slots[i] >= 0:
+        return t.slots[i]
     if t.n == t.cap:
         grown = <int*>realloc(t.data, <size_t>2 * t.cap * t.width * sizeof(int))
         if grown == NULL:
@@ -91,10 +86,13 @@ cdef int records_add(RecordSet* t, const int* record) noexcept nogil:
         t.nslots = nslots
         memset(t.slots, 0xff, nslots * sizeof(int))
         for k in range(t.n):
-            _records_index(t, k)
+            old = t.data + <size_t>k * t.width
+            t.slots[_records_slot(t, old, record_hash(old, t.width))] = k
+        i = _records_slot(t, record, h)
     memcpy(t.data + <size_t>t.n * t.width, record, t.width * sizeof(int))
-    _records_index(t, t.n)
+    t.slots[i] = t.n
     t.n += 1
+    added[0] = True
     return t.n - 1
 
 

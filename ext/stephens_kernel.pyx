@@ -688,10 +688,12 @@ ctypedef struct Search:
     int caps[SIZE]           # -1: no cap
     bint at_stake
     int army
-    # (workers used, resources) nodes visited, and those kept: ``seen`` chained per
-    # set of workers (``groups``: the sets met, ``heads``: each one's last node kept)
+    # (workers used, resources) nodes visited, and the resources of those kept, chained
+    # per set of workers (``groups``: the sets met, ``heads``: each one's last node kept)
     RecordSet visited        # 1 + SIZE ints: used, resources
-    RecordSet seen           # 1 + SIZE ints
+    int* seen                # nseen * SIZE ints
+    int nseen
+    int seen_cap
     int* seen_next           # the node kept before it with the same workers, or -1
     int seen_next_cap
     RecordSet groups         # 1 int: used
@@ -798,14 +800,13 @@ cdef inline bint covers(const int* b, const int* a, bint at_stake, int army) noe
 cdef bint node_known(Search* q, int used, const int* have) noexcept nogil:
     """Whether the node was visited; remembers it otherwise."""
     cdef int node[1 + SIZE]
+    cdef bint added
     node[0] = used
     memcpy(node + 1, have, SIZE * sizeof(int))
-    if records_find(&q.visited, node) >= 0:
-        return True
-    if records_add(&q.visited, node) < 0:
+    if records_put(&q.visited, node, &added) < 0:
         q.overflow = 1
         return True
-    return False
+    return not added
 
 
 cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
@@ -813,12 +814,16 @@ cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
     while VP may end the game) was kept before; remembers this one otherwise."""
     cdef int i, k, group, index
     cdef int* e
-    cdef bint ok
-    cdef int node[1 + SIZE]
-    group = records_find(&q.groups, &used)
-    i = q.heads[group] if group >= 0 else -1
+    cdef bint ok, new_group
+    group = records_put(&q.groups, &used, &new_group)
+    if group < 0 or new_group and grow_ints(&q.heads, &q.heads_cap, group + 1) < 0:
+        q.overflow = 1
+        return True
+    if new_group:
+        q.heads[group] = -1
+    i = q.heads[group]
     while i >= 0:
-        e = q.seen.data + <size_t>i * (1 + SIZE) + 1
+        e = q.seen + <size_t>i * SIZE
         ok = True
         for k in range(SIZE):
             if e[k] < have[k]:
@@ -827,21 +832,15 @@ cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
         if ok and (not q.at_stake or e[R_VP] == have[R_VP]):
             return True
         i = q.seen_next[i]
-    node[0] = used
-    memcpy(node + 1, have, SIZE * sizeof(int))
-    index = records_add(&q.seen, node)
-    if index < 0 or grow_ints(&q.seen_next, &q.seen_next_cap, index + 1) < 0:
+    index = q.nseen
+    if grow_ints(&q.seen, &q.seen_cap, (index + 1) * SIZE) < 0 \
+            or grow_ints(&q.seen_next, &q.seen_next_cap, index + 1) < 0:
         q.overflow = 1
         return True
-    if group < 0:
-        group = records_add(&q.groups, &used)
-        if group < 0 or grow_ints(&q.heads, &q.heads_cap, group + 1) < 0:
-            q.overflow = 1
-            return True
-        q.seen_next[index] = -1
-    else:
-        q.seen_next[index] = q.heads[group]
+    memcpy(q.seen + <size_t>index * SIZE, have, SIZE * sizeof(int))
+    q.seen_next[index] = q.heads[group]
     q.heads[group] = index
+    q.nseen += 1
     return False
 
 
@@ -858,14 +857,16 @@ cdef int grow_plans(Search* q) noexcept nogil:
 cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nogil:
     # Depth first with children in (worker, option) order meets sequences in
     # lexicographic order, so the first sequence reaching an outcome is the smallest.
-    cdef int i, w, o, card
+    cdef int w, o, card
     cdef int after[SIZE]
+    cdef bint added
     if q.overflow or node_known(q, used, have) or dominated(q, used, have):
         return
-    if records_find(&q.outcomes, have) < 0:
-        if q.nplans == q.room and grow_plans(q) < 0 or records_add(&q.outcomes, have) < 0:
-            q.overflow = 1
-            return
+    if records_put(&q.outcomes, have, &added) < 0 \
+            or added and q.nplans == q.room and grow_plans(q) < 0:
+        q.overflow = 1
+        return
+    if added:
         q.plans[q.nplans] = q.path
         memcpy(q.plans[q.nplans].out, have, SIZE * sizeof(int))
         q.nplans += 1
@@ -921,19 +922,19 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     q.path.nsteps = 0
     q.room = room
     q.plans = out[0]
-    q.seen_next = q.heads = NULL
-    q.seen_next_cap = q.heads_cap = 0
+    q.seen = q.seen_next = q.heads = NULL
+    q.nseen = q.seen_cap = q.seen_next_cap = q.heads_cap = 0
     # the sets grow as the search needs: only memory bounds them
-    if (records_init(&q.visited, 1 + SIZE, 256) | records_init(&q.seen, 1 + SIZE, 256)
-            | records_init(&q.groups, 1, 64) | records_init(&q.outcomes, SIZE, 64)) < 0:
+    if (records_init(&q.visited, 1 + SIZE, 256) | records_init(&q.groups, 1, 64)
+            | records_init(&q.outcomes, SIZE, 64)) < 0:
         q.overflow = 1
     else:
         resources(p, c, start)
         visit(&q, c, 0, start)
     records_free(&q.visited)
-    records_free(&q.seen)
     records_free(&q.groups)
     records_free(&q.outcomes)
+    free(q.seen)
     free(q.seen_next)
     free(q.heads)
     out[0] = q.plans
