@@ -18,6 +18,7 @@ from ai_server.server import BackgroundServer
 from engine import registry
 from engine.game import events_seen_by
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.helpers_furnace import random_positions, rpc_error_info
 
 
@@ -315,19 +316,27 @@ def test_best_move_default_budget_and_candidates(stub, new_state) -> None:
     assert len(reply.analysis.moves) == 2
 
 
-def test_deadline_shorter_than_budget(stub, new_state) -> None:
+def test_deadline_shorter_than_budget(new_state) -> None:
     """The search stops before the deadline and answers its best move so far.
 
     An answer at all proves it came in time (a late one is DEADLINE_EXCEEDED).  The
-    server keeps 80 ms plus 5% of the time left for the answer's way back: 0.28 s of a
-    4 s deadline was too little on a CI machine running the other test process beside
-    this server's two workers, so the deadline is 10 s (0.58 s kept back).
+    budget is the largest the wire allows (int32), on a server that accepts it: no
+    machine finishes 2**31 - 1 iterations in 10 s (200,000 did, in 9.1 s on an idle
+    machine, and the test failed there).  The server keeps 80 ms plus 5% of the time
+    left for the answer's way back: 0.28 s of a 4 s deadline was too little on a CI
+    machine running the other test process beside the server's workers, so the
+    deadline is 10 s (0.58 s kept back).
     """
-    reply = stub.BestMove(pb.BestMoveRequest(state=new_state,
-                                             budget=pb.SearchBudget(iterations=200_000)),
-                          timeout=10.0)
+    most = 2**31 - 1
+    with BackgroundServer(workers=1, max_iterations=most) as srv, \
+            grpc.insecure_channel(srv.address) as channel:
+        stub = pb_grpc.FurnaceServiceStub(channel)
+        assert stub.ListGames(pb.ListGamesRequest()).limits.max_iterations == most
+        reply = stub.BestMove(pb.BestMoveRequest(state=new_state,
+                                                 budget=pb.SearchBudget(iterations=most)),
+                              timeout=10.0)
     assert reply.analysis.stop_reason == pb.SEARCH_STOP_REASON_DEADLINE
-    assert 0 < reply.analysis.iterations < 200_000
+    assert 0 < reply.analysis.iterations < most
     assert reply.move.text
 
 
