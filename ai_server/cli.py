@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from ai_server import fuzz, observe, security
-from ai_server.config import ServerConfig, default_workers
+from ai_server.config import CALL_WORKERS_PER_CORE, ServerConfig, default_workers
 
 _DEFAULTS = ServerConfig()
 
@@ -73,6 +73,24 @@ def add_commands(subparsers: Any) -> None:
                         help="scheduling priority steps the search workers run below the "
                         "front process, so cheap calls never wait behind searches "
                         "(0..19, default %(default)d)")
+    group = parser.add_argument_group(
+        "fair shares and the other calls (NewGame, LegalMoves, CheckMove, ApplyMove)")
+    group.add_argument("--max-worker-share", type=float, default=_DEFAULTS.max_worker_share,
+                       help="share of the search workers, and of the call workers, one client "
+                       "may keep busy at once, at least one (default %(default)g; 1: no bound)")
+    group.add_argument("--call-workers", type=int, default=None,
+                       help="worker processes for the other calls' game work "
+                       f"(default: {CALL_WORKERS_PER_CORE} per CPU core)")
+    group.add_argument("--max-call-time", type=float, default=_DEFAULTS.max_call_time,
+                       help="seconds such a call's game work may take when its deadline "
+                       "allows more; past it, DEADLINE_EXCEEDED (default %(default)g)")
+    group.add_argument("--max-call-queue", type=int, default=_DEFAULTS.max_call_queue,
+                       help="such calls that may wait for a call worker "
+                       "(default %(default)d)")
+    group.add_argument("--max-calls-per-client", type=int,
+                       default=_DEFAULTS.max_calls_per_client,
+                       help="such calls one client may have running or waiting "
+                       "(default %(default)d; 0: no limit)")
     parser.add_argument("--log-level", default="INFO",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="logging level")
     group = parser.add_argument_group("observability")
@@ -112,9 +130,16 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_search_memory_bytes=int(args.max_search_memory_mb * (1 << 20)),
         max_concurrent_rpcs=args.max_concurrent_rpcs,
         worker_nice=args.worker_nice,
+        max_worker_share=args.max_worker_share,
+        call_workers=args.call_workers if args.call_workers is not None else 0,
+        max_call_time=args.max_call_time,
+        max_call_queue=args.max_call_queue,
+        max_calls_per_client=args.max_calls_per_client,
     )
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    for flag in ("workers", "call_workers"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise ValueError(f"--{flag.replace('_', '-')} must be at least 1, not {value}")
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be in 0..65535, not {args.port}")
     for flag in ("metrics_port", "health_port", "http_port"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import grpc
 from google.protobuf import any_pb2
@@ -42,6 +43,9 @@ CLIENT_QUOTA = "CLIENT_QUOTA"
 #: RESOURCE_EXHAUSTED: no worker became free within the maximum queue wait.
 QUEUE_TIMEOUT = "QUEUE_TIMEOUT"
 WORKER_FAILED = "WORKER_FAILED"
+#: DEADLINE_EXCEEDED: the call's game work outran its deadline (or the server's limit for
+#: the call) and was stopped; the same request would take as long again.
+TOO_EXPENSIVE = "TOO_EXPENSIVE"
 SHUTTING_DOWN = "SHUTTING_DOWN"
 INTERNAL = "INTERNAL"
 
@@ -118,6 +122,18 @@ class RequestError(Exception):
             f"RequestError({self.code.name}, {self.message!r}, field={self.field!r}, "
             f"reason={self.reason!r})"
         )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Errors cross from the worker processes to the server: pickle every field
+        # (an exception pickles its positional args only, and these are keywords).
+        return (_rebuild_error, (self.code, self.message, self.field, self.reason,
+                                 self.metadata, self.retry_after))
+
+
+def _rebuild_error(code: grpc.StatusCode, message: str, field: str | None, reason: str,
+                   metadata: dict[str, str], retry_after: float | None) -> RequestError:
+    return RequestError(code, message, field=field, reason=reason, metadata=metadata,
+                        retry_after=retry_after)
 
 
 def invalid(message: str, field: str | None, reason: str = "INVALID_ARGUMENT",

@@ -44,6 +44,8 @@ from ai_server.identity import client_identity
 ACCESS_LOGGER = "furnace.access"
 access_log = logging.getLogger(ACCESS_LOGGER)
 
+#: Methods whose work runs in the search pool (the others' in the call pool).
+SEARCH_METHODS = frozenset({"BestMove", "Analyze", "EstimateScores"})
 #: Methods counted in the metrics but left out of the access log (probes).
 QUIET_METHODS = frozenset({"Health.Check", "Health.Watch"})
 
@@ -138,46 +140,76 @@ def process_cpu_seconds(pid: int) -> float | None:
 
 
 class _PoolCollector:
-    """Gauges read from the search pool when scraped."""
+    """Gauges read from the worker pools when scraped: the search pool's as
+    ``furnace_search_*``, the call pool's as ``furnace_call_*``."""
 
-    def __init__(self, pool: Any, workers: int) -> None:
+    def __init__(self, pool: Any, workers: int, call_pool: Any = None) -> None:
         self.pool = pool
         self.workers = workers
+        self.call_pool = call_pool
 
     def describe(self) -> Iterable[Any]:
         return []  # the families are only known at collection; no checks at registration
 
     def collect(self) -> Iterable[Any]:
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+        yield from self._pool("search", self.pool, self.workers,
+                              "Searches and estimates waiting for a worker")
+        if self.call_pool is not None:
+            yield from self._pool("call", self.call_pool, self.call_pool.workers,
+                                  "Other calls (NewGame, LegalMoves, CheckMove, ApplyMove) "
+                                  "waiting for a worker")
+            yield self._counter("furnace_call_worker_kills",
+                                "Call workers killed because their call ran past its time "
+                                "(or its caller left)", self.call_pool.kills)
 
-        state = self.pool.state()
-        yield GaugeMetricFamily("furnace_search_workers", "Search worker processes configured",
-                                value=self.workers)
-        yield GaugeMetricFamily("furnace_search_workers_busy",
-                                "Search workers running a job", value=state["running"])
-        yield GaugeMetricFamily("furnace_search_queue_depth",
-                                "Searches and estimates waiting for a worker",
-                                value=state["queued"])
-        yield CounterMetricFamily("furnace_search_worker_restarts",
-                                  "Workers started to replace one that died or retired",
-                                  value=state["restarts"])
-        # CPU of the live workers plus that of the workers already reaped (the children
-        # of this process are only ever search workers).
-        cpu = 0.0
-        for pid in self.pool.worker_pids():
+    @staticmethod
+    def _counter(name: str, text: str, value: float) -> Any:
+        from prometheus_client.core import CounterMetricFamily
+
+        return CounterMetricFamily(name, text, value=value)
+
+    def _pool(self, kind: str, pool: Any, workers: int, waiting: str) -> Iterable[Any]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        state = pool.state()
+        title = kind.capitalize()
+        yield GaugeMetricFamily(f"furnace_{kind}_workers", f"{title} worker processes "
+                                f"configured", value=workers)
+        yield GaugeMetricFamily(f"furnace_{kind}_workers_busy",
+                                f"{title} workers running a job", value=state["running"])
+        yield GaugeMetricFamily(f"furnace_{kind}_queue_depth", waiting, value=state["queued"])
+        yield self._counter(f"furnace_{kind}_worker_restarts",
+                            "Workers started to replace one that died or retired",
+                            state["restarts"])
+        # CPU of the live workers plus that of the workers that have exited.
+        cpu = pool.exited_cpu
+        for pid in pool.worker_pids():
             cpu += process_cpu_seconds(pid) or 0.0
-        times = os.times()
-        cpu += times.children_user + times.children_system
-        yield CounterMetricFamily("furnace_search_worker_cpu_seconds",
-                                  "CPU seconds used by the search worker processes",
-                                  value=cpu)
+        yield self._counter(f"furnace_{kind}_worker_cpu_seconds",
+                            f"CPU seconds used by the {kind} worker processes", cpu)
+
+
+class _StallCollector:
+    """The event loop's stalls, read from its watchdog when scraped."""
+
+    def __init__(self, watchdog: Any) -> None:
+        self.watchdog = watchdog
+
+    def describe(self) -> Iterable[Any]:
+        return []
+
+    def collect(self) -> Iterable[Any]:
+        yield _PoolCollector._counter(
+            "furnace_event_loop_stalls",
+            "Times code held the server's event loop past the stall threshold",
+            self.watchdog.held)
 
 
 class ServerMetrics:
     """The Prometheus metrics of one server (its own registry: several servers may share
     a process in tests)."""
 
-    def __init__(self, pool: Any = None, workers: int = 0) -> None:
+    def __init__(self, pool: Any = None, workers: int = 0, call_pool: Any = None) -> None:
         from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
 
         self.registry = CollectorRegistry()
@@ -202,8 +234,12 @@ class ServerMetrics:
         self.queue_wait = Histogram("furnace_search_queue_wait_seconds",
                                     "Time a search or estimate waited for a worker",
                                     buckets=QUEUE_BUCKETS, registry=self.registry)
+        self.call_queue_wait = Histogram(
+            "furnace_call_queue_wait_seconds",
+            "Time another call (NewGame, LegalMoves, CheckMove, ApplyMove) waited for a "
+            "call worker", buckets=QUEUE_BUCKETS, registry=self.registry)
         if pool is not None:
-            self.registry.register(_PoolCollector(pool, workers))
+            self.registry.register(_PoolCollector(pool, workers, call_pool))
         self._http: Any = None
         self.port: int | None = None
 
@@ -220,7 +256,13 @@ class ServerMetrics:
         elif status == "RESOURCE_EXHAUSTED":
             self.refusals.labels(record.method, record.reason or "TRANSPORT").inc()
         if record.queue_ms is not None:
-            self.queue_wait.observe(record.queue_ms / 1000)
+            waits = self.queue_wait if record.method in SEARCH_METHODS else \
+                self.call_queue_wait
+            waits.observe(record.queue_ms / 1000)
+
+    def watch_loop(self, watchdog: Any) -> None:
+        """Count ``watchdog``'s stalls of the event loop (when scraped)."""
+        self.registry.register(_StallCollector(watchdog))
 
     def text(self) -> str:
         """The exposition text of every metric (what a scrape answers)."""

@@ -1,4 +1,8 @@
-"""The search worker pool: processes the server manages itself, a bounded queue, quotas.
+"""The worker pools: processes the server manages itself, a bounded queue, fair shares.
+
+The server has two: the search pool (BestMove, Analyze, EstimateScores) and the call
+pool (every other call's game work: loading and validating a position, legal moves,
+checks, applies).  Both are a :class:`WorkerPool`.
 
 * ``workers`` processes are ``spawn``-ed (:func:`ai_server.worker.worker_main`),
   each with its own connection (a ``multiprocessing`` pipe) that carries its jobs,
@@ -15,6 +19,15 @@
   time its own budget or deadline ends) is refused rather than run late.  These
   refusals are RESOURCE_EXHAUSTED with a retry delay estimated from the pool's
   state (the soonest time a running job will free a worker).
+* Fair shares: one client runs at most ``max_running_share`` of the workers at once
+  (at least one), so that a client arriving while another floods the pool finds a
+  worker free; a worker that comes free takes the oldest job of the client that
+  runs the fewest (of those, the one served longest ago); and when the queue is full, a job of a client with fewer jobs
+  outstanding pushes out the newest waiting job of the client with the most (that
+  job is refused QUEUE_FULL, with a retry delay).
+* Jobs that cannot be asked to stop (``killable``: game code with no stop check,
+  the call pool's) end by their worker being killed when they outrun their
+  ``stop_by`` (DEADLINE_EXCEEDED, ``TOO_EXPENSIVE``) or when their caller is gone.
 * Stopping: each worker slot has a byte in an array shared with the workers.
   Setting it asks the running job to stop between two search iterations:
   :data:`~ai_server.worker.FLAG_CANCEL` when its caller is gone (the result is
@@ -33,6 +46,7 @@ import asyncio
 import atexit
 import itertools
 import logging
+import math
 import multiprocessing
 import os
 import threading
@@ -47,12 +61,18 @@ from typing import Any
 import grpc
 
 from ai_server import errors, worker
+from ai_server.logs import RateLimitedLogger
+from ai_server.observe import process_cpu_seconds
 
 log = logging.getLogger(__name__)
 
-#: Seconds a job may run past the time it had to stop by (or past being told to
-#: stop) before its worker is killed as stuck.
+#: Seconds a job may run past the time it had to stop by before its worker is killed
+#: as stuck.
 STUCK_AFTER = 10.0
+#: Seconds a job told to stop (its caller gone, or the server stopping) may take to do
+#: so before its worker is killed: searches stop between two iterations, within
+#: milliseconds, unless one step of the game itself runs long.
+STOP_GRACE = 2.0
 #: Back-off before restarting a worker that died before it was ready (doubles).
 RESPAWN_BACKOFF = 0.5
 MAX_RESPAWN_BACKOFF = 30.0
@@ -63,9 +83,13 @@ MIN_RETRY = 0.05
 #: Longest sleep of the dispatcher between two looks at the clock.
 TICK = 1.0
 
+#: Kills of jobs that ran too long or did not stop: what clients sending costly
+#: positions cause, so they are logged at most once every ten seconds, with a count.
+_kills_log = RateLimitedLogger(log, 10.0)
+
 _ids = itertools.count(1)
 #: Every pool, for :func:`_end_lifelines` at exit.
-_POOLS: weakref.WeakSet[SearchPool] = weakref.WeakSet()
+_POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
 
 
 def _end_lifelines() -> None:
@@ -100,9 +124,10 @@ def _shutting_down(what: str) -> errors.RequestError:
 class Job:
     """One submitted job: await :meth:`result`; :meth:`cancel` when its caller is gone."""
 
-    def __init__(self, pool: SearchPool, fn: Callable[..., Any], args: tuple[Any, ...],
+    def __init__(self, pool: WorkerPool, fn: Callable[..., Any], args: tuple[Any, ...],
                  kwargs: dict[str, Any], *, client: str, stop_by: float, start_by: float,
-                 timed: bool, progress: Callable[[Any], None] | None) -> None:
+                 timed: bool, progress: Callable[[Any], None] | None,
+                 killable: bool = False, what: str = "") -> None:
         self.pool = pool
         self.id = next(_ids)
         self.fn, self.args, self.kwargs = fn, args, kwargs
@@ -113,6 +138,10 @@ class Job:
         self.start_by = start_by
         #: True when it will most likely run until ``stop_by`` (a time budget).
         self.timed = timed
+        #: True when the job cannot be asked to stop: its worker is killed instead.
+        self.killable = killable
+        #: What the job does, in words, for the message of a job stopped as too long.
+        self.what = what or "the call's work"
         self.progress = progress
         self.future: Future[Any] = Future()
         self.submitted = time.monotonic()
@@ -150,34 +179,45 @@ class _Worker:
         self.retiring = False
         self.job: Job | None = None
         self.started = time.monotonic()
+        #: Set when the pool killed it: the answer its job gets.
+        self.killed_for: errors.RequestError | None = None
 
     @property
     def idle(self) -> bool:
         return self.ready and not self.retiring and self.job is None
 
 
-class SearchPool:
+class WorkerPool:
     """Worker processes plus the bookkeeping around them (see the module docstring).
 
     ``max_queue_wait`` (seconds) is the longest a job may wait for a worker,
     ``max_per_client`` the most jobs one client may have outstanding (0: no limit),
+    ``max_running_share`` the share of the workers one client may run at once (at
+    least one worker; 1: no such bound),
     ``memory_limit`` the resident memory in bytes past which a search stops (0: none),
-    ``nice`` how many steps below this process's scheduling priority the workers run.
+    ``nice`` how many steps below this process's scheduling priority the workers run,
+    ``name`` what the pool's workers are called in logs and process names.
     """
 
     def __init__(self, workers: int, max_queue: int, *, max_queue_wait: float = 10.0,
-                 max_per_client: int = 0, memory_limit: int = 0, nice: int = 0) -> None:
+                 max_per_client: int = 0, max_running_share: float = 1.0,
+                 memory_limit: int = 0, nice: int = 0, name: str = "search") -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         if max_queue < 0:
             raise ValueError(f"max_queue must be at least 0, not {max_queue}")
+        if not 0 < max_running_share <= 1:
+            raise ValueError(f"max_running_share must be in (0, 1], not {max_running_share}")
         self.workers = workers
         self.max_queue = max_queue
         self.capacity = workers + max_queue
         self.max_queue_wait = max_queue_wait
         self.max_per_client = max_per_client
+        #: The most jobs one client runs at once.
+        self.max_running_per_client = max(1, math.ceil(workers * max_running_share - 1e-9))
         self.memory_limit = memory_limit
         self.nice = nice
+        self.name = name
         self._ctx = multiprocessing.get_context("spawn")
         self.flags = self._ctx.RawArray("b", workers)
         self._lock = threading.Lock()
@@ -187,6 +227,8 @@ class SearchPool:
         self._respawn_at: dict[int, float] = dict.fromkeys(range(workers), 0.0)
         self._backoff: dict[int, float] = dict.fromkeys(range(workers), RESPAWN_BACKOFF)
         self._clients: Counter[str] = Counter()
+        #: When a job of each client with jobs outstanding last started.
+        self._served: dict[str, float] = {}
         self._lifeline_r, self._lifeline_w = self._ctx.Pipe(duplex=False)
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
@@ -195,6 +237,10 @@ class SearchPool:
         self._closed_at: float | None = None
         #: Workers started to replace one that died or retired.
         self.restarts = 0
+        #: Workers killed because their job ran too long (or its caller left).
+        self.kills = 0
+        #: CPU seconds of the workers that have exited.
+        self.exited_cpu = 0.0
         _POOLS.add(self)
         self._thread = threading.Thread(target=self._run, name="furnace-pool", daemon=True)
         self._thread.start()
@@ -254,13 +300,16 @@ class SearchPool:
     def submit(self, fn: Callable[..., Any], *args: Any, client: str = "",
                stop_by: float | None = None, start_by: float | None = None,
                timed: bool = False, progress: Callable[[Any], None] | None = None,
-               **kwargs: Any) -> Job:
+               killable: bool = False, what: str = "", **kwargs: Any) -> Job:
         """Queue ``fn(*args, slot=..., **kwargs)`` for a worker; refuse it if over a bound.
 
         ``stop_by`` (``time.monotonic()``) is when the job's own budget stops it;
         ``start_by`` the latest it may start (default: the maximum queue wait, and
         never after ``stop_by``).  ``progress`` is called in the dispatcher thread
         with each progress report (the job function then gets ``report=``).
+        ``killable``: the job cannot be asked to stop, so its worker is killed at
+        ``stop_by`` (the call answers DEADLINE_EXCEEDED, saying ``what`` took too
+        long) or as soon as the caller cancels it.
         """
         now = time.monotonic()
         stop_by = now + 3600.0 if stop_by is None else stop_by
@@ -270,10 +319,14 @@ class SearchPool:
             refusal = self._refusal(client, now)
             if refusal is not None:
                 raise refusal
+            pushed = self._push_out(client, now)
             job = Job(self, fn, args, kwargs, client=client, stop_by=stop_by,
-                      start_by=start_by, timed=timed, progress=progress)
+                      start_by=start_by, timed=timed, progress=progress, killable=killable,
+                      what=what)
             self._queue.append(job)
             self._clients[client] += 1
+        if pushed is not None:
+            _resolve(*pushed)
         self._wake()
         return job
 
@@ -301,12 +354,43 @@ class SearchPool:
                 f"at most {self.max_per_client}",
                 errors.CLIENT_QUOTA, self._retry_after(running or self._running(), now),
                 max_searches_per_client=str(self.max_per_client))
-        if self._running_count() + len(self._queue) >= self.capacity:
-            return exhausted(
-                f"too many searches: {self.workers} running and {self.max_queue} waiting",
-                errors.QUEUE_FULL, self._retry_after(self._running(), now),
-                workers=str(self.workers), max_queue=str(self.max_queue))
+        if self._running_count() + len(self._queue) >= self.capacity \
+                and self._crowding(client) is None:
+            return self._full(now)
         return None
+
+    def _full(self, now: float) -> errors.RequestError:
+        what = "searches" if self.name == "search" else "calls"
+        return exhausted(
+            f"too many {what}: {self.workers} running and {self.max_queue} waiting",
+            errors.QUEUE_FULL, self._retry_after(self._running(), now),
+            workers=str(self.workers), max_queue=str(self.max_queue))
+
+    def _crowding(self, client: str) -> Job | None:
+        """The job ``client`` may push out of a full queue (lock held): the newest waiting
+        job of the client with the most jobs outstanding, if it has at least two more
+        than ``client`` (so that the two would not just trade places); else None."""
+        mine = self._clients.get(client, 0)
+        newest: dict[str, Job] = {}
+        for job in self._queue:
+            newest[job.client] = job
+        candidates = [c for c in newest if self._clients[c] >= mine + 2]
+        if not candidates:
+            return None
+        return newest[max(candidates, key=lambda c: (self._clients[c], newest[c].submitted))]
+
+    def _push_out(self, client: str, now: float
+                  ) -> tuple[Job, None, errors.RequestError] | None:
+        """Make room in a full queue for a job of ``client`` (lock held): the job pushed
+        out and its refusal, to resolve once the lock is released; None if there was room."""
+        if self._running_count() + len(self._queue) < self.capacity:
+            return None
+        job = self._crowding(client)
+        assert job is not None  # _refusal let the job in
+        self._queue.remove(job)
+        self._release(job)
+        log.info("%s %d pushed out of the full queue by another client's", self.name, job.id)
+        return job, None, self._full(now)
 
     def _jobs(self) -> list[Job]:
         running = [w.job for w in self._slots if w is not None and w.job is not None]
@@ -338,6 +422,7 @@ class SearchPool:
         self._clients[job.client] -= 1
         if self._clients[job.client] <= 0:
             del self._clients[job.client]
+            self._served.pop(job.client, None)
 
     def _cancel(self, job: Job) -> None:
         dropped = False
@@ -349,6 +434,8 @@ class SearchPool:
             elif job.slot is not None and job.stopping_since is None:
                 current = self._slots[job.slot]
                 if current is not None and current.job is job:
+                    # A killable job is killed at once (the dispatcher sees the time
+                    # passed); others are asked to stop.
                     job.stopping_since = time.monotonic()
                     if not self.flags[job.slot]:
                         self.flags[job.slot] = worker.FLAG_CANCEL
@@ -435,15 +522,22 @@ class SearchPool:
                 if closed:
                     if now > self._closed_at + EXIT_TIMEOUT:  # type: ignore[operator]
                         to_kill.append(w)
-                elif w.job is not None:
-                    limit = w.job.stopping_since or w.job.stop_by
-                    if now > limit + STUCK_AFTER:
-                        to_kill.append(w)
+                elif w.job is not None and now >= _kill_time(w.job):
+                    w.killed_for = self._kill_answer(w.job, now)
+                    to_kill.append(w)
+            # A job told to stop no longer counts against its client's share: its caller
+            # is gone, or the server is stopping.
+            running = Counter(w.job.client for w in live
+                              if w.job is not None and w.job.stopping_since is None)
             for w in live:
                 if not self._queue:
                     break
                 if w.idle and w not in to_kill:
-                    job = self._queue.popleft()
+                    job = self._next_job(running)
+                    if job is None:
+                        break
+                    self._queue.remove(job)
+                    running[job.client] += 1
                     job.slot = w.slot
                     job.started = now
                     job.taken = False
@@ -461,8 +555,7 @@ class SearchPool:
             retry = self._retry_after(self._running(), now)
             timers = [job.start_by for job in self._queue]
             timers += list(self._respawn_at.values())
-            timers += [(w.job.stopping_since or w.job.stop_by) + STUCK_AFTER
-                       for w in live if w.job is not None]
+            timers += [_kill_time(w.job) for w in live if w.job is not None]
             if closed:
                 timers.append(self._closed_at + EXIT_TIMEOUT)  # type: ignore[operator]
             waitables: dict[Any, _Worker | None] = {self._wake_r: None}
@@ -478,7 +571,8 @@ class SearchPool:
         for slot in to_spawn:
             self._spawn(slot)
         for w in to_kill:
-            self._kill(w, "stuck" if w.job is not None and not closed else "did not exit")
+            self._kill(w, "did not exit" if closed or w.job is None else
+                       "too long" if w.job.killable else "stuck")
         for w, job in to_send:
             self._send(w, job)
         if to_spawn:
@@ -499,6 +593,42 @@ class SearchPool:
                 self._on_death(owner)
         return True
 
+    def _next_job(self, running: Counter[str]) -> Job | None:
+        """The job an idle worker takes (lock held): the oldest of the client that runs
+        the fewest jobs, among clients below their share, and among those of the client
+        served longest ago; None if every waiting client is at its share."""
+        chosen: Job | None = None
+        best: tuple[int, float] | None = None
+        for job in self._queue:  # oldest first
+            mine = running[job.client]
+            if mine >= self.max_running_per_client:
+                continue
+            rank = (mine, self._served.get(job.client, float("-inf")))
+            if best is None or rank < best:
+                chosen, best = job, rank
+        if chosen is not None:
+            self._served[chosen.client] = time.monotonic()
+        return chosen
+
+    def _kill_answer(self, job: Job, now: float) -> errors.RequestError:
+        """What the call of a job whose worker is killed now is answered (lock held)."""
+        if job.stopping_since is not None and job.killable:
+            if job.slot is not None and self.flags[job.slot] == worker.FLAG_SHUTDOWN:
+                return _shutting_down("the call was stopped")
+            return errors.RequestError(grpc.StatusCode.CANCELLED, "the call was cancelled",
+                                       reason=errors.TOO_EXPENSIVE)
+        allowed = max(job.stop_by - job.submitted, 0.0)
+        if job.killable:
+            message = (f"{job.what} took longer than the {allowed:.2f} s this call may take "
+                       f"(its deadline, or the server's limit for the call) and was stopped; "
+                       f"the same request would take as long again")
+        else:
+            message = (f"{job.what} did not stop in time ({allowed:.2f} s allowed): one step "
+                       f"of the game took too long, and the work was stopped")
+        return errors.RequestError(grpc.StatusCode.DEADLINE_EXCEEDED, message,
+                                   reason=errors.TOO_EXPENSIVE,
+                                   metadata={"limit_ms": str(int(allowed * 1000))})
+
     def _drain_wake(self) -> None:
         try:
             while os.read(self._wake_r, 4096):
@@ -511,8 +641,8 @@ class SearchPool:
         process = self._ctx.Process(
             target=worker.worker_main,
             args=(child_conn, self._lifeline_r, self.flags, slot, os.getpid(),
-                  self.memory_limit, self.nice),
-            name=f"furnace-worker-{slot}", daemon=True)
+                  self.memory_limit, self.nice, self.name),
+            name=f"furnace-{self.name}-{slot}", daemon=True)
         try:
             process.start()
         except Exception as exc:  # noqa: BLE001 - OSError, or multiprocessing refusing
@@ -614,13 +744,16 @@ class SearchPool:
 
     def _on_death(self, w: _Worker) -> None:
         self._receive(w)  # a result sent just before dying still counts
+        cpu = process_cpu_seconds(w.pid)  # readable until the process is reaped
         w.process.join(0.5)
         with self._lock:
+            self.exited_cpu += cpu or 0.0
             if self._slots[w.slot] is w:
                 self._slots[w.slot] = None
             job, w.job = w.job, None
             if job is not None and not job.taken and job.attempts < 2 and not self._closing \
-                    and not job.done() and job.stopping_since is None:
+                    and not job.done() and job.stopping_since is None \
+                    and w.killed_for is None:
                 # It died before it took the job (an idle worker killed): another one will.
                 job.slot = None
                 job.started = None
@@ -628,26 +761,35 @@ class SearchPool:
                 job = None
             elif job is not None:
                 self._release(job)
-            expected = self._closing or w.retiring
+            expected = self._closing or w.retiring or w.killed_for is not None
             if not self._closing:
                 self.restarts += 1
                 self._schedule_respawn(w.slot, ready=w.ready)
             self._changed.notify_all()
         w.conn.close()
         if not expected:
-            log.warning("search worker pid %d died (exit code %s)%s; starting a replacement",
-                        w.pid, w.process.exitcode,
-                        f" during search {job.id}" if job is not None else "")
+            log.warning("%s worker pid %d died (exit code %s)%s; starting a replacement",
+                        self.name, w.pid, w.process.exitcode,
+                        f" during job {job.id}" if job is not None else "")
         if job is not None and not job.done():
-            _resolve(job, error=errors.RequestError(
+            _resolve(job, error=w.killed_for or errors.RequestError(
                 grpc.StatusCode.UNAVAILABLE,
-                "the search worker process died during this request; a new one is starting, "
-                "retry the call", reason=errors.WORKER_FAILED))
+                f"the {self.name} worker process died during this request; a new one is "
+                f"starting, retry the call", reason=errors.WORKER_FAILED))
 
     def _kill(self, w: _Worker, why: str) -> None:
+        if why != "did not exit":
+            with self._lock:
+                self.kills += 1
         if why == "stuck":
-            log.error("search worker pid %d is stuck (search %d); killing it", w.pid,
-                      w.job.id if w.job is not None else 0)
+            _kills_log.warning("%s worker pid %d did not stop in time (job %d, %s); "
+                               "killing it", self.name, w.pid,
+                               w.job.id if w.job is not None else 0,
+                               w.job.what if w.job is not None else "a job")
+        elif why == "too long":
+            _kills_log.info("%s worker pid %d killed: %s ran past its time (or its caller "
+                            "left)", self.name, w.pid,
+                            w.job.what if w.job is not None else "a job")
         try:
             w.process.kill()
         except (OSError, ValueError, AttributeError):
@@ -670,6 +812,15 @@ class SearchPool:
             except OSError:
                 pass
         self._lifeline_r.close()
+
+
+def _kill_time(job: Job) -> float:
+    """When the worker running ``job`` is killed if it has not answered by then."""
+    if job.killable:
+        return job.stop_by if job.stopping_since is None else job.stopping_since
+    if job.stopping_since is not None:
+        return min(job.stopping_since + STOP_GRACE, job.stop_by + STUCK_AFTER)
+    return job.stop_by + STUCK_AFTER
 
 
 def _resolve(job: Job, result: Any = None, error: BaseException | None = None) -> None:

@@ -35,10 +35,11 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from ai_server import reflection, wire
+from ai_server import calls, reflection, wire
 from ai_server.config import ServerConfig
+from ai_server.loopwatch import LoopWatchdog
 from ai_server.observe import ObservingInterceptor, ServerMetrics
-from ai_server.pool import SearchPool
+from ai_server.pool import WorkerPool
 from ai_server.security import SecurityConfig
 from ai_server.service import FurnaceServicer
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -57,10 +58,11 @@ class FurnaceServer:
     """A created server: the grpc.aio server, the worker pool and the health servicer."""
 
     def __init__(self, grpc_server: grpc.aio.Server, servicer: FurnaceServicer,
-                 health_servicer: Any, pool: SearchPool, config: ServerConfig,
+                 health_servicer: Any, pool: WorkerPool, config: ServerConfig,
                  port: int, metrics: ServerMetrics | None = None,
                  health_server: grpc.aio.Server | None = None,
-                 health_port: int | None = None, http_server: Any = None) -> None:
+                 health_port: int | None = None, http_server: Any = None,
+                 call_pool: WorkerPool | None = None) -> None:
         self.grpc_server = grpc_server
         #: The HTTP door (Connect, gRPC-Web, the web table) when ``http_port`` was given.
         self.http_server = http_server
@@ -73,11 +75,21 @@ class FurnaceServer:
         self.servicer = servicer
         self.health = health_servicer
         self.pool = pool
+        #: The workers of the calls other than searches (NewGame, LegalMoves...).
+        self.call_pool = call_pool
         self.config = config
         self.port = port
         self._stopped = False
+        #: Watches the event loop once started (None when switched off).
+        self.watchdog: LoopWatchdog | None = None
 
     async def start(self) -> None:
+        if self.config.loop_stall_threshold:
+            self.watchdog = LoopWatchdog(asyncio.get_running_loop(),
+                                         self.config.loop_stall_threshold)
+            self.watchdog.start()
+            if self.metrics is not None:
+                self.metrics.watch_loop(self.watchdog)
         await self.grpc_server.start()
         if self.health_server is not None:
             await self.health_server.start()
@@ -117,8 +129,12 @@ class FurnaceServer:
             timer.cancel()
             self.servicer.close()
             await asyncio.to_thread(self.pool.close)
+            if self.call_pool is not None:
+                await asyncio.to_thread(self.call_pool.close)
             if self.metrics is not None:
                 await asyncio.to_thread(self.metrics.close)
+            if self.watchdog is not None:
+                await asyncio.to_thread(self.watchdog.stop)
 
     async def wait_for_termination(self) -> None:
         await self.grpc_server.wait_for_termination()
@@ -159,10 +175,17 @@ async def create_server(
     security = security or SecurityConfig()
     config = (config or ServerConfig()).with_overrides(
         workers=workers, max_queue=max_queue, **settings).resolved()
-    pool = SearchPool(config.workers, config.max_queue, max_queue_wait=config.max_queue_wait,
+    pool = WorkerPool(config.workers, config.max_queue, max_queue_wait=config.max_queue_wait,
                       max_per_client=config.max_searches_per_client,
+                      max_running_share=config.max_worker_share,
                       memory_limit=config.max_search_memory_bytes, nice=config.worker_nice)
-    metrics = ServerMetrics(pool, config.workers)
+    # The other calls' game work: at the front process's priority (cheap calls must not
+    # wait behind searches for a core), killed when it outruns its time.
+    call_pool = WorkerPool(config.call_workers, config.max_call_queue,
+                           max_queue_wait=config.max_call_time,
+                           max_per_client=config.max_calls_per_client,
+                           max_running_share=config.max_worker_share, name="call")
+    metrics = ServerMetrics(pool, config.workers, call_pool)
     health_server: grpc.aio.Server | None = None
     health_bound: int | None = None
     http_server: Any = None
@@ -176,7 +199,8 @@ async def create_server(
         interceptors = [ObservingInterceptor(metrics), *security.interceptors()]
         grpc_server = grpc.aio.server(options=options, interceptors=interceptors,
                                       maximum_concurrent_rpcs=config.max_concurrent_rpcs)
-        servicer = FurnaceServicer(config, pool)
+        games = await asyncio.to_thread(calls.list_games, config, log)
+        servicer = FurnaceServicer(config, pool, call_pool, games)
         wire.add_service(servicer, grpc_server, wire_limits)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
@@ -222,14 +246,17 @@ async def create_server(
                               f"{exc.strerror or exc}") from None
         if warm:
             await asyncio.to_thread(pool.warm_up)
+            await asyncio.to_thread(call_pool.warm_up)
     except BaseException:
         if http_server is not None:
             http_server.socket.close()
         metrics.close()
         await asyncio.to_thread(pool.close)
+        await asyncio.to_thread(call_pool.close)
         raise
     return FurnaceServer(grpc_server, servicer, health_servicer, pool, config, bound,
-                         metrics, health_server, health_bound, http_server), bound
+                         metrics, health_server, health_bound, http_server,
+                         call_pool), bound
 
 
 async def serve(

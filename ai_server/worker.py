@@ -1,13 +1,13 @@
-"""The search worker processes: their main loop and the jobs they run.
+"""The worker processes: their main loop and the searches they run.
 
 A worker is a ``spawn``-ed process that :mod:`ai_server.pool` starts with
-:func:`worker_main`.  It talks to the server over one connection (a
-``multiprocessing`` pipe): it announces itself (``ready``), then receives one job
-at a time and answers it (``result`` or ``error``), sending Analyze ``progress``
-on the way.  Nothing here knows a game or holds search logic: jobs rebuild the
-position through :mod:`engine.registry` (validated again by the game) and call
-:mod:`engine.search` (``make_tree(...).search``, ``estimate_scores``), returning
-plain picklable data.
+:func:`worker_main`; the search pool's and the call pool's workers are alike, only
+their jobs differ (:mod:`ai_server.calls`).  It talks to the server over one
+connection (a ``multiprocessing`` pipe): it announces itself (``ready``), then
+receives one job at a time and answers it (``result`` or ``error``), sending Analyze
+``progress`` on the way.  Nothing here knows a game or holds search logic: the
+searches of a position the game has validated call :mod:`engine.search`
+(``make_tree(...).search``, ``estimate_scores``) and return plain picklable data.
 
 Stopping: the pool shares one flag byte per worker (``flags[slot]``); a job stops
 between two iterations once it is non-zero (:data:`FLAG_CANCEL`: the caller is
@@ -28,6 +28,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, MutableSequence
@@ -92,6 +93,22 @@ def die_with_parent(parent_pid: int, lifeline: Any) -> None:
     threading.Thread(target=watch, name="furnace-lifeline", daemon=True).start()
 
 
+def set_process_name(name: str) -> None:
+    """Name this process ``name`` (its first 15 bytes) where ``ps``, ``top`` and
+    ``/proc/PID/comm`` show it, so that an operator tells the pools' workers apart
+    (Linux; elsewhere nothing changes)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_name = 15
+        libc.prctl(pr_set_name, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        pass
+
+
 def resident_bytes() -> int | None:
     """This process's resident memory in bytes (None where ``/proc`` is missing)."""
     try:
@@ -116,10 +133,12 @@ def lower_priority(nice: int) -> None:
 
 
 def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int,
-                parent_pid: int, memory_limit: int, nice: int = 0) -> None:
+                parent_pid: int, memory_limit: int, nice: int = 0,
+                name: str = "search") -> None:
     """A worker process: say ``ready``, then run jobs until told to exit (or orphaned).
 
-    ``nice``: how far below the server's priority it runs (:func:`lower_priority`).
+    ``nice``: how far below the server's priority it runs (:func:`lower_priority`);
+    ``name``: its pool's, in the process name ``furnace-NAME``.
 
     Messages from the pool: ``("job", id, fn, args, kwargs, progress)``, ``("exit",)``.
     To the pool: ``("ready", pid)``, ``("started", id)``, ``("progress", id, data)``,
@@ -128,12 +147,14 @@ def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int
     """
     global _FLAGS, _MEMORY_LIMIT
     die_with_parent(parent_pid, lifeline)
+    set_process_name(f"furnace-{name}")
     ignore_signals()
     lower_priority(nice)
     _FLAGS = flags
     _MEMORY_LIMIT = memory_limit
+    from ai_server import calls  # noqa: F401 - imported up front, with the games
     from engine import registry
-    from engine.search import dispatch, estimate  # noqa: F401 - imported up front
+    from engine.search import dispatch, estimate  # noqa: F401
 
     registry.list_games()
     start_memory = resident_bytes() or 0
@@ -257,12 +278,6 @@ class _Stopper:
         self.should_stop = should_stop
 
 
-def _rebuild(data: dict[str, Any]) -> Any:
-    from engine import registry
-
-    return registry.get_game(data["game"]).state_from_json(data)
-
-
 def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[str, Any]:
     """Plain data of an :class:`engine.search.Analysis` plus every seat's win share per move."""
     stats = tree.root_stats()
@@ -297,8 +312,8 @@ def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[st
 
 
 # -- jobs ---------------------------------------------------------------------------------
-def search_job(
-    data: dict[str, Any],
+def search_state(
+    state: Any,
     *,
     iterations: int | None,
     time_end: float,
@@ -311,7 +326,7 @@ def search_job(
     report: Callable[[dict[str, Any]], None] | None = None,
     progress_interval: float = 0.5,
 ) -> dict[str, Any] | None:
-    """Search ``data`` (the game's JSON) for the seat to move; None if cancelled before it ran.
+    """Search ``state`` for the seat to move; None if cancelled before it ran.
 
     ``observer`` is whose information the search may use (``None``: the host;
     the engine's ``make_tree`` refuses a seat that cannot know the mover's moves).
@@ -330,7 +345,6 @@ def search_job(
 
     if _flag(slot) == FLAG_CANCEL:
         return None
-    state = _rebuild(data)
     tree = make_tree(state, c, seed, observer)
     drop_after_reply(tree)
     end, end_reason = time_end, TIME_LIMIT
@@ -361,8 +375,8 @@ def search_job(
     return result
 
 
-def estimate_job(
-    data: dict[str, Any],
+def estimate_state(
+    state: Any,
     *,
     playouts: int,
     seed: int,
@@ -371,7 +385,7 @@ def estimate_job(
     observer: int | None = None,
     slot: int | None = None,
 ) -> dict[str, Any] | None:
-    """``engine.search.estimate_scores`` of ``data`` as ``observer`` sees it (None: the host).
+    """``engine.search.estimate_scores`` of ``state`` as ``observer`` sees it (None: the host).
 
     Returns per-seat win share, score mean, sample standard deviation, min and
     max, and the number of playouts run (fewer when the job was stopped, its time
@@ -381,7 +395,6 @@ def estimate_job(
 
     if _flag(slot) == FLAG_CANCEL:
         return None
-    state = _rebuild(data)
     ends = ((time_end, TIME_LIMIT),) + (((deadline, DEADLINE),) if deadline is not None else ())
     estimate = estimate_scores(state, observer, playouts=playouts, seed=seed,
                                should_stop=_Stopper(slot, ends).should_stop)

@@ -24,6 +24,7 @@ TEST_SETTINGS: dict[str, Any] = {
     "default_analyze_time": 1.0,
     "max_playouts": 2_000,
     "default_playouts": 50,
+    "call_workers": 2,
 }
 
 

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from ai_server import errors, observe, worker
-from ai_server.pool import SearchPool
+from ai_server.pool import WorkerPool
 from ai_server.security import SecurityConfig, parse_tokens
 from ai_server.server import BackgroundServer
 from clients.furnace_client import FurnaceClient
@@ -163,7 +163,7 @@ def test_health_port_serves_the_health_service_alone_in_plaintext(
 
 
 def test_search_workers_run_below_the_front_process() -> None:
-    pool = SearchPool(1, 1, nice=7)
+    pool = WorkerPool(1, 1, nice=7)
     try:
         pool.warm_up()
         (pid,) = pool.worker_pids()
@@ -174,7 +174,7 @@ def test_search_workers_run_below_the_front_process() -> None:
 
 
 def test_a_full_pool_refuses_before_any_work() -> None:
-    pool = SearchPool(1, 0)
+    pool = WorkerPool(1, 0)
     try:
         pool.warm_up()
         pool.admit("a")  # room: no refusal

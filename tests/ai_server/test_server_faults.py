@@ -88,15 +88,16 @@ def children(pid: int) -> list[int]:
     return sorted(found)
 
 
-def worker_processes(pid: int) -> list[int]:
-    """The search workers among ``pid``'s children (spawned multiprocessing processes)."""
+def worker_processes(pid: int, pool: str = "search") -> list[int]:
+    """The workers of one pool (``search`` or ``call``) among ``pid``'s children: each
+    names itself ``furnace-<pool>``."""
     workers = []
     for child in children(pid):
         try:
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            name = Path(f"/proc/{child}/comm").read_text().strip()
         except OSError:
             continue
-        if b"spawn_main" in cmdline:
+        if name == f"furnace-{pool}":
             workers.append(child)
     return workers
 
@@ -133,7 +134,9 @@ def two() -> Iterator[BackgroundServer]:
     # Searches stop 1 s (plus 5% of the time left) before a call's deadline: the search
     # workers run at nice 10 below two busy test processes, and their answers must still
     # come back in time.
-    srv = BackgroundServer(workers=2, max_queue=2, max_time=150.0, deadline_margin=1.0)
+    # One client here runs two searches at once: no per-client share of the workers.
+    srv = BackgroundServer(workers=2, max_queue=2, max_time=150.0, deadline_margin=1.0,
+                           max_worker_share=1.0)
     srv.start()
     try:
         yield srv
@@ -292,10 +295,10 @@ def test_sigterm_answers_a_long_search_with_its_best_move() -> None:
 
 
 def test_no_worker_outlives_a_killed_server() -> None:
-    process, port = serve_process("--workers", "2")
-    workers = worker_processes(process.pid)
+    process, port = serve_process("--workers", "2", "--call-workers", "2")
+    workers = worker_processes(process.pid) + worker_processes(process.pid, "call")
     try:
-        assert len(workers) >= 2
+        assert len(workers) == 4
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = pb_grpc.FurnaceServiceStub(channel)
             stream = stub.Analyze(pb.AnalyzeRequest(

@@ -340,24 +340,6 @@ def test_deadline_shorter_than_budget(new_state) -> None:
     assert reply.move.text
 
 
-def test_two_concurrent_searches_use_two_workers(stub, new_state) -> None:
-    """workers=2: two searches run side by side.
-
-    Both streams report progress before either search ends: with one worker the
-    second would wait (no update) until the first one's 5 s were over.  Behaviour,
-    not speed, so a loaded machine cannot make it fail.
-    """
-    request = pb.AnalyzeRequest(state=new_state, budget=pb.SearchBudget(time_limit_ms=5000),
-                                update_interval_ms=100)
-    calls = [stub.Analyze(request, timeout=60) for _ in range(2)]
-    firsts = [next(call) for call in calls]
-    try:
-        assert not any(u.final for u in firsts)  # both searching at once
-    finally:
-        for call in calls:
-            call.cancel()
-
-
 # -- Analyze ----------------------------------------------------------------------------------
 def test_analyze_stream_ends_with_one_final(stub, new_state) -> None:
     updates = list(stub.Analyze(pb.AnalyzeRequest(

@@ -136,20 +136,20 @@ def test_health_answers_without_a_token(token_server, pki) -> None:
 
 
 def test_the_token_name_is_published_for_the_call(token_server, pki, monkeypatch) -> None:
-    from engine import registry
+    from ai_server import service
 
     seen: list[str | None] = []
-    names = registry.game_names
+    identity = service.client_identity
 
-    def spy() -> Any:
+    def spy(context: Any) -> str:
         seen.append(security.CLIENT.get())
-        return names()
+        return identity(context)
 
-    monkeypatch.setattr(registry, "game_names", spy)
+    monkeypatch.setattr(service, "client_identity", spy)
     for token in (ALICE, BOB):
         with FurnaceClient(address(token_server), ca_cert=pki.ca, token=token,
                            timeout=30) as client:
-            client.list_games()
+            client.new_game("samara", 2)
     assert seen == ["alice", "bob"]
     assert security.CLIENT.get() is None  # nothing leaks into other contexts
 

@@ -18,7 +18,6 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from ai_server import codecs, errors, fuzz, wire
-from ai_server.service import FurnaceServicer
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
@@ -96,25 +95,27 @@ def test_oversized_request_is_refused_before_parsing(big_channel) -> None:
     assert time.monotonic() - started < 5.0
 
 
-def test_element_heavy_state_is_refused_before_game_code(big_channel, monkeypatch) -> None:
+def test_element_heavy_state_is_refused_before_game_code(server, big_channel,
+                                                         monkeypatch) -> None:
     calls: list[str] = []
-    original = FurnaceServicer._load
+    pool = server.server.call_pool
+    original = pool.submit
 
-    def spy(self: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append("load")
-        return original(self, *args, **kwargs)
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append("game work")
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(FurnaceServicer, "_load", spy)
+    monkeypatch.setattr(pool, "submit", spy)
     body = heavy_spots(300_000)  # 600 KB: under the size limit, far over the count
     assert len(body) < wire.WireLimits().max_state_bytes
     error = raw_error(big_channel, "LegalMoves", body)
     code, fields, reason = rpc_error_info(error)
     assert code == grpc.StatusCode.INVALID_ARGUMENT, error.details()
     assert reason == wire.REQUEST_TOO_COMPLEX and fields == ["state.samara.spots"]
-    assert calls == []  # the servicer never saw it
+    assert calls == []  # no worker saw it
     fine = pb.LegalMovesRequest(state=codecs.encode_state(positions_json(1, seed=3)[0], "typed"))
     raw_call(big_channel, "LegalMoves", fine.SerializeToString())
-    assert calls == ["load"]
+    assert calls == ["game work"]
 
 
 def test_heavy_requests_do_not_stall_other_calls(big_channel, channel) -> None:
@@ -240,23 +241,31 @@ def test_clip_message_shapes() -> None:
 
 
 # -- bugs: INTERNAL, logged once, never UNKNOWN -------------------------------------------
-def test_a_bug_is_internal_and_logged_once_without_the_request(channel, monkeypatch,
-                                                               caplog) -> None:
-    from engine import registry
+def test_a_bug_is_internal_and_logged_once_without_the_request(monkeypatch, caplog) -> None:
+    """A bug in a call's game work (in a worker process) is answered INTERNAL, and the
+    server logs its traceback once, without the request."""
+    from ai_server import calls
+    from ai_server.service import FurnaceServicer
 
-    def broken(name: str) -> Any:
+    def broken(request: Any) -> Any:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(registry, "get_game", broken)
     marker = "secret-request-marker"
     request = pb.NewGameRequest(game=marker, num_players=2)
-    with caplog.at_level(logging.INFO):
-        error = raw_error(channel, "NewGame", request.SerializeToString())
-    code, _fields, reason = rpc_error_info(error)
-    assert code == grpc.StatusCode.INTERNAL and reason == errors.INTERNAL
+    # The worker's side: the bug becomes INTERNAL, its traceback handed back.
+    monkeypatch.setitem(calls.CALLS, "NewGame", broken)
+    answer = calls.run_call("NewGame", request)
+    assert answer.error is not None and answer.error.code == grpc.StatusCode.INTERNAL
+    assert answer.error.reason == errors.INTERNAL and marker not in answer.error.message
+    assert answer.bug is not None and "RuntimeError: a bug" in answer.bug
+    # The server's side: one log line with the traceback, the error raised as it is.
+    with caplog.at_level(logging.INFO), pytest.raises(errors.RequestError) as raised:
+        FurnaceServicer._response("NewGame", answer)
+    assert raised.value is answer.error
     records = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(records) == 1, caplog.text
-    assert marker not in caplog.text and marker not in error.details()
+    assert "RuntimeError: a bug" in records[0].getMessage()
+    assert marker not in caplog.text
 
 
 def test_reflection_still_describes_the_service(channel) -> None:

@@ -47,9 +47,9 @@ def test_a_search_tree_is_freed_only_after_the_reply_is_sent(
         trees: list[weakref.ref[Any]]) -> None:
     # Freeing a big tree takes a tenth of a second; before the reply, it delayed
     # answers a call near its deadline was waiting for (a CI run missed one).
-    data = registry.get_game("samara").new_game(5, num_players=2).to_json()
-    result = worker.search_job(data, iterations=300, time_end=time.monotonic() + 60,
-                               deadline=None, seed=1, c=None)
+    state = registry.get_game("samara").new_game(5, num_players=2)
+    result = worker.search_state(state, iterations=300, time_end=time.monotonic() + 60,
+                                 deadline=None, seed=1, c=None)
     assert result is not None and result["iterations"] == 300
     [tree] = trees
     assert tree() is not None

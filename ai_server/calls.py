@@ -1,0 +1,688 @@
+"""The game side of every FurnaceService call, run in the server's worker processes.
+
+The servicer (:mod:`ai_server.service`) runs no game code: it admits a call, hands its
+request to a worker process and answers what comes back.  What a worker runs is
+here: a request message in, a response message (or a :class:`RequestError`) out.
+
+* :func:`run_call` is the job of the *call pool*: NewGame, LegalMoves, CheckMove and
+  ApplyMove, whole (decoding the position, the game's validation, the game's answer,
+  encoding the response).  Nothing in it can be asked to stop: the pool kills the
+  worker when the call outruns its deadline or the server's ``max_call_time``.
+* :func:`search_call` and :func:`estimate_call` are the jobs of the *search pool*:
+  BestMove and Analyze, EstimateScores, from the request to the response, the search
+  itself in :mod:`ai_server.worker`.
+
+Positions are rebuilt and validated by the game
+(``registry.get_game(name).state_from_json``), legality comes from the game
+(``parse_move``, ``why_illegal``).  Every failure is a status from
+:mod:`ai_server.errors`, never UNKNOWN; a bug is INTERNAL, its traceback handed to
+the server to log (the workers have no log of their own).
+
+Whose view: a request's state is the whole position; ``GameState.observer_seat``
+(``None`` without it: the host, who sees every seat's private information) says
+whom the answer is for.  Everything shown goes through the game's observer model:
+renders are ``render(observer)``, move records ``move_seen_by`` and
+``events_seen_by``, and the moves of a seat the observer cannot know
+(``moves_known_to``) are neither listed, judged nor searched for.
+
+What a call learned for the access log (game, players, budget, iterations...) is set
+with :func:`ai_server.observe.note` as in the server, collected here and noted again
+by the servicer (:class:`Answer`).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import math
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+
+from ai_server import codecs, errors, worker
+from ai_server.codecs import DecodedState
+from ai_server.config import ServerConfig
+from ai_server.errors import RequestError, invalid, precondition
+from ai_server.observe import CALL, CallRecord, note
+from engine import registry
+from engine.game import (
+    CHANCE,
+    TERMINAL,
+    FurnaceError,
+    GameInfo,
+    InvalidOptionError,
+    InvalidStateError,
+    MoveParseError,
+    State,
+    UnknownGameError,
+    events_seen_by,
+)
+from engine.search.config import config_for
+from engine.search.levels import MAX_LEVEL, MIN_LEVEL
+from engine.seats import player_name, seat_label, seat_range
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+
+#: Largest exploration constant accepted.
+MAX_EXPLORATION = 10.0
+
+_STOP_REASONS = {
+    worker.ITERATIONS: pb.SEARCH_STOP_REASON_ITERATIONS,
+    worker.TIME_LIMIT: pb.SEARCH_STOP_REASON_TIME_LIMIT,
+    worker.DEADLINE: pb.SEARCH_STOP_REASON_DEADLINE,
+    worker.CANCELLED: pb.SEARCH_STOP_REASON_CANCELLED,
+    worker.MEMORY: pb.SEARCH_STOP_REASON_MEMORY,
+    worker.SHUTDOWN: pb.SEARCH_STOP_REASON_SHUTDOWN,
+}
+
+
+# -- messages between processes ---------------------------------------------------------
+def _message(name: str, data: bytes) -> Message:
+    message: Message = getattr(pb, name).FromString(data)
+    return message
+
+
+def _reduce_message(message: Message) -> tuple[Any, ...]:
+    return _message, (type(message).__name__, message.SerializeToString())
+
+
+# Requests and responses cross to and from the worker processes pickled: by their
+# bytes, since the generated classes name a module ("furnace.v1.furnace_pb2") that
+# pickle cannot import by that name.
+for _name in pb.DESCRIPTOR.message_types_by_name:
+    copyreg.pickle(getattr(pb, _name), _reduce_message)
+
+
+# -- what a job hands back ---------------------------------------------------------------
+@dataclass
+class Answer:
+    """A call's outcome as a worker hands it back: the response or the error, what the
+    call learned for the access log, and the traceback of a bug (to be logged)."""
+
+    response: Message | None = None
+    error: RequestError | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+    bug: str | None = None
+
+
+def _internal() -> RequestError:
+    return RequestError(grpc.StatusCode.INTERNAL,
+                        "internal server error; see the server log", reason=errors.INTERNAL)
+
+
+def answer(method: str, work: Callable[[], Message | None]) -> Answer:
+    """Run ``work`` as ``method``'s game side: its response, or its error as a status."""
+    record = CallRecord(method)
+    token = CALL.set(record)
+    result = Answer()
+    try:
+        result.response = work()
+    except RequestError as error:
+        result.error = error
+    except FurnaceError as exc:
+        result.error = invalid(str(exc), None)
+    except Exception:  # noqa: BLE001 - a bug: INTERNAL, and the server logs it
+        result.error = _internal()
+        result.bug = traceback.format_exc()
+    finally:
+        CALL.reset(token)
+    if result.error is not None:
+        record.reason = result.error.reason
+    result.notes = {k: v for k, v in asdict(record).items()
+                    if v is not None and k != "method"}
+    return result
+
+
+def _option_default(value: bool | int | str) -> pb.OptionValue:
+    if isinstance(value, bool):
+        return pb.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.OptionValue(int_value=value)
+    return pb.OptionValue(string_value=str(value))
+
+
+def _option_value(value: pb.OptionValue, field: str) -> bool | int | str:
+    kind = value.WhichOneof("kind")
+    if kind is None:
+        raise invalid(f"{field} has no value: set bool_value, int_value or string_value",
+                      field, errors.INVALID_OPTION)
+    result: bool | int | str = getattr(value, kind)
+    return result
+
+
+def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
+    return pb.GameInfo(
+        name=info.name,
+        title=info.title,
+        min_players=info.min_players,
+        max_players=info.max_players,
+        player_counts=list(info.player_counts),
+        information_type=(pb.INFORMATION_TYPE_PERFECT if info.perfect_information
+                          else pb.INFORMATION_TYPE_IMPERFECT),
+        has_chance=info.has_chance,
+        client_sees_chance=info.chance_nodes,
+        options=[pb.GameOption(name=o.name, default_value=_option_default(o.default),
+                               description=o.description) for o in info.options],
+        description=info.description,
+        typed_state=codecs.has_typed(info.name),
+        kernel_available=kernel,
+    )
+
+
+def status_message(state: State) -> pb.GameStatus:
+    player = state.current_player()
+    status = pb.GameStatus(
+        game=state.info.name,
+        num_players=state.num_players,
+        current_player=player,
+        terminal=player == TERMINAL,
+        chance=player == CHANCE,
+        scores=[float(s) for s in state.scores()],
+    )
+    if player == TERMINAL:
+        for group in state.ranking():
+            status.ranking.add(seats=list(group))
+    return status
+
+
+def move_message(state: State, move: int) -> pb.Move:
+    return pb.Move(id=move, text=state.move_to_text(move))
+
+
+#: Largest int32: ``Analysis.iterations`` and ``MoveAnalysis.visits`` are int32 (JSON
+#: numbers).  Iteration searches stop at ``max_iterations`` (below it, see
+#: ``ServerConfig.check``); a very long time-limited search is capped here, never wrapped.
+MAX_COUNT = 2**31 - 1
+
+
+def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analysis:
+    """The ``Analysis`` message of a worker's result dict (counts capped at MAX_COUNT)."""
+    best_id, best_text = data["best"]
+    moves = data["moves"][:max_candidates] if max_candidates else data["moves"]
+    return pb.Analysis(
+        player=data["player"],
+        best_move=pb.Move(id=best_id, text=best_text),
+        iterations=min(data["iterations"], MAX_COUNT),
+        elapsed_seconds=data["elapsed"],
+        win_probabilities=data["win_probabilities"],
+        expected_scores=data["expected_scores"],
+        moves=[
+            pb.MoveAnalysis(
+                move=pb.Move(id=m["id"], text=m["text"]),
+                visits=min(m["visits"], MAX_COUNT),
+                win_probabilities=m["win_probabilities"],
+                expected_scores=m["expected_scores"],
+                win_probability=m["win_probability"],
+            )
+            for m in moves
+        ],
+        principal_variation=[pb.Move(id=i, text=t) for i, t in data["pv"]],
+        stop_reason=_STOP_REASONS.get(data.get("stop_reason", ""),
+                                      pb.SEARCH_STOP_REASON_UNSPECIFIED),
+        target=data.get("target"),
+    )
+
+
+@dataclass
+class MoveCheck:
+    legal: bool
+    move: pb.Move
+    reason: str = ""
+    code: pb.IllegalReason = pb.ILLEGAL_REASON_UNSPECIFIED
+    field: str = "move"
+
+
+def hidden_moves_reason(state: State, observer: int | None) -> str:
+    """Why ``observer`` is told nothing about the moves of the seat to move."""
+    player = state.current_player()
+    mover = "chance" if player == CHANCE else seat_label(player)
+    if observer is None:  # the host sees every seat's information: not reached today
+        return f"the host cannot judge the moves of {mover}: they depend on what no seat sees"
+    return (f"{seat_label(observer)} cannot judge the moves of {mover}: they depend on what "
+            f"{player_name(observer)} cannot see")
+
+
+def move_code_text(state: State, move: int) -> str | None:
+    """The text of ``move`` when it is a move code of the game (``State.is_move_code``),
+    else None: whatever the id, no exception escapes."""
+    try:
+        if not state.is_move_code(move):
+            return None
+        return state.move_to_text(move)
+    except (FurnaceError, ValueError, IndexError, KeyError, OverflowError, TypeError):
+        return None
+
+
+def check_move(state: State, move: pb.Move, seat: int | None, present: bool = True,
+               observer: int | None = None) -> MoveCheck:
+    """Resolve ``move`` (id and/or text) and judge it in ``state`` through the game.
+
+    ``observer`` (``None``: the host) is whom the answer is for: after the checks
+    that reveal nothing (notation, id, game over, turn), a move of a seat whose
+    moves the observer cannot know is not judged (``ILLEGAL_REASON_HIDDEN``).
+    """
+    has_id = present and move.HasField("id")
+    text = move.text.strip() if present else ""
+    resolved = pb.Move()
+    if not has_id and not text:
+        return MoveCheck(False, resolved, "give the move's id or its text", pb.ILLEGAL_REASON_EMPTY)
+    from_text: int | None = None
+    if text:
+        resolved.text = text
+        try:
+            from_text = state.parse_move(text)
+        except MoveParseError as exc:
+            return MoveCheck(False, resolved, str(exc), pb.ILLEGAL_REASON_UNPARSEABLE,
+                             "move.text")
+        resolved.id = from_text
+    if has_id:
+        resolved.id = move.id
+        # Only an id the game can produce has a text: never one made up for a
+        # negative, out-of-range or undecodable number.
+        id_text = move_code_text(state, move.id)
+        if id_text is None:
+            resolved.ClearField("text")
+            return MoveCheck(False, resolved,
+                             f"move id {move.id} is not a move of {state.info.title}",
+                             pb.ILLEGAL_REASON_NOT_A_MOVE, "move.id")
+        if from_text is not None and from_text != move.id:
+            return MoveCheck(False, resolved,
+                             f"move.id {move.id} is {id_text!r} but move.text {text!r} is "
+                             f"move {from_text}", pb.ILLEGAL_REASON_ID_TEXT_MISMATCH)
+        resolved.text = id_text
+    else:
+        resolved.text = state.move_to_text(resolved.id)
+    player = state.current_player()
+    if player == TERMINAL:
+        return MoveCheck(False, resolved, "the game is over", pb.ILLEGAL_REASON_GAME_OVER,
+                         "state")
+    if seat is not None and seat != player:
+        whose = "chance moves next" if player == CHANCE else \
+            f"it is the turn of {seat_label(player)}"
+        return MoveCheck(False, resolved, f"{whose}, not of {seat_label(seat)}",
+                         pb.ILLEGAL_REASON_NOT_YOUR_TURN, "seat")
+    if not state.moves_known_to(observer):
+        return MoveCheck(False, resolved, hidden_moves_reason(state, observer),
+                         pb.ILLEGAL_REASON_HIDDEN, "state.observer_seat")
+    if player == CHANCE:
+        if any(m == resolved.id for m, _ in state.chance_outcomes()):
+            return MoveCheck(True, resolved)
+        return MoveCheck(False, resolved, "not a chance outcome of this position",
+                         pb.ILLEGAL_REASON_RULES)
+    why = state.why_illegal(resolved.id)
+    if why is None:
+        return MoveCheck(True, resolved)
+    return MoveCheck(False, resolved, why, pb.ILLEGAL_REASON_RULES)
+
+
+@dataclass
+class Loaded:
+    """A request's position: how it came and the game's validated state."""
+
+    decoded: DecodedState
+    state: State
+
+
+def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
+    """Decode a request's position and have the game validate it."""
+    decoded = codecs.decode_state(message, field, present)
+    where = f"{field}.{decoded.form}"
+    try:
+        game = registry.get_game(decoded.game)
+    except UnknownGameError as exc:
+        untyped = decoded.form in codecs.UNTYPED
+        raise invalid(str(exc), codecs.state_field(where, decoded.form, "game")
+                      if untyped else where, errors.UNKNOWN_GAME) from None
+    try:
+        state = game.state_from_json(decoded.data)
+    except FurnaceError as exc:
+        # The field is the whole path of the fault: state.samara.foremen[0].tools.saw
+        path = exc.path if isinstance(exc, InvalidStateError) else None
+        raise invalid(str(exc), codecs.state_field(where, decoded.form, path),
+                      errors.INVALID_STATE) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError,
+            RecursionError) as exc:
+        raise invalid(f"corrupt state: {type(exc).__name__}: {exc}", where,
+                      errors.INVALID_STATE) from None
+    note(game=game.info.name, players=state.num_players)
+    observer = decoded.observer_seat
+    if observer is not None and not 0 <= observer < state.num_players:
+        raise invalid(f"observer_seat must be in {seat_range(state.num_players)}, "
+                      f"got {observer}",
+                      f"{field}.observer_seat", errors.SEAT_OUT_OF_RANGE)
+    return Loaded(decoded, state)
+
+
+def seat_of(request: Any, state: State, field: str = "seat") -> int | None:
+    """The request's seat field checked against the position (None when unset)."""
+    if not request.HasField(field):
+        return None
+    seat = int(getattr(request, field))
+    if not 0 <= seat < state.num_players:
+        raise invalid(f"{field} must be in {seat_range(state.num_players)}, got {seat}", field,
+                      errors.SEAT_OUT_OF_RANGE)
+    return seat
+
+
+def encode(loaded: Loaded, state: State, requested_format: int) -> pb.GameState:
+    """``state`` in the form the request asks for (else the form it came in)."""
+    form = codecs.response_form(loaded.decoded.form, requested_format, state.info.name)
+    return codecs.encode_state(state.to_json(), form, loaded.decoded.observer_seat)
+
+
+# -- the call pool's calls ---------------------------------------------------------------
+def list_games(config: ServerConfig, log: Any = None) -> pb.ListGamesResponse:
+    """Every game that loads, and the server's limits (a broken game is left out)."""
+    cfg = config
+    games = []
+    for name in registry.game_names():
+        try:
+            game = registry.get_game(name)
+            games.append(game_info_message(game.info, game.kernel_available()))
+        except Exception:  # noqa: BLE001 - one broken game must not hide the others
+            if log is not None:
+                log.exception("game %r failed to load; left out of ListGames", name)
+    limits = pb.ServerLimits(
+        max_iterations=cfg.max_iterations,
+        max_time_ms=int(cfg.max_time * 1000),
+        default_iterations=cfg.default_iterations,
+        max_playouts=cfg.max_playouts,
+        default_playouts=cfg.default_playouts,
+        min_update_interval_ms=int(round(cfg.min_update_interval * 1000)),
+        workers=cfg.workers,
+        max_queue=cfg.max_queue,
+        max_message_bytes=cfg.max_message_bytes,
+        max_queue_wait_ms=int(cfg.max_queue_wait * 1000),
+        max_searches_per_client=cfg.max_searches_per_client,
+        max_search_memory_bytes=cfg.max_search_memory_bytes,
+        max_concurrent_rpcs=cfg.max_concurrent_rpcs,
+    )
+    return pb.ListGamesResponse(games=games, limits=limits)
+
+
+def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
+    if not request.game:
+        raise invalid("game is required (see ListGames)", "game", errors.MISSING_FIELD)
+    try:
+        game = registry.get_game(request.game)
+    except UnknownGameError as exc:
+        raise invalid(str(exc), "game", errors.UNKNOWN_GAME) from None
+    info = game.info
+    note(game=info.name, players=int(request.num_players))
+    try:
+        info.check_players(int(request.num_players))
+    except InvalidOptionError as exc:
+        raise invalid(str(exc), "num_players", errors.INVALID_PLAYER_COUNT) from None
+    options: dict[str, Any] = {}
+    for name in sorted(request.options):
+        where = f"options[{name}]"
+        value = _option_value(request.options[name], where)
+        try:
+            info.resolve_options({name: value})
+        except InvalidOptionError as exc:
+            raise invalid(str(exc), where, errors.INVALID_OPTION) from None
+        options[name] = value
+    state = game.new_game(seed=int(request.seed), num_players=int(request.num_players),
+                          options=options)
+    form = codecs.response_form(None, request.state_format, info.name)
+    return pb.NewGameResponse(state=codecs.encode_state(state.to_json(), form),
+                              status=status_message(state), render=state.render())
+
+
+def legal_moves(request: pb.LegalMovesRequest) -> pb.LegalMovesResponse:
+    loaded = load(request.state, request.HasField("state"))
+    state = loaded.state
+    seat = seat_of(request, state)
+    observer = loaded.decoded.observer_seat
+    player = state.current_player()
+    response = pb.LegalMovesResponse(status=status_message(state))
+    wanted = (player >= 0 and (seat is None or seat == player)) or (
+        player == CHANCE and seat is None)
+    if wanted and not state.moves_known_to(observer):
+        response.moves_hidden = True  # they depend on what the observer cannot see
+    elif player >= 0 and wanted:
+        response.moves.extend(move_message(state, m) for m in state.legal_moves())
+    elif wanted:
+        for move, probability in state.chance_outcomes():
+            response.chance_outcomes.add(move=move_message(state, move),
+                                         probability=probability)
+    if request.include_render:
+        # Drawn as the observer sees it (the host without one).
+        response.render = state.render(observer)
+    return response
+
+
+def check_move_call(request: pb.CheckMoveRequest) -> pb.CheckMoveResponse:
+    loaded = load(request.state, request.HasField("state"))
+    seat = seat_of(request, loaded.state)
+    check = check_move(loaded.state, request.move, seat, request.HasField("move"),
+                       loaded.decoded.observer_seat)
+    return pb.CheckMoveResponse(legal=check.legal, move=check.move, reason=check.reason,
+                                reason_code=check.code)
+
+
+def apply_move(request: pb.ApplyMoveRequest) -> pb.ApplyMoveResponse:
+    loaded = load(request.state, request.HasField("state"))
+    state = loaded.state
+    seat = seat_of(request, state)
+    observer = loaded.decoded.observer_seat
+    # Judged as the host: the client vouches for the move even when its observer
+    # could not judge it; only the error's words depend on the observer.
+    check = check_move(state, request.move, seat, request.HasField("move"))
+    if not check.legal and check.code == pb.ILLEGAL_REASON_RULES \
+            and not state.moves_known_to(observer):
+        # The rules' reason would show the observer what it cannot see.
+        check.reason = ("the rules forbid it here (the reason is withheld: "
+                        + hidden_moves_reason(state, observer) + ")")
+    if not check.legal:
+        code_name = pb.IllegalReason.Name(check.code)
+        if check.code == pb.ILLEGAL_REASON_GAME_OVER:
+            raise precondition(f"cannot play: {check.reason}", check.field, errors.GAME_OVER,
+                               illegal_reason=code_name)
+        if check.code == pb.ILLEGAL_REASON_NOT_YOUR_TURN:
+            raise precondition(f"cannot play: {check.reason}", check.field,
+                               errors.NOT_YOUR_TURN, illegal_reason=code_name)
+        reason = errors.ILLEGAL_MOVE if check.code == pb.ILLEGAL_REASON_RULES else \
+            errors.INVALID_MOVE
+        if check.code == pb.ILLEGAL_REASON_NOT_A_MOVE:
+            # The reason names the id already.
+            raise invalid(check.reason, check.field, reason, illegal_reason=code_name)
+        text = check.move.text or (str(check.move.id) if check.move.HasField("id") else "")
+        raise invalid(f"illegal move {text!r}: {check.reason}" if text else check.reason,
+                      check.field, reason, illegal_reason=code_name)
+    player = state.current_player()
+    seen = state.move_seen_by(check.move.id, observer)
+    events = state.apply(check.move.id)
+    record = pb.MoveRecord(player=player, events=events_seen_by(events, observer))
+    if seen is None:
+        record.move_hidden = True  # the observer only learns that `player` moved
+    else:
+        record.move.CopyFrom(pb.Move(id=check.move.id, text=seen))
+    return pb.ApplyMoveResponse(
+        state=encode(loaded, state, request.state_format),
+        record=record,
+        status=status_message(state),
+        render=state.render(observer),
+    )
+
+
+#: The calls of the call pool, by method name.
+CALLS: dict[str, Callable[[Any], Message]] = {
+    "NewGame": new_game,
+    "LegalMoves": legal_moves,
+    "CheckMove": check_move_call,
+    "ApplyMove": apply_move,
+}
+
+
+def run_call(method: str, request: Message, *, slot: int | None = None) -> Answer:
+    """The call pool's job: ``method``'s whole game side for ``request``."""
+    return answer(method, lambda: CALLS[method](request))
+
+
+# -- searches ------------------------------------------------------------------------------
+@dataclass
+class SearchPlan:
+    """What a BestMove/Analyze request asks the search, checked against the position."""
+
+    state: State
+    iterations: int | None
+    time_limit: float | None
+    seed: int
+    c: float | None
+    max_candidates: int
+    observer: int | None = None
+    #: Strength level (``engine.search.levels``); 0: none, the most visited move.
+    level: int = 0
+
+
+def requested_time(request: Any, config: ServerConfig, analyze: bool) -> float | None:
+    """The time budget a BestMove/Analyze request asks for, read without the position
+    (None: none); :func:`plan_search` checks it with the rest."""
+    budget = request.budget
+    if 0 < budget.time_limit_ms:
+        return budget.time_limit_ms / 1000
+    if analyze and budget.iterations <= 0 and not request.level:
+        return min(config.default_analyze_time, config.max_time)
+    return None
+
+
+def _budget(config: ServerConfig, budget: pb.SearchBudget, analyze: bool, state: State,
+            level: int = 0) -> tuple[int | None, float | None]:
+    cfg = config
+    if not 0 <= budget.iterations <= cfg.max_iterations:
+        raise invalid(f"budget.iterations must be in 0..{cfg.max_iterations} "
+                      f"(0: no iteration budget), got {budget.iterations}",
+                      "budget.iterations", errors.OUT_OF_RANGE)
+    max_ms = int(cfg.max_time * 1000)
+    if not 0 <= budget.time_limit_ms <= max_ms:
+        raise invalid(f"budget.time_limit_ms must be in 0..{max_ms} "
+                      f"(0: no time budget), got {budget.time_limit_ms}",
+                      "budget.time_limit_ms", errors.OUT_OF_RANGE)
+    iterations = int(budget.iterations) or None
+    time_limit = budget.time_limit_ms / 1000 if budget.time_limit_ms else None
+    if iterations is None and time_limit is None:
+        if level:
+            # The client asked for a level, not a number: a server that allows
+            # fewer iterations caps it rather than refusing the call.
+            iterations = min(config_for(state).level(level).iterations, cfg.max_iterations)
+        elif analyze:
+            time_limit = min(cfg.default_analyze_time, cfg.max_time)
+        else:
+            iterations = cfg.default_iterations
+    return iterations, time_limit
+
+
+def plan_search(request: Any, config: ServerConfig, analyze: bool) -> SearchPlan:
+    """The position and budget of a BestMove/Analyze request, every field checked."""
+    loaded = load(request.state, request.HasField("state"))
+    state = loaded.state
+    seat = seat_of(request, state)
+    player = state.current_player()
+    if player == TERMINAL:
+        raise precondition("the game is over: there is no move to search", "state",
+                           errors.GAME_OVER)
+    if player == CHANCE:
+        raise precondition("chance moves next, not a seat: apply a chance outcome first",
+                           "state", errors.CHANCE_TO_MOVE)
+    if seat is not None and seat != player:
+        raise precondition(f"it is the turn of {seat_label(player)}, not of "
+                           f"{seat_label(seat)}", "seat",
+                           errors.NOT_YOUR_TURN)
+    observer = loaded.decoded.observer_seat
+    if observer is not None and not state.moves_known_to(observer):
+        raise invalid(f"{seat_label(player)} is to move, and its moves depend on what "
+                      f"state.observer_seat, {seat_label(observer)}, cannot see: a search "
+                      f"for {player_name(player)} needs its own view (observer_seat "
+                      f"{player}) or the host's (no observer_seat)", "state.observer_seat",
+                      errors.OBSERVER_CANNOT_SEE_MOVER)
+    level = int(request.level)
+    if level and not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise invalid(f"level must be in {MIN_LEVEL}..{MAX_LEVEL} ({MIN_LEVEL} weakest; "
+                      f"0: no level), got {level}", "level", errors.OUT_OF_RANGE)
+    iterations, time_limit = _budget(config, request.budget, analyze, state, level)
+    note(budget_iterations=iterations or 0,
+         budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
+    exploration = float(request.exploration)
+    if exploration != 0 and not (math.isfinite(exploration)
+                                 and 0 < exploration <= MAX_EXPLORATION):
+        raise invalid(f"exploration must be in (0, {MAX_EXPLORATION}] (0: default), "
+                      f"got {exploration}", "exploration", errors.OUT_OF_RANGE)
+    c = exploration or None  # None: the search's own default
+    if request.max_candidates < 0:
+        raise invalid("max_candidates must not be negative", "max_candidates",
+                      errors.OUT_OF_RANGE)
+    return SearchPlan(state=state, iterations=iterations, time_limit=time_limit,
+                      seed=int(request.seed), c=c, max_candidates=int(request.max_candidates),
+                      observer=observer, level=level)
+
+
+def _searched(result: dict[str, Any]) -> None:
+    note(iterations=result["iterations"], search_ms=result["elapsed"] * 1000,
+         stop_reason=result.get("stop_reason") or None)
+
+
+def search_call(method: str, request: Any, config: ServerConfig, *, time_end: float,
+                deadline: float | None, slot: int | None = None,
+                report: Callable[[pb.Analysis], None] | None = None,
+                progress_interval: float = 0.5) -> Answer:
+    """The search pool's job for BestMove (a BestMoveResponse) and Analyze (the final
+    ``Analysis``; ``report`` gets the updates).  ``time_end`` and ``deadline`` are
+    ``time.monotonic()`` times (see :func:`ai_server.worker.search_state`)."""
+    analyze = method == "Analyze"
+
+    def work() -> Message | None:
+        plan = plan_search(request, config, analyze)
+        on_progress = None
+        if report is not None:
+            send = report
+
+            def on_progress(data: dict[str, Any]) -> None:
+                send(analysis_message(data, plan.max_candidates))
+
+        result = worker.search_state(
+            plan.state, iterations=plan.iterations, time_end=time_end, deadline=deadline,
+            seed=plan.seed, c=plan.c, observer=plan.observer, level=plan.level, slot=slot,
+            report=on_progress, progress_interval=progress_interval)
+        if result is None:
+            return None  # cancelled before it ran
+        _searched(result)
+        analysis = analysis_message(result, plan.max_candidates)
+        if analyze:
+            return analysis
+        move = analysis.best_move
+        if "chosen" in result:  # a level's choice
+            chosen_id, chosen_text = result["chosen"]
+            move = pb.Move(id=chosen_id, text=chosen_text)
+        return pb.BestMoveResponse(move=move, analysis=analysis)
+
+    return answer(method, work)
+
+
+def estimate_call(request: pb.EstimateScoresRequest, config: ServerConfig, *,
+                  time_end: float, deadline: float | None,
+                  slot: int | None = None) -> Answer:
+    """The search pool's job for EstimateScores."""
+    def work() -> Message | None:
+        loaded = load(request.state, request.HasField("state"))
+        playouts = request.playouts or config.default_playouts
+        if not 1 <= playouts <= config.max_playouts:
+            raise invalid(f"playouts must be in 0..{config.max_playouts} "
+                          f"(0: {config.default_playouts}), got {request.playouts}",
+                          "playouts", errors.OUT_OF_RANGE)
+        # With observer_seat: from that seat's information; without: the host's.
+        result = worker.estimate_state(loaded.state, playouts=playouts, seed=int(request.seed),
+                                       time_end=time_end, deadline=deadline,
+                                       observer=loaded.decoded.observer_seat, slot=slot)
+        if result is None:
+            return None
+        note(playouts=result["playouts"])
+        return pb.EstimateScoresResponse(
+            seats=[pb.SeatEstimate(**seat) for seat in result["seats"]],
+            playouts=result["playouts"],
+            elapsed_seconds=result["elapsed"],
+        )
+
+    return answer("EstimateScores", work)

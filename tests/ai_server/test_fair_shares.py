@@ -1,0 +1,196 @@
+"""Fair shares: no client starves another of the workers (ai_server.pool).
+
+Before, one client (one token) re-sending 8 s BestMoves from 12 threads took every
+search worker and filled the queue: another client's 300 ms searches were all refused
+QUEUE_TIMEOUT, and one with an iteration budget waited 8 s for a 0.05 s search.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from ai_server import errors, worker
+from ai_server.pool import WorkerPool
+from ai_server.security import SecurityConfig, parse_tokens
+from ai_server.server import BackgroundServer
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from tests.ai_server.helpers_furnace import rpc_error_info
+
+FLOODER = "flooder-0123456789abcdef01234"
+OTHER = "other-fedcba9876543210fedcba98"
+
+
+def wait_for(predicate: Any, timeout: float = 30.0, what: str = "") -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def pool() -> Iterator[WorkerPool]:
+    made: list[WorkerPool] = []
+
+    def make(workers: int, max_queue: int, **kwargs: Any) -> WorkerPool:
+        new = WorkerPool(workers, max_queue, **kwargs)
+        made.append(new)
+        new.warm_up()
+        return new
+
+    yield make  # type: ignore[misc]
+    for each in made:
+        each.close()
+
+
+def test_one_client_runs_at_most_its_share(pool: Any) -> None:
+    two = pool(2, 4, max_running_share=0.5)
+    assert two.max_running_per_client == 1
+    jobs = [two.submit(worker.sleep_job, 5.0, client="a") for _ in range(2)]
+    wait_for(lambda: two.state()["running"] == 1 and two.state()["queued"] == 1,
+             what="one job of a running, one waiting")
+    time.sleep(0.2)
+    assert two.state()["running"] == 1  # a worker stays idle rather than take a's second
+    other = two.submit(worker.sleep_job, 0.0, client="b")
+    assert isinstance(asyncio_result(other, 10), int)  # b's job ran at once
+    for job in jobs:
+        job.cancel()
+
+
+def asyncio_result(job: Any, timeout: float) -> Any:
+    return job.future.result(timeout)
+
+
+def test_a_free_worker_takes_the_job_of_the_client_running_fewest(pool: Any) -> None:
+    one = pool(1, 8)
+    first = one.submit(worker.sleep_job, 0.5, client="a")
+    wait_for(lambda: one.state()["running"] == 1, what="a's first job runs")
+    a_next = one.submit(worker.sleep_job, 0.0, client="a")
+    b_only = one.submit(worker.sleep_job, 0.0, client="b")
+    asyncio_result(first, 10)
+    asyncio_result(b_only, 10)
+    asyncio_result(a_next, 10)
+    # First in, first out would have run a's second job before b's.
+    assert b_only.started is not None and a_next.started is not None
+    assert b_only.started <= a_next.started
+
+
+def test_a_full_queue_pushes_out_the_newest_job_of_the_biggest_client(pool: Any) -> None:
+    one = pool(1, 2)
+    running = one.submit(worker.sleep_job, 5.0, client="a")
+    wait_for(lambda: one.state()["running"] == 1, what="a's first job runs")
+    older = one.submit(worker.sleep_job, 0.0, client="a")
+    newer = one.submit(worker.sleep_job, 0.0, client="a")
+    with pytest.raises(errors.RequestError) as full:  # a itself: the queue is full
+        one.submit(worker.sleep_job, 0.0, client="a")
+    assert full.value.reason == errors.QUEUE_FULL
+    mine = one.submit(worker.sleep_job, 0.0, client="b")
+    with pytest.raises(errors.RequestError) as pushed:
+        asyncio_result(newer, 10)
+    assert pushed.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert pushed.value.reason == errors.QUEUE_FULL and pushed.value.retry_after
+    assert not older.done() and not mine.done()
+    # b and a now differ by one job outstanding: c may still push a's older one out,
+    # but b may not push anything (it would trade places with a).
+    with pytest.raises(errors.RequestError):
+        one.submit(worker.sleep_job, 0.0, client="b")
+    one.submit(worker.sleep_job, 0.0, client="c")
+    with pytest.raises(errors.RequestError):
+        asyncio_result(older, 10)
+    running.cancel()
+
+
+def test_a_killable_job_is_stopped_at_its_time(pool: Any) -> None:
+    calls = pool(1, 2, name="call")
+    started = time.monotonic()
+    job = calls.submit(worker.sleep_job, 30.0, client="a", killable=True,
+                       stop_by=started + 0.5, what="LegalMoves of this position")
+    with pytest.raises(errors.RequestError) as stopped:
+        asyncio_result(job, 20)
+    took = time.monotonic() - started
+    assert stopped.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert stopped.value.reason == errors.TOO_EXPENSIVE
+    assert "LegalMoves of this position took longer" in stopped.value.message
+    assert 0.5 <= took < 3.0
+    assert calls.kills == 1
+    wait_for(lambda: len(calls.worker_pids()) == 1, what="a replacement worker")
+    assert isinstance(asyncio_result(calls.submit(worker.sleep_job, 0.0, client="a"), 20), int)
+
+
+def test_a_killable_job_whose_caller_left_is_killed_at_once(pool: Any) -> None:
+    calls = pool(1, 2, name="call")
+    job = calls.submit(worker.sleep_job, 30.0, client="a", killable=True,
+                       stop_by=time.monotonic() + 60)
+    wait_for(lambda: calls.searching_pids(), what="the job runs")
+    victim = calls.searching_pids()[0]
+    job.cancel()
+    wait_for(lambda: victim not in calls.worker_pids() and len(calls.worker_pids()) == 1,
+             timeout=10, what="the worker killed and replaced")
+
+
+# -- over the wire: two identities ------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shared() -> Iterator[BackgroundServer]:
+    tokens = parse_tokens(f"flooder:{FLOODER}\nother:{OTHER}\n", "test tokens")
+    with BackgroundServer(workers=2, max_queue=6, max_time=30.0,
+                          security=SecurityConfig(tokens=tokens)) as srv:
+        yield srv
+
+
+def test_a_flooding_client_does_not_starve_another(shared: BackgroundServer) -> None:
+    """Client A re-sends long BestMoves from 12 threads; client B's short searches (300 ms
+    time budgets, then 50-iteration budgets) are all answered, each promptly."""
+    channel = grpc.insecure_channel(shared.address)
+    stub = pb_grpc.FurnaceServiceStub(channel)
+    flooder = (("authorization", f"Bearer {FLOODER}"),)
+    other = (("authorization", f"Bearer {OTHER}"),)
+    state = stub.NewGame(pb.NewGameRequest(game="samara", num_players=2, seed=3),
+                         metadata=other).state
+    flood = pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=3000))
+    stop = threading.Event()
+    flood_answers: list[str] = []
+
+    def flood_forever() -> None:
+        while not stop.is_set():
+            try:
+                stub.BestMove(flood, timeout=30, metadata=flooder)
+                flood_answers.append("OK")
+            except grpc.RpcError as error:
+                flood_answers.append(error.code().name)
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=flood_forever) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    pool = shared.server.pool  # type: ignore[union-attr]
+    try:
+        wait_for(lambda: pool.state()["running"] >= 1 and pool.state()["queued"] >= 1,
+                 what="the flood fills the pool")
+        timed: list[float] = []
+        for budget in [pb.SearchBudget(time_limit_ms=300)] * 6 + \
+                [pb.SearchBudget(iterations=50)] * 4:
+            started = time.monotonic()
+            try:
+                reply = stub.BestMove(pb.BestMoveRequest(state=state, budget=budget),
+                                      timeout=30, metadata=other)
+            except grpc.RpcError as error:
+                raise AssertionError(f"B was refused: {rpc_error_info(error)}") from None
+            timed.append(time.monotonic() - started)
+            assert reply.move.text
+        # Generous for a loaded machine: the starved searches waited 3 s and more.
+        assert max(timed) < 2.0, timed
+        # The flood itself is answered too (its share), and refused the rest.
+        assert pool.state()["running"] <= 2
+        wait_for(lambda: "OK" in flood_answers, what="a flooding search answered")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(60)
+        channel.close()
