@@ -248,9 +248,8 @@ def _compare_next_move(state: State, other: State, observer: int | None) -> None
 # -- no peeking: what is decided for a seat ---------------------------------------------
 @pytest.fixture(scope="module")
 def pool() -> Iterator[Any]:
-    executor = make_pool(2)
-    yield executor
-    executor.shutdown(wait=True, cancel_futures=True)
+    with make_pool(2) as workers:
+        yield workers
 
 
 @pytest.mark.parametrize("name", GAMES)

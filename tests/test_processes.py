@@ -64,3 +64,36 @@ def test_killing_an_arena_kills_its_game_workers() -> None:
         for w in workers:
             if alive(w):
                 os.kill(w, signal.SIGKILL)
+
+
+def test_killing_a_process_kills_its_warm_search_workers() -> None:
+    """The warm pool's workers (engine.processes.WarmPool) die with their parent, even
+    in the middle of a search (a lifeline thread, not the parent-death signal)."""
+    code = "\n".join([
+        "from engine import registry",
+        "from engine.search import parallel, parallel_search, warm_up",
+        "if __name__ == '__main__':",
+        "    warm_up(2)",
+        "    print(*parallel._shared.pids, flush=True)",
+        "    state = registry.new_game('samara', 1, 2)",
+        "    parallel_search(state, 2, iterations=10**9, seed=1)",
+    ])
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    parent = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    workers: list[int] = []
+    try:
+        assert parent.stdout is not None
+        workers[:] = [int(p) for p in parent.stdout.readline().split()]
+        assert len(workers) == 2 and all(alive(w) for w in workers)
+        time.sleep(1.0)  # both are searching by now
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        wait_for(lambda: not any(alive(w) for w in workers), 10,
+                 "the workers die with their parent")
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for w in workers:
+            if alive(w):
+                os.kill(w, signal.SIGKILL)

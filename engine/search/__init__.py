@@ -44,7 +44,7 @@ from engine.search.evaluate import (
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS, DeterminizationError, ismcts_search
 from engine.search.ladder import LadderError, run_ladder
 from engine.search.mcts import DEFAULT_C, MCTS, mcts_search
-from engine.search.parallel import parallel_search
+from engine.search.parallel import parallel_search, warm_up
 from engine.search.ratings import (
     Pairing,
     Rating,
@@ -102,5 +102,6 @@ __all__ = [
     "run_ladder",
     "search_for",
     "search_kind",
+    "warm_up",
     "wilson_interval",
 ]
