@@ -40,6 +40,8 @@ Refused before any call (docs/api.md, "HTTP and the browser"): native gRPC
 several, or a message flagged compressed without an encoding, as INVALID_ARGUMENT
 (:class:`OneMessage`).  A client can repeat a bad request at will, so such refusals are
 logged one line a minute at most (:class:`Throttle`), uvicorn's own warnings too.
+Slow heads and bodies, answers nobody reads and connections past a cap are cut
+(:func:`guarded_protocol`; docs/operations.md, "Connections: limits and timeouts").
 
 Health and reflection stay on the native port.
 """
@@ -624,8 +626,157 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+#: The largest request head (request line and headers) the door reads, in bytes: h11's
+#: own default, stated (past it: 400 and the connection closed).
+HTTP_MAX_HEAD_BYTES = 16 * 1024
+
+
+def _plain_response(status: str, text: str) -> bytes:
+    body = text.encode()
+    return (f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
+
+
+_TIMED_OUT = _plain_response("408 Request Timeout", "request not received in time\n")
+_FULL = _plain_response("503 Service Unavailable", "too many connections; retry later\n")
+
+
+def guarded_protocol(config: ServerConfig) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with the door's connection limits (``config.http_*``).
+
+    uvicorn has the idle (keep-alive) timeout between requests, but none while it waits
+    for a request's head or body, and its ``limit_concurrency`` only counts connections
+    once a request's head has arrived (and logs a warning for each refusal).  Here:
+
+    * a connection past ``http_max_connections`` is answered 503 and closed as it opens;
+    * a request's head must arrive within ``http_header_timeout`` of the connection's
+      opening (or of its first byte after an idle spell), its body within
+      ``http_body_timeout`` of the head: else 408 and the connection closed (a fresh
+      connection that sent nothing is just closed), however slowly the bytes trickle in;
+    * an answer may wait at most ``http_send_timeout`` for a client that reads none of
+      it (the connection's buffers full): then the connection is dropped, and the call
+      with it (else it would hold its HTTP call slot for ever);
+    * while a call runs, its own deadline governs; between requests, uvicorn's
+      keep-alive timer (``http_idle_timeout``).
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    head, body = config.http_header_timeout, config.http_body_timeout
+    send = config.http_send_timeout
+    cap = config.http_max_connections
+    refusals = Throttle()
+
+    class GuardedH11Protocol(H11Protocol):
+        _refused = False
+        _timer: asyncio.TimerHandle | None = None
+        _waiting_for: object = None  # "head", or the cycle whose body is awaited
+        _stalled: asyncio.TimerHandle | None = None  # an answer the client does not read
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            if cap and len(self.connections) >= cap:
+                self._refused = True
+                self.transport = transport  # type: ignore[assignment]
+                transport.write(_FULL)  # type: ignore[attr-defined]
+                transport.close()
+                held = refusals.admit()
+                if held is not None:
+                    log.warning("HTTP door: %d connections open, the most it takes "
+                                "(http_max_connections); refusing new ones%s", cap,
+                                _held_note(held))
+                return
+            super().connection_made(transport)  # type: ignore[arg-type]
+            self._watch()
+
+        def data_received(self, data: bytes) -> None:
+            if self._refused:
+                return
+            super().data_received(data)
+            self._watch()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            self._unstall()
+            super().connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            if self._refused:
+                return
+            super().pause_writing()
+            if self._stalled is None:
+                self._stalled = self.loop.call_later(send, self._send_timed_out)
+
+        def resume_writing(self) -> None:
+            if self._refused:
+                return
+            super().resume_writing()
+            self._unstall()
+
+        def _unstall(self) -> None:
+            if self._stalled is not None:
+                self._stalled.cancel()
+                self._stalled = None
+
+        def _send_timed_out(self) -> None:
+            self._stalled = None
+            log.debug("HTTP door: a client read nothing for %g s", send)
+            self.transport.abort()  # close() would wait for the client to read
+
+        def _watch(self) -> None:
+            """Arm the timer of what the connection waits for (a deadline is kept while
+            it waits for the same thing: trickling bytes do not extend it)."""
+            cycle = self.cycle
+            if self.transport.is_closing():
+                self._disarm()
+            elif cycle is not None and not cycle.response_complete:
+                if cycle.more_body:
+                    self._arm(cycle, body)
+                else:
+                    self._disarm()  # the call runs: its own deadline governs
+            elif self.timeout_keep_alive_task is not None:
+                self._disarm()  # idle between requests: uvicorn's keep-alive timer
+            else:
+                self._arm("head", head)
+
+        def _arm(self, waiting_for: object, seconds: float) -> None:
+            if self._timer is not None and self._waiting_for is waiting_for:
+                return
+            self._disarm()
+            self._waiting_for = waiting_for
+            self._timer = self.loop.call_later(seconds, self._timed_out)
+
+        def _disarm(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = None
+            self._waiting_for = None
+
+        def _timed_out(self) -> None:
+            self._timer = None
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            if self._waiting_for is cycle and cycle is not None:  # a body
+                if not cycle.response_started:
+                    self.transport.write(_TIMED_OUT)
+                # The call's receive() now answers a disconnect; its sends go nowhere.
+                cycle.disconnected = True
+                cycle.message_event.set()
+            elif self.conn.trailing_data[0]:  # part of a head
+                self.transport.write(_TIMED_OUT)
+            log.debug("HTTP door: %s timed out", "a body" if self._waiting_for is cycle
+                      else "a head")
+            self.transport.close()
+
+    return GuardedH11Protocol
+
+
 class HttpServer:
-    """A uvicorn server of an :class:`HttpDoor` on the event loop of the gRPC server."""
+    """A uvicorn server of an :class:`HttpDoor` on the event loop of the gRPC server,
+    with the connection limits of :func:`guarded_protocol`."""
 
     def __init__(self, app: HttpDoor, sock: socket.socket, security: SecurityConfig,
                  grace: float) -> None:
@@ -638,8 +789,11 @@ class HttpServer:
         self.tls = security.tls
         context = security.ssl_context()
         config = uvicorn.Config(
-            with_cors(app, security.cors_origins), lifespan="off", log_config=None, access_log=False, http="h11", ws="none",
+            with_cors(app, security.cors_origins), lifespan="off", log_config=None,
+            access_log=False, http=guarded_protocol(app.config), ws="none",
             interface="asgi3", proxy_headers=False, server_header=False,
+            timeout_keep_alive=app.config.http_idle_timeout,  # type: ignore[arg-type]
+            h11_max_incomplete_event_size=HTTP_MAX_HEAD_BYTES,
             timeout_graceful_shutdown=max(grace, 0.1),  # type: ignore[arg-type]
             ssl_context_factory=None if context is None else lambda *_: context)
 
@@ -651,6 +805,11 @@ class HttpServer:
 
         self._server = _Server(config)
         self._task: asyncio.Task[None] | None = None
+
+    @property
+    def connections(self) -> int:
+        """HTTP connections open (those refused past the cap aside)."""
+        return len(self._server.server_state.connections)
 
     async def start(self) -> None:
         self._task = asyncio.ensure_future(self._server.serve(sockets=[self.socket]))
