@@ -69,6 +69,13 @@ def add_commands(subparsers: Any) -> None:
                         default=_DEFAULTS.max_concurrent_rpcs,
                         help="RPCs in progress at once before RESOURCE_EXHAUSTED "
                         "(default %(default)d)")
+    parser.add_argument("--max-connections", type=int, default=_DEFAULTS.grpc_max_connections,
+                        help="connections the gRPC port keeps open at once; more are closed "
+                        "(default %(default)d; 0: no cap)")
+    parser.add_argument("--http-max-connections", type=int,
+                        default=_DEFAULTS.http_max_connections,
+                        help="connections the HTTP port keeps open at once; more are answered "
+                        "503 (default %(default)d; 0: no cap)")
     parser.add_argument("--worker-nice", type=int, default=_DEFAULTS.worker_nice,
                         help="scheduling priority steps the search workers run below the "
                         "front process, so cheap calls never wait behind searches "
@@ -135,6 +142,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_call_time=args.max_call_time,
         max_call_queue=args.max_call_queue,
         max_calls_per_client=args.max_calls_per_client,
+        grpc_max_connections=args.max_connections,
+        http_max_connections=args.http_max_connections,
     )
     for flag in ("workers", "call_workers"):
         value = getattr(args, flag)

@@ -14,6 +14,17 @@ from typing import Any
 WORKERS_PER_CORE = 2
 
 
+#: Seconds a connection past its maximum age keeps for its calls beyond the longest a
+#: call may run (:meth:`ServerConfig.grpc_connection_age_grace`).
+CONNECTION_AGE_MARGIN = 10.0
+
+
+#: The connection timeouts (seconds, positive) of :class:`ServerConfig`.
+_CONNECTION_TIMEOUTS = ("http_header_timeout", "http_body_timeout", "http_send_timeout",
+                        "http_idle_timeout", "grpc_handshake_timeout", "grpc_keepalive_time",
+                        "grpc_keepalive_timeout")
+
+
 def default_workers() -> int:
     return WORKERS_PER_CORE * max(1, os.cpu_count() or 1)
 
@@ -92,6 +103,62 @@ class ServerConfig:
     #: call waits meanwhile) is logged as a warning with the code's stack and counted
     #: (:mod:`ai_server.loopwatch`); 0: not watched.
     loop_stall_threshold: float = 0.1
+    # -- connections (docs/operations.md, "Connections: limits and timeouts") ----------
+    #: HTTP door: seconds a request's head (request line and headers) may take to
+    #: arrive, from the connection's opening or the first byte after an idle spell.
+    http_header_timeout: float = 10.0
+    #: HTTP door: seconds a request's body may take to arrive in full after its head.
+    http_body_timeout: float = 30.0
+    #: HTTP door: seconds an answer may wait for a client that reads none of it.
+    http_send_timeout: float = 30.0
+    #: HTTP door: seconds a kept-alive connection may sit idle between requests.
+    http_idle_timeout: float = 15.0
+    #: HTTP door: connections open at once; more are answered 503 and closed (0: no cap).
+    http_max_connections: int = 512
+    #: gRPC port: seconds a new connection has to open HTTP/2 (TLS included).
+    grpc_handshake_timeout: float = 20.0
+    #: gRPC port: seconds without a frame on a connection with calls in flight before
+    #: the server pings it, and seconds it waits for the answer before dropping it.
+    grpc_keepalive_time: float = 60.0
+    grpc_keepalive_timeout: float = 20.0
+    #: gRPC port: seconds a connection may go without calls before the server closes
+    #: it (GOAWAY; clients reconnect transparently; 0: never).
+    grpc_max_connection_idle: float = 300.0
+    #: gRPC port: seconds after which a connection is asked to go (GOAWAY; its calls
+    #: get :meth:`grpc_connection_age_grace` to finish; 0: never).
+    grpc_max_connection_age: float = 1800.0
+    #: gRPC port: connections open at once; more are closed at once (0: no cap).
+    grpc_max_connections: int = 512
+
+    def grpc_connection_age_grace(self) -> float:
+        """Seconds the calls of a connection past ``grpc_max_connection_age`` get to finish:
+        the longest a call may run (``max_queue_wait`` then ``max_time``) and a margin, so
+        that an Analyze stream is never cut by its connection's age."""
+        return self.max_time + self.max_queue_wait + CONNECTION_AGE_MARGIN
+
+    def grpc_connection_options(self) -> list[tuple[str, int]]:
+        """gRPC core's channel arguments of the connection settings (for ``grpc.aio.server``)."""
+
+        def ms(seconds: float) -> int:
+            return max(1, round(seconds * 1000))
+
+        options = [
+            ("grpc.server_handshake_timeout_ms", ms(self.grpc_handshake_timeout)),
+            ("grpc.keepalive_time_ms", ms(self.grpc_keepalive_time)),
+            ("grpc.keepalive_timeout_ms", ms(self.grpc_keepalive_timeout)),
+            # The server's keepalive pings go on through a long quiet call (a 60 s
+            # BestMove sends nothing): gRPC would stop after two pings without data.
+            ("grpc.http2.max_pings_without_data", 0),
+        ]
+        if self.grpc_max_connection_idle:
+            options.append(("grpc.max_connection_idle_ms", ms(self.grpc_max_connection_idle)))
+        if self.grpc_max_connection_age:
+            options += [("grpc.max_connection_age_ms", ms(self.grpc_max_connection_age)),
+                        ("grpc.max_connection_age_grace_ms",
+                         ms(self.grpc_connection_age_grace()))]
+        if self.grpc_max_connections:
+            options.append(("grpc.max_allowed_incoming_connections", self.grpc_max_connections))
+        return options
 
     def resolved(self) -> ServerConfig:
         """A copy with defaults filled in (``workers=0`` and ``call_workers=0``: two per
@@ -107,14 +174,16 @@ class ServerConfig:
                     "default_analyze_time",
                     "max_playouts", "default_playouts", "default_update_interval",
                     "min_update_interval", "max_message_bytes", "max_queue_wait",
-                    "max_search_memory_bytes", "max_concurrent_rpcs", "max_call_time")
+                    "max_search_memory_bytes", "max_concurrent_rpcs", "max_call_time",
+                    *_CONNECTION_TIMEOUTS)
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)!r}")
         for name in ("max_queue", "deadline_margin", "deadline_fraction", "grace",
                      "loop_stall_threshold",
                      "max_searches_per_client", "max_call_queue", "max_calls_per_client",
-                     "call_workers"):
+                     "call_workers", "http_max_connections", "grpc_max_connections",
+                     "grpc_max_connection_idle", "grpc_max_connection_age"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)!r}")
         if not 0 < self.max_worker_share <= 1:
@@ -125,13 +194,18 @@ class ServerConfig:
             raise ValueError("default_iterations is more than max_iterations")
         if self.default_playouts > self.max_playouts:
             raise ValueError("default_playouts is more than max_playouts")
-        for name in ("max_time", "max_queue_wait", "max_call_time"):
+        for name in ("max_time", "max_queue_wait", "max_call_time", *_CONNECTION_TIMEOUTS,
+                     "grpc_max_connection_idle", "grpc_max_connection_age"):
             if getattr(self, name) * 1000 >= 2**31:
                 raise ValueError(f"{name} is too large")
-        # int32 on the wire (ServerLimits, Analysis.iterations, MoveAnalysis.visits).
+        if self.grpc_connection_age_grace() * 1000 >= 2**31:
+            raise ValueError("max_time and max_queue_wait are too large")
+        # int32 on the wire (ServerLimits, Analysis.iterations, MoveAnalysis.visits) and in
+        # gRPC core's channel arguments.
         for name in ("max_iterations", "default_iterations", "max_playouts",
                      "default_playouts", "max_queue", "max_concurrent_rpcs",
-                     "max_searches_per_client", "max_message_bytes"):
+                     "max_searches_per_client", "max_message_bytes", "http_max_connections",
+                     "grpc_max_connections"):
             if getattr(self, name) >= 2**31:
                 raise ValueError(f"{name} is too large: at most {2**31 - 1}")
 

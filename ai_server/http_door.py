@@ -34,6 +34,15 @@ same code, message and details (BadRequest, ErrorInfo, RetryInfo).
   preflights allow the headers Connect, gRPC-Web and tokens need, and answers expose
   gRPC-Web's status headers; without origins, no CORS headers at all.
 
+Refused before any call (docs/api.md, "HTTP and the browser"): native gRPC
+(``application/grpc``: it needs HTTP/2) and other content types with 415 and
+``Accept-Post``; an enveloped body (gRPC-Web, Connect streams) with no message or
+several, or a message flagged compressed without an encoding, as INVALID_ARGUMENT
+(:class:`OneMessage`).  A client can repeat a bad request at will, so such refusals are
+logged one line a minute at most (:class:`Throttle`), uvicorn's own warnings too.
+Slow heads and bodies, answers nobody reads and connections past a cap are cut
+(:func:`guarded_protocol`; docs/operations.md, "Connections: limits and timeouts").
+
 Health and reflection stay on the native port.
 """
 
@@ -44,6 +53,7 @@ import json
 import logging
 import mimetypes
 import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -73,6 +83,80 @@ STATIC_PACKAGE = "ai_server.web"
 STATIC_DIR = "static"
 
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
+#: Seconds between two log lines about one kind of refusal a client can repeat at will
+#: (native gRPC on this port, malformed HTTP): the others are counted in the next line.
+LOG_INTERVAL = 60.0
+#: The content types of the door's protocols, per kind of method (``Accept-Post`` of a 415).
+UNARY_TYPES = "application/json, application/proto, application/grpc-web+proto, " \
+    "application/grpc-web+json"
+STREAM_TYPES = "application/connect+json, application/connect+proto, " \
+    "application/grpc-web+proto, application/grpc-web+json"
+NATIVE_GRPC_REFUSAL = (b"This HTTP/1.1 port speaks the Connect protocol and gRPC-Web (see "
+                       b"Accept-Post); native gRPC needs HTTP/2: call the server's gRPC port.\n")
+
+
+class Throttle:
+    """One log line per ``interval`` seconds at most, for events a client can repeat at will.
+
+    >>> throttle = Throttle(60.0)
+    >>> throttle.admit(), throttle.admit(), throttle.admit()
+    (0, None, None)
+    """
+
+    def __init__(self, interval: float = LOG_INTERVAL) -> None:
+        self.interval = interval
+        self._next = 0.0
+        self._held = 0
+
+    def admit(self) -> int | None:
+        """None when this event goes unlogged; else how many went unlogged before it."""
+        now = time.monotonic()
+        if now < self._next:
+            self._held += 1
+            return None
+        held, self._held, self._next = self._held, 0, now + self.interval
+        return held
+
+
+def _held_note(held: int) -> str:
+    return f" ({held} more like it unlogged before this one)" if held else ""
+
+
+class _ClientNoise(logging.Filter):
+    """uvicorn's warnings about malformed requests, one line a :data:`LOG_INTERVAL` at
+    most: every bad request (an HTTP/2 preface sent by a gRPC client to the HTTP port, a
+    header past the size limit, an ``Upgrade`` header) would log one, or two."""
+
+    THROTTLED = ("Invalid HTTP request received.", "Unsupported upgrade request.")
+    #: Advice to install a WebSocket library, which the door does not use.
+    DROPPED = ("No supported WebSocket library detected",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._throttles = {message: Throttle() for message in self.THROTTLED}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        if message.startswith(self.DROPPED):
+            return False
+        throttle = self._throttles.get(message)
+        if throttle is None:
+            return True
+        held = throttle.admit()
+        if held is None:
+            return False
+        record.msg = message + _held_note(held)
+        return True
+
+
+_CLIENT_NOISE = _ClientNoise()
+
+
+def quiet_client_noise() -> None:
+    """Throttle uvicorn's per-request warnings about malformed requests (idempotent)."""
+    logger = logging.getLogger("uvicorn.error")
+    if _CLIENT_NOISE not in logger.filters:
+        logger.addFilter(_CLIENT_NOISE)
 
 
 # -- codecs: the body is left for ai_server.wire to parse on the server's terms -------------
@@ -212,6 +296,99 @@ def peer_of(client_address: str | None) -> str:
     return f"ipv4:{host}:{port}"
 
 
+# -- request bodies ---------------------------------------------------------------------------
+def _header(scope: dict[str, Any], name: bytes) -> str:
+    """The first value of a request header ("" without one), as connectrpc reads it."""
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("utf-8", "replace")
+    return ""
+
+
+def _utf8_headers(scope: dict[str, Any]) -> dict[str, Any]:
+    """``scope`` with header values that are not UTF-8 made so (U+FFFD for what is not):
+    connectrpc decodes them as UTF-8 and would fail with a traceback (HTTP allows any
+    byte from 0x80 up in a value); such a value now simply matches nothing (a 415 for a
+    content type, UNAUTHENTICATED for a token...)."""
+    headers = scope.get("headers", ())
+    if all(value.isascii() for _, value in headers):
+        return scope
+    fixed = []
+    for name, value in headers:
+        if not value.isascii():
+            value = bytes(value).decode("utf-8", "replace").encode("utf-8")
+        fixed.append((name, value))
+    return {**scope, "headers": fixed}
+
+
+def is_native_grpc(content_type: str) -> bool:
+    """Whether a content type asks for native gRPC (``application/grpc``, ``+proto``...).
+
+    >>> [is_native_grpc(t) for t in ("application/grpc", "application/GRPC+json; x=1",
+    ...                              "application/grpc-web+proto", "application/json")]
+    [True, True, False, False]
+    """
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/grpc" or media.startswith("application/grpc+")
+
+
+def one_message_error(what: str) -> ConnectError:
+    return ConnectError(Code.INVALID_ARGUMENT, f"a call of this method carries exactly one "
+                        f"request message; this one carries {what}")
+
+
+class OneMessage:
+    """The ``receive`` of an enveloped request (gRPC-Web, a Connect stream) to a method
+    that takes one message.
+
+    It reads the whole body first (one message's size limit bounds it) and refuses, as
+    INVALID_ARGUMENT, a body of no message or of several, and a message flagged
+    compressed when the request names no encoding (the gRPC and Connect specs: the flag
+    must then be 0). connectrpc would answer UNIMPLEMENTED and INTERNAL, codes that say
+    the method or the server is at fault.  Truncated frames and unknown flags are left
+    to connectrpc (INVALID_ARGUMENT too).
+    """
+
+    def __init__(self, receive: Any, encoding: str, header: str, max_bytes: int) -> None:
+        self._receive = receive
+        self._compressed_ok = encoding.strip().lower() not in ("", "identity")
+        self._header = header
+        self._max_bytes = max_bytes
+        self._read = False
+
+    async def __call__(self) -> Any:
+        if self._read:  # after the body: disconnects
+            return await self._receive()
+        self._read = True
+        body = bytearray()
+        while True:
+            message = await self._receive()
+            if message["type"] != "http.request":
+                return message
+            body += message.get("body", b"")
+            self._check(body)
+            if not message.get("more_body", False):
+                break
+        if not body:
+            raise one_message_error("none")
+        return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+    def _check(self, body: bytearray) -> None:
+        if len(body) < 5:
+            return
+        size = int.from_bytes(body[1:5], "big")
+        if body[0] & 1 and not self._compressed_ok:
+            raise ConnectError(Code.INVALID_ARGUMENT,
+                               f"the request message is flagged compressed, but the request "
+                               f"names no encoding ({self._header}); an uncompressed message "
+                               f"must not be flagged")
+        if size > self._max_bytes:
+            raise ConnectError(Code.RESOURCE_EXHAUSTED,
+                               f"message is larger than configured max {self._max_bytes}")
+        if len(body) > 5 + size:
+            raise one_message_error("more")
+
+
 # -- the application ----------------------------------------------------------------------
 Behavior = Callable[[Any, Any], Any]
 
@@ -233,6 +410,11 @@ class HttpDoor:
         self.observer = ObservingInterceptor(metrics)
         self.tokens = TokenInterceptor(security.tokens) if security.tokens else None
         self.in_flight = 0
+        #: Whether each method's answer is a stream, by path.
+        self.streaming = {f"/{wire.SERVICE.full_name}/{m.name}": m.server_streaming
+                          for m in wire.SERVICE.methods}
+        assert not any(m.client_streaming for m in wire.SERVICE.methods)  # see OneMessage
+        self._native_grpc_log = Throttle()
         endpoints = self._endpoints(servicer)
         self.connect = _FurnaceConnectApp(
             service=servicer, endpoints=lambda _: endpoints, codecs=CODECS,
@@ -340,7 +522,36 @@ class HttpDoor:
                 f"/{wire.SERVICE.full_name}/"):
             await self._static(scope, send)
             return
+        scope = _utf8_headers(scope)
+        streaming = self.streaming.get(scope.get("path", ""))
+        if scope["type"] == "http" and streaming is not None:
+            kind = _header(scope, b"content-type")
+            if is_native_grpc(kind):
+                await self._refuse_native_grpc(scope, send, kind, streaming)
+                return
+            # Enveloped bodies as connectrpc tells them: gRPC-Web, and Connect's streams.
+            if kind == "application/grpc-web" or kind.startswith("application/grpc-web+"):
+                receive = OneMessage(receive, _header(scope, b"grpc-encoding"),
+                                     "grpc-encoding", self.config.max_message_bytes)
+            elif streaming:
+                receive = OneMessage(receive, _header(scope, b"connect-content-encoding"),
+                                     "connect-content-encoding", self.config.max_message_bytes)
         await self.connect(scope, receive, send)  # type: ignore[arg-type]
+
+    async def _refuse_native_grpc(self, scope: dict[str, Any], send: Any, kind: str,
+                                  streaming: bool) -> None:
+        """415 for native gRPC, which needs HTTP/2 and trailers (connectrpc would fail
+        with a traceback): what Connect and gRPC answer a content type they do not take."""
+        held = self._native_grpc_log.admit()
+        if held is not None:
+            client = scope.get("client")
+            log.warning("HTTP door: refused a native gRPC call (Content-Type %s) from %s: "
+                        "gRPC needs HTTP/2, on the gRPC port%s", kind[:100],
+                        peer_of(f"{client[0]}:{client[1]}" if client else None),
+                        _held_note(held))
+        await _respond(send, 415, NATIVE_GRPC_REFUSAL, "text/plain; charset=utf-8",
+                       extra=[(b"accept-post",
+                               (STREAM_TYPES if streaming else UNARY_TYPES).encode())])
 
     async def _static(self, scope: dict[str, Any], send: Any) -> None:
         path = scope["path"]
@@ -415,21 +626,174 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+#: The largest request head (request line and headers) the door reads, in bytes: h11's
+#: own default, stated (past it: 400 and the connection closed).
+HTTP_MAX_HEAD_BYTES = 16 * 1024
+
+
+def _plain_response(status: str, text: str) -> bytes:
+    body = text.encode()
+    return (f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
+
+
+_TIMED_OUT = _plain_response("408 Request Timeout", "request not received in time\n")
+_FULL = _plain_response("503 Service Unavailable", "too many connections; retry later\n")
+
+
+def guarded_protocol(config: ServerConfig) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with the door's connection limits (``config.http_*``).
+
+    uvicorn has the idle (keep-alive) timeout between requests, but none while it waits
+    for a request's head or body, and its ``limit_concurrency`` only counts connections
+    once a request's head has arrived (and logs a warning for each refusal).  Here:
+
+    * a connection past ``http_max_connections`` is answered 503 and closed as it opens;
+    * a request's head must arrive within ``http_header_timeout`` of the connection's
+      opening (or of its first byte after an idle spell), its body within
+      ``http_body_timeout`` of the head: else 408 and the connection closed (a fresh
+      connection that sent nothing is just closed), however slowly the bytes trickle in;
+    * an answer may wait at most ``http_send_timeout`` for a client that reads none of
+      it (the connection's buffers full): then the connection is dropped, and the call
+      with it (else it would hold its HTTP call slot for ever);
+    * while a call runs, its own deadline governs; between requests, uvicorn's
+      keep-alive timer (``http_idle_timeout``).
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    head, body = config.http_header_timeout, config.http_body_timeout
+    send = config.http_send_timeout
+    cap = config.http_max_connections
+    refusals = Throttle()
+
+    class GuardedH11Protocol(H11Protocol):
+        _refused = False
+        _timer: asyncio.TimerHandle | None = None
+        _waiting_for: object = None  # "head", or the cycle whose body is awaited
+        _stalled: asyncio.TimerHandle | None = None  # an answer the client does not read
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            if cap and len(self.connections) >= cap:
+                self._refused = True
+                self.transport = transport  # type: ignore[assignment]
+                transport.write(_FULL)  # type: ignore[attr-defined]
+                transport.close()
+                held = refusals.admit()
+                if held is not None:
+                    log.warning("HTTP door: %d connections open, the most it takes "
+                                "(http_max_connections); refusing new ones%s", cap,
+                                _held_note(held))
+                return
+            super().connection_made(transport)  # type: ignore[arg-type]
+            self._watch()
+
+        def data_received(self, data: bytes) -> None:
+            if self._refused:
+                return
+            super().data_received(data)
+            self._watch()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            self._unstall()
+            super().connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            if self._refused:
+                return
+            super().pause_writing()
+            if self._stalled is None:
+                self._stalled = self.loop.call_later(send, self._send_timed_out)
+
+        def resume_writing(self) -> None:
+            if self._refused:
+                return
+            super().resume_writing()
+            self._unstall()
+
+        def _unstall(self) -> None:
+            if self._stalled is not None:
+                self._stalled.cancel()
+                self._stalled = None
+
+        def _send_timed_out(self) -> None:
+            self._stalled = None
+            log.debug("HTTP door: a client read nothing for %g s", send)
+            self.transport.abort()  # close() would wait for the client to read
+
+        def _watch(self) -> None:
+            """Arm the timer of what the connection waits for (a deadline is kept while
+            it waits for the same thing: trickling bytes do not extend it)."""
+            cycle = self.cycle
+            if self.transport.is_closing():
+                self._disarm()
+            elif cycle is not None and not cycle.response_complete:
+                if cycle.more_body:
+                    self._arm(cycle, body)
+                else:
+                    self._disarm()  # the call runs: its own deadline governs
+            elif self.timeout_keep_alive_task is not None:
+                self._disarm()  # idle between requests: uvicorn's keep-alive timer
+            else:
+                self._arm("head", head)
+
+        def _arm(self, waiting_for: object, seconds: float) -> None:
+            if self._timer is not None and self._waiting_for is waiting_for:
+                return
+            self._disarm()
+            self._waiting_for = waiting_for
+            self._timer = self.loop.call_later(seconds, self._timed_out)
+
+        def _disarm(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = None
+            self._waiting_for = None
+
+        def _timed_out(self) -> None:
+            self._timer = None
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            if self._waiting_for is cycle and cycle is not None:  # a body
+                if not cycle.response_started:
+                    self.transport.write(_TIMED_OUT)
+                # The call's receive() now answers a disconnect; its sends go nowhere.
+                cycle.disconnected = True
+                cycle.message_event.set()
+            elif self.conn.trailing_data[0]:  # part of a head
+                self.transport.write(_TIMED_OUT)
+            log.debug("HTTP door: %s timed out", "a body" if self._waiting_for is cycle
+                      else "a head")
+            self.transport.close()
+
+    return GuardedH11Protocol
+
+
 class HttpServer:
-    """A uvicorn server of an :class:`HttpDoor` on the event loop of the gRPC server."""
+    """A uvicorn server of an :class:`HttpDoor` on the event loop of the gRPC server,
+    with the connection limits of :func:`guarded_protocol`."""
 
     def __init__(self, app: HttpDoor, sock: socket.socket, security: SecurityConfig,
                  grace: float) -> None:
         import uvicorn
 
+        quiet_client_noise()
         self.app = app
         self.socket = sock
         self.port = int(sock.getsockname()[1])
         self.tls = security.tls
         context = security.ssl_context()
         config = uvicorn.Config(
-            with_cors(app, security.cors_origins), lifespan="off", log_config=None, access_log=False, http="h11", ws="none",
+            with_cors(app, security.cors_origins), lifespan="off", log_config=None,
+            access_log=False, http=guarded_protocol(app.config), ws="none",
             interface="asgi3", proxy_headers=False, server_header=False,
+            timeout_keep_alive=app.config.http_idle_timeout,  # type: ignore[arg-type]
+            h11_max_incomplete_event_size=HTTP_MAX_HEAD_BYTES,
             timeout_graceful_shutdown=max(grace, 0.1),  # type: ignore[arg-type]
             ssl_context_factory=None if context is None else lambda *_: context)
 
@@ -441,6 +805,11 @@ class HttpServer:
 
         self._server = _Server(config)
         self._task: asyncio.Task[None] | None = None
+
+    @property
+    def connections(self) -> int:
+        """HTTP connections open (those refused past the cap aside)."""
+        return len(self._server.server_state.connections)
 
     async def start(self) -> None:
         self._task = asyncio.ensure_future(self._server.serve(sockets=[self.socket]))

@@ -194,6 +194,8 @@ async def create_server(
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
+            # Handshake, keepalive, idle and age limits, the connection cap (config.py).
+            *config.grpc_connection_options(),
         ]
         # The observer comes first: it sees every call, those the token check refuses too.
         interceptors = [ObservingInterceptor(metrics), *security.interceptors()]
@@ -218,7 +220,8 @@ async def create_server(
         if not bound:
             raise OSError(f"cannot listen on {address}")
         if health_port is not None:
-            health_server = grpc.aio.server(interceptors=[ObservingInterceptor(metrics)])
+            health_server = grpc.aio.server(interceptors=[ObservingInterceptor(metrics)],
+                                            options=config.grpc_connection_options())
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, health_server)
             health_address = f"[{host}]:{health_port}" if ":" in host and \
                 not host.startswith("[") else f"{host}:{health_port}"
