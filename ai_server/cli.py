@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from ai_server import fuzz, observe, security
+from ai_server import corelog, fuzz, observe, security
 from ai_server.config import CALL_WORKERS_PER_CORE, ServerConfig, default_workers
 
 _DEFAULTS = ServerConfig()
@@ -24,7 +24,8 @@ def add_commands(subparsers: Any) -> None:
         "serve",
         help="run the gRPC AI server",
         description="Run the Furnace gRPC server (furnace.v1.FurnaceService, health checking "
-        "and reflection) until SIGTERM or Ctrl-C.",
+        "and reflection) until SIGTERM or Ctrl-C; SIGHUP reads the certificate, key, client "
+        "CA and token files again.",
     )
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 or [::] for all)")
@@ -105,7 +106,8 @@ def add_commands(subparsers: Any) -> None:
                        help="serve Prometheus metrics at http://HOST:PORT/metrics "
                        "(0: any free port; default: off)")
     group.add_argument("--metrics-host", default=None, metavar="HOST",
-                       help="address of the metrics endpoint (default: --host)")
+                       help="address of the metrics endpoint (default: 127.0.0.1, whatever "
+                       "--host is: the metrics are not authenticated)")
     group.add_argument("--health-port", type=int, default=None, metavar="PORT",
                        help="also serve the health service alone, in plaintext, on this "
                        "port (for probes that cannot speak TLS; default: off)")
@@ -160,8 +162,6 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
 
 def run_serve(args: argparse.Namespace) -> int:
     """``func`` of ``serve``: exit code 0 after a clean shutdown, 2 on bad settings."""
-    from ai_server.server import serve
-
     try:
         config = config_from_args(args)
         hosting, warnings = security.config_from_args(args)
@@ -170,13 +170,23 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     for warning in warnings:
         print(f"furnace serve: warning: {warning}", file=sys.stderr)
-    logging.basicConfig(level=getattr(logging, args.log_level, logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        observe.configure_access_log(args.access_log)
-    except OSError as exc:
-        print(f"furnace serve: error: cannot open the access log: {exc}", file=sys.stderr)
-        return 2
+    # gRPC core's own lines (a failed TLS handshake: one each) go through logging too.
+    with corelog.route():
+        logging.basicConfig(level=getattr(logging, args.log_level, logging.INFO),
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        try:
+            observe.configure_access_log(args.access_log)
+        except OSError as exc:
+            print(f"furnace serve: error: cannot open the access log: {exc}",
+                  file=sys.stderr)
+            return 2
+        return _run_server(args, config, hosting)
+
+
+def _run_server(args: argparse.Namespace, config: ServerConfig,
+                hosting: security.SecurityConfig) -> int:
+    """Serve until stopped (the ``with corelog.route()`` block of :func:`run_serve`)."""
+    from ai_server.server import serve
 
     def ready(port: int) -> None:
         print(f"furnace server listening on {args.host}:{port} "
@@ -185,7 +195,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     def started(server: Any) -> None:
         if server.metrics is not None and server.metrics.port is not None:
-            host = args.metrics_host or args.host
+            host = server.metrics.host or args.metrics_host
+            if host and ":" in host:
+                host = f"[{host}]"
             print(f"furnace server metrics on http://{host}:{server.metrics.port}/metrics",
                   file=sys.stderr, flush=True)
         if server.http_port is not None:
@@ -200,7 +212,8 @@ def run_serve(args: argparse.Namespace) -> int:
         asyncio.run(serve(args.host, args.port, config=config, ready=ready, started=started,
                           security=hosting, metrics_port=args.metrics_port,
                           metrics_host=args.metrics_host, health_port=args.health_port,
-                          http_port=getattr(args, "http_port", None)))
+                          http_port=getattr(args, "http_port", None),
+                          reload_interval=args.reload_interval))
     except OSError as exc:
         print(f"furnace serve: error: {exc}", file=sys.stderr)
         return 2

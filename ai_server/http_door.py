@@ -71,7 +71,7 @@ from ai_server import errors, wire
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError
 from ai_server.observe import ObservingInterceptor, ServerMetrics, method_label
-from ai_server.security import SecurityConfig, TokenInterceptor
+from ai_server.security import SecurityConfig
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 log = logging.getLogger(__name__)
@@ -408,7 +408,7 @@ class HttpDoor:
         self.config = config
         self.decoder = wire.Decoder(wire_limits)
         self.observer = ObservingInterceptor(metrics)
-        self.tokens = TokenInterceptor(security.tokens) if security.tokens else None
+        self.tokens = security.token_interceptor()  # shared with gRPC: follows reloads
         self.in_flight = 0
         #: Whether each method's answer is a stream, by path.
         self.streaming = {f"/{wire.SERVICE.full_name}/{m.name}": m.server_streaming

@@ -242,6 +242,8 @@ class ServerMetrics:
             self.registry.register(_PoolCollector(pool, workers, call_pool))
         self._http: Any = None
         self.port: int | None = None
+        #: The address the endpoint is bound to (``serve``).
+        self.host: str | None = None
 
     def observe(self, record: CallRecord, status: str, seconds: float) -> None:
         self.requests.labels(record.method, status).inc()
@@ -277,6 +279,7 @@ class ServerMetrics:
         address = host.strip("[]")
         self._http, _ = start_http_server(port, addr=address, registry=self.registry)
         self.port = int(self._http.server_address[1])
+        self.host = str(self._http.server_address[0])
         return self.port
 
     def close(self) -> None:

@@ -4,7 +4,8 @@
 >>> await server.start()                                     # doctest: +SKIP
 
 * :func:`create_server` builds a server (bound, worker processes started) for tests
-  and embedding; :func:`serve` runs one until SIGTERM/SIGINT for the CLI.
+  and embedding; :func:`serve` runs one until SIGTERM/SIGINT for the CLI (SIGHUP
+  reloads certificates and tokens, :class:`CredentialRenewals`).
 * :class:`BackgroundServer` runs a server on its own event loop in a thread, for
   synchronous code (tests, a local opponent for ``furnace play``).
 * Health checking (``grpc.health.v1.Health``, overall and per service) and server
@@ -52,6 +53,8 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 #: On shutdown, searches still running this long before the grace period ends (at
 #: most half of it) are stopped and answer their best move so far.
 SHUTDOWN_LEAD = 0.5
+#: Where the metrics are served without ``metrics_host``.
+METRICS_HOST = "127.0.0.1"
 
 
 class FurnaceServer:
@@ -164,7 +167,7 @@ async def create_server(
     worker process before returning.  ``security`` sets TLS, tokens and reflection
     (default: plaintext, no tokens, reflection on); ``wire_limits`` the request
     limits checked before the servicer.  ``metrics_port`` (0: any free port) serves
-    the Prometheus metrics on ``metrics_host`` (default: ``host``), at
+    the Prometheus metrics on ``metrics_host`` (default: 127.0.0.1), at
     ``server.metrics.port``.  ``health_port`` (0: any) serves the health service
     alone, in plaintext, on ``host`` too (``server.health_port``): for probes that
     cannot speak TLS.  ``http_port`` (0: any) serves the same service over HTTP on
@@ -242,10 +245,11 @@ async def create_server(
             door = http_door.HttpDoor(servicer, config, security, metrics, wire_limits)
             http_server = http_door.HttpServer(door, sock, security, config.grace)
         if metrics_port is not None:
+            metrics_host = metrics_host or METRICS_HOST  # unauthenticated: not on `host`
             try:
-                metrics.serve(metrics_port, metrics_host or host)
+                metrics.serve(metrics_port, metrics_host)
             except OSError as exc:
-                raise OSError(f"cannot serve metrics on {metrics_host or host}:{metrics_port}: "
+                raise OSError(f"cannot serve metrics on {metrics_host}:{metrics_port}: "
                               f"{exc.strerror or exc}") from None
         if warm:
             await asyncio.to_thread(pool.warm_up)
@@ -262,6 +266,71 @@ async def create_server(
                          call_pool), bound
 
 
+class CredentialRenewals:
+    """SIGHUP and a look at the credential files every ``interval`` seconds: both run
+    ``security.reload`` (:meth:`SecurityConfig.reload`) off the event loop.
+
+    SIGHUP never stops the server: it reloads what can be reloaded, and logs what it
+    did (or that there is nothing to reload).
+    """
+
+    def __init__(self, security: SecurityConfig | None, interval: float = 0.0) -> None:
+        self.security = security
+        self.interval = interval
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._poll: asyncio.Task[None] | None = None
+
+    @property
+    def reloadable(self) -> bool:
+        return self.security is not None and bool(self.security.files)
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError,
+                                 AttributeError):  # no SIGHUP (Windows), not the main thread
+            self._loop.add_signal_handler(signal.SIGHUP, self.on_hangup)
+        if self.reloadable and self.interval > 0:
+            self._poll = asyncio.ensure_future(self._watch())
+
+    def on_hangup(self) -> None:
+        if not self.reloadable:
+            log.info("SIGHUP: nothing to reload (no certificate or token file); "
+                     "SIGTERM or Ctrl-C stops the server")
+            return
+        self._run("SIGHUP", announce=True)
+
+    def _run(self, reason: str, announce: bool) -> asyncio.Future[Any]:
+        assert self.security is not None
+        task = asyncio.ensure_future(asyncio.to_thread(self.security.reload, reason, announce))
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("reloading the credentials failed", exc_info=task.exception())
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            with contextlib.suppress(Exception):  # logged by _done; look again next time
+                await asyncio.shield(self._run("credential files changed", announce=False))
+
+    async def stop(self) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError,
+                                     AttributeError):
+                self._loop.remove_signal_handler(signal.SIGHUP)
+        if self._poll is not None:
+            self._poll.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poll
+        if self._tasks:
+            await asyncio.wait(self._tasks)
+
+
 async def serve(
     host: str = "127.0.0.1",
     port: int = 50051,
@@ -271,15 +340,29 @@ async def serve(
     config: ServerConfig | None = None,
     ready: Any = None,
     started: Any = None,
+    reload_interval: float = 0.0,
     **settings: Any,
 ) -> None:
     """Run a server until SIGTERM or SIGINT, then shut down gracefully.
 
-    ``ready``, if given, is called with the bound port once serving; ``started``
-    with the :class:`FurnaceServer`.
+    SIGHUP reads the certificates and token files of ``security`` again
+    (:class:`CredentialRenewals`), as does a look at them every ``reload_interval``
+    seconds (0: only on SIGHUP).  ``ready``, if given, is called with the bound port
+    once serving; ``started`` with the :class:`FurnaceServer`.
     """
-    server, bound = await create_server(port, workers, max_queue, host=host, config=config,
-                                        **settings)
+    renewals = CredentialRenewals(settings.get("security"), reload_interval)
+    renewals.start()  # before the workers start: SIGHUP must never end the server
+    try:
+        server, bound = await create_server(port, workers, max_queue, host=host,
+                                            config=config, **settings)
+        await _serve_until_stopped(server, bound, host, ready, started)
+    finally:
+        await renewals.stop()
+    log.info("furnace server stopped")
+
+
+async def _serve_until_stopped(server: FurnaceServer, bound: int, host: str, ready: Any,
+                               started: Any) -> None:
     await server.start()
     log.info("furnace server listening on %s:%d (%d workers, queue %d)", host, bound,
              server.config.workers, server.config.max_queue)
@@ -321,7 +404,6 @@ async def serve(
                 loop.remove_signal_handler(sig)
             for task in (waiter, stopper):
                 task.cancel()
-    log.info("furnace server stopped")
 
 
 class BackgroundServer:

@@ -67,13 +67,17 @@ _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 # -- process life -----------------------------------------------------------------------
 def ignore_signals() -> None:
-    """Leave SIGINT/SIGTERM to the server process, which stops workers itself.
+    """Leave SIGINT/SIGTERM/SIGHUP to the server process, which stops workers itself.
 
     (A Ctrl-C or a SIGTERM sent to the whole process group must not cut searches
-    short: the graceful shutdown answers them with their best move so far.)
+    short: the graceful shutdown answers them with their best move so far.  SIGHUP
+    makes the server reload its credentials; a worker it reached, by a closed
+    terminal or a signal to the group, would die with its search.)
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def die_with_parent(parent_pid: int, lifeline: Any) -> None:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import warnings
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -398,6 +399,62 @@ class BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterc
         return continuation(self._details(client_call_details), request_iterator)
 
 
+class InsecureTokenWarning(UserWarning):
+    """A bearer token is sent in plaintext to another machine (:func:`open_channel`)."""
+
+
+#: Targets already warned about (once per process and target).
+_TOKEN_WARNED: set[str] = set()
+
+
+def _target_hosts(target: str) -> list[str]:
+    """The hosts a gRPC target names (none for a local socket, ``unix:...``).
+
+    >>> _target_hosts("dns:///ai.example.org:443"), _target_hosts("ipv6:[::1]:1,[::2]:1")
+    (['ai.example.org'], ['::1', '::2'])
+    """
+    if target.startswith(("unix:", "unix-abstract:")):
+        return []
+    scheme, sep, rest = target.partition(":")
+    if sep and scheme in ("dns", "ipv4", "ipv6"):
+        if scheme == "dns":
+            rest = rest[2:].split("/", 1)[-1] if rest.startswith("//") else rest
+        items = rest.split(",")
+    else:
+        items = [target]
+    hosts = []
+    for item in items:
+        item = item.strip()
+        if item.startswith("["):
+            hosts.append(item[1:item.find("]")] if "]" in item else item[1:])
+        elif item.count(":") == 1:
+            hosts.append(item.partition(":")[0])
+        else:
+            hosts.append(item)  # a bare name, or an IPv6 address without a port
+    return hosts
+
+
+def _is_local(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def warn_plaintext_token(target: str) -> None:
+    """Warn (once per process and target) that a token would travel in plaintext to
+    another machine: anyone on the way could read it and call as its owner."""
+    if target in _TOKEN_WARNED or all(_is_local(host) for host in _target_hosts(target)):
+        return
+    _TOKEN_WARNED.add(target)
+    warnings.warn(
+        f"sending a bearer token in plaintext to {target}: anyone on the way can read it "
+        "and call as you. Use TLS (tls=True or ca_cert=...; --tls or --ca-cert) unless "
+        "the path to the server is private", InsecureTokenWarning, stacklevel=3)
+
+
 def open_channel(address: str | Sequence[str], *, tls: bool = False,
                  ca_cert: PemLike | None = None, client_cert: PemLike | None = None,
                  client_key: PemLike | None = None, token: str | None = None,
@@ -410,7 +467,8 @@ def open_channel(address: str | Sequence[str], *, tls: bool = False,
     ``load_balancing`` (``round_robin`` or ``pick_first``) is how calls are spread
     over the addresses a target resolves to, and ``retries`` (default: on with
     load balancing) retries a call refused UNAVAILABLE, up to :data:`RETRY_ATTEMPTS`
-    attempts."""
+    attempts.  A token sent in plaintext to another machine than this one is an
+    :class:`InsecureTokenWarning`, once per target."""
     target = channel_target(address)
     config = service_config(load_balancing,
                             load_balancing is not None if retries is None else retries)
@@ -421,6 +479,8 @@ def open_channel(address: str | Sequence[str], *, tls: bool = False,
             target, channel_credentials(ca_cert, client_cert, client_key), options=options)
     else:
         channel = grpc.insecure_channel(target, options=options)
+        if token:
+            warn_plaintext_token(target)
     if token:
         try:
             return grpc.intercept_channel(channel, BearerToken(token))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -253,11 +254,31 @@ def _serve(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, st
     return code, capsys.readouterr().err
 
 
-def test_serve_refuses_an_open_address_without_protection(capsys, pki) -> None:
+#: What a refusal to serve an open address must offer: tokens, client certificates (mutual
+#: TLS) or the explicit flag of a server meant to be open.
+FIXES = ("--token-file", "--token-env", "--tls-client-ca", "--allow-unauthenticated")
+
+
+def _hosting(argv: list[str]) -> tuple[SecurityConfig, list[str]]:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="furnace")
+    server_cli.add_commands(parser.add_subparsers(dest="command", required=True))
+    return security.config_from_args(parser.parse_args(["serve", *argv]))
+
+
+def test_serve_refuses_an_open_address_without_authentication(capsys, pki) -> None:
+    """TLS alone is not authentication: anyone who reaches the port gets in (issue 22)."""
+    tls = ["--tls-cert", pki.server, "--tls-key", pki.server_key]
     for host in ("0.0.0.0", "::", "192.0.2.7", "example.org"):
         code, err = _serve(["--host", host, "--port", "0"], capsys)
         assert code == 2, err
-        assert "without TLS or tokens" in err and "--insecure" in err
+        assert "without authenticating callers" in err
+        assert all(fix in err for fix in FIXES), err
+        with pytest.raises(ValueError, match="without authenticating callers") as info:
+            _hosting(["--host", host, *tls])
+        assert "TLS alone" in str(info.value)
+        assert all(fix in str(info.value) for fix in FIXES), info.value
     code, err = _serve(["--token-file", str(Path(pki.dir) / "missing.txt")], capsys)
     assert code == 2 and "cannot read the token file" in err
     code, err = _serve(["--tls-cert", pki.server], capsys)
@@ -266,15 +287,53 @@ def test_serve_refuses_an_open_address_without_protection(capsys, pki) -> None:
     assert code == 2 and "do not load as a pair" in err
 
 
+def test_an_open_address_is_served_with_tokens_client_certificates_or_the_flag(pki) -> None:
+    tls = ["--tls-cert", pki.server, "--tls-key", pki.server_key]
+    open_ = ["--host", "0.0.0.0"]
+    assert _hosting([*open_, *tls, "--token-file", pki.tokens])[1] == []
+    assert _hosting([*open_, *tls, "--tls-client-ca", pki.ca])[1] == []
+    _, warnings = _hosting([*open_, "--token-file", pki.tokens])
+    assert len(warnings) == 1 and "clear text" in warnings[0]
+    # Meant to be open: said explicitly, and warned about.
+    for flags, words in (([*tls, "--allow-unauthenticated"], "anyone who can reach it"),
+                         (["--allow-unauthenticated"], "plaintext"),
+                         (["--insecure"], "plaintext")):
+        _, warnings = _hosting([*open_, *flags])
+        assert len(warnings) == 1 and words in warnings[0], warnings
+        assert "without authenticating callers" in warnings[0]
+    # Loopback needs nothing.
+    assert _hosting(["--host", "127.0.0.1"])[1] == []
+
+
 def test_check_exposure() -> None:
     plain = SecurityConfig()
     tokens = SecurityConfig(tokens=security.parse_tokens(ALICE, "test"))
     for host in ("127.0.0.1", "localhost", "::1", "[::1]", "127.8.9.10"):
-        assert security.check_exposure(host, plain, insecure=False) == []
-    with pytest.raises(ValueError, match="--insecure"):
-        security.check_exposure("0.0.0.0", plain, insecure=False)
-    assert security.check_exposure("0.0.0.0", plain, insecure=True)  # a warning
-    assert "clear text" in security.check_exposure("0.0.0.0", tokens, insecure=False)[0]
+        assert security.check_exposure(host, plain) == []
+    with pytest.raises(ValueError, match="--allow-unauthenticated"):
+        security.check_exposure("0.0.0.0", plain)
+    assert security.check_exposure("0.0.0.0", plain, allow_unauthenticated=True)  # a warning
+    assert security.check_exposure("0.0.0.0", plain, insecure=True)  # its former name
+    assert "clear text" in security.check_exposure("0.0.0.0", tokens)[0]
+
+
+def test_metrics_stay_on_loopback_unless_a_metrics_host_is_given(pki) -> None:
+    """A public server no longer publishes its unauthenticated metrics on every interface."""
+    hosting = SecurityConfig.from_files(tls_cert=pki.server, tls_key=pki.server_key,
+                                        token_file=pki.tokens)
+    with BackgroundServer(host="0.0.0.0", security=hosting, metrics_port=0,
+                          **SETTINGS) as srv:
+        assert srv.server is not None and srv.server.metrics is not None
+        assert srv.server.metrics.host == "127.0.0.1"
+    with BackgroundServer(host="127.0.0.1", metrics_port=0, metrics_host="0.0.0.0",
+                          **SETTINGS) as srv:
+        assert srv.server is not None and srv.server.metrics is not None
+        assert srv.server.metrics.host == "0.0.0.0"
+    tls = ["--tls-cert", pki.server, "--tls-key", pki.server_key, "--token-file", pki.tokens]
+    assert _hosting(["--host", "0.0.0.0", *tls, "--metrics-port", "9090"])[1] == []
+    _, warnings = _hosting(["--host", "0.0.0.0", *tls, "--metrics-port", "9090",
+                            "--metrics-host", "0.0.0.0"])
+    assert len(warnings) == 1 and "metrics" in warnings[0]
 
 
 def test_token_files(tmp_path) -> None:
@@ -296,3 +355,26 @@ def test_token_files(tmp_path) -> None:
         ["alice", "token-2"]
     with pytest.raises(ValueError, match="not set"):
         security.read_token_env("NOPE", {})
+
+
+def test_a_token_file_shared_with_the_servers_group_alone_is_not_warned(tmp_path,
+                                                                        caplog) -> None:
+    """Kubernetes mounts a Secret's files as root, readable by the pod's group: that
+    is how the deployment reads its token file, and no reason for a warning."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("giving a file to another owner needs root")
+    path = tmp_path / "tokens"
+    path.write_text(f"alice:{ALICE}\n")
+    others = next(gid for gid in range(54321, 60000) if gid not in os.getgroups())
+    for owner, group, mode, warned in (
+            (os.geteuid(), os.getegid(), 0o600, False),
+            (os.geteuid(), os.getegid(), 0o640, True),   # our own file needs no group
+            (12345, os.getegid(), 0o440, False),         # shared with us by its owner
+            (12345, others, 0o440, True),                # with a group we are not in
+            (12345, os.getegid(), 0o444, True)):         # with anyone
+        os.chown(path, owner, group)
+        path.chmod(mode)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="ai_server.security"):
+            security.read_token_file(path)
+        assert ("can be read by other users" in caplog.text) == warned, (owner, group, mode)

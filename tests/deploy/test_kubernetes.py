@@ -99,9 +99,35 @@ def test_the_server_flags_parse_and_resources_match_the_workers() -> None:
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert (ports["grpc"], ports["health"], ports["metrics"]) == (
         args.port, args.health_port, args.metrics_port)
-    # Exposed on every interface: only with TLS or tokens.
-    assert not security.is_loopback(args.host) and args.tls_cert and args.token_env
-    assert args.token_env in {e["name"] for e in container["env"]}
+    # Exposed on every interface: TLS, and callers authenticated by tokens.
+    assert not security.is_loopback(args.host) and args.tls_cert and args.token_file
+    assert not args.allow_unauthenticated and not args.insecure
+    # Prometheus scrapes the pod's address: the metrics leave loopback on purpose.
+    assert args.metrics_host and not security.is_loopback(args.metrics_host)
+
+
+def _mount_of(path: str) -> dict[str, Any]:
+    """The volume mounted over ``path`` (a directory: Kubernetes renews its files in
+    place; a subPath mount would never see a renewal)."""
+    container = _container()
+    (deployment,) = by_kind("Deployment")
+    volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
+    (mount,) = [m for m in container["volumeMounts"]
+                if path.startswith(m["mountPath"].rstrip("/") + "/")]
+    assert "subPath" not in mount and mount.get("readOnly") is True
+    return volumes[mount["name"]]
+
+
+def test_certificates_and_tokens_are_files_the_server_reads_again() -> None:
+    """Renewed Secrets reach the running pods: the server reads the files again when
+    they change (--reload-interval), so rotation needs no restart."""
+    args = serve_args(_container()["args"])
+    assert args.reload_interval > 0
+    assert _mount_of(args.tls_cert)["secret"]["secretName"] == "furnace-tls"
+    assert _mount_of(args.tls_key)["secret"]["secretName"] == "furnace-tls"
+    tokens = _mount_of(args.token_file)["secret"]
+    assert tokens["secretName"] == "furnace-tokens"
+    assert not args.token_env  # an environment variable is read once, at start
 
 
 def test_probes_are_native_grpc_probes_of_the_health_service() -> None:
@@ -139,5 +165,6 @@ def test_dockerfile_builds_in_stages_and_runs_as_non_root() -> None:
     assert yaml.safe_load(entry.group(1)) == ["furnace", "serve"]
     args = serve_args(yaml.safe_load(command.group(1)))
     cli.config_from_args(args)
-    security.config_from_args(args)  # --insecure: allowed on 0.0.0.0
+    _, warnings = security.config_from_args(args)  # open on purpose: said explicitly
+    assert args.allow_unauthenticated and warnings
     assert _container()["image"].split(":")[0] == "furnace"
