@@ -13,26 +13,38 @@ serializers are bypassed, so anything can be sent), reproducible from
   bombs, crafted typed states, oversized messages;
 * ``mutated``: a valid request with a few fields changed at random (typed states
   included);
-* ``valid``: a well-formed request of a real position (tiny search budgets).
+* ``valid``: a well-formed request of a real position (tiny search budgets);
+* ``costly``: a well-formed request of a valid position that is expensive to
+  answer (:func:`costly_positions`: Stephens rows of 13 and 17 of one seat's workers
+  at their activation, whose plan search visits up to 663,552 nodes).
 
-An answer passes when its status is OK, INVALID_ARGUMENT, FAILED_PRECONDITION,
-OUT_OF_RANGE or RESOURCE_EXHAUSTED (:data:`ALLOWED`); UNKNOWN, INTERNAL and
-anything else are failures.  :func:`run` sends the cases and tallies the codes;
-``furnace fuzz-server [--server ADDR] --requests N --seed S`` is its command
-line (without ``--server`` it starts a loopback server with small search caps
-and also checks that its workers survived, its health and its memory).
+Each case goes through one door, by its index: the native gRPC port, or the HTTP
+door (``--http``: the Connect protocol with binary bodies, Analyze as a Connect
+stream), so that both doors meet every kind.  An answer passes when its status is OK,
+INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE, RESOURCE_EXHAUSTED or
+DEADLINE_EXCEEDED (a costly call stopped at its time, :data:`ALLOWED`); UNKNOWN,
+INTERNAL and anything else are failures.  Meanwhile a thread checks the health
+service every 100 ms (on every port that serves it) and the report gives the
+probes' latency: a request that held the server up shows there.  :func:`run` sends
+the cases and tallies the codes; ``furnace fuzz-server [--server ADDR] [--http
+URL] --requests N --seed S`` is its command line (without ``--server`` it starts a
+loopback server with small search caps, both doors and a health port, and also
+checks that no worker died but those stopped on purpose, its health and its memory).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import http.client
 import json
 import os
 import random
+import ssl
 import sys
 import threading
 import time
+import urllib.parse
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -49,18 +61,26 @@ from ai_server import codecs
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 SERVICE = "furnace.v1.FurnaceService"
-#: Answers that are fine for any input.
+#: Answers that are fine for any input (DEADLINE_EXCEEDED: a costly call's work was
+#: stopped at its deadline or the server's max_call_time).
 ALLOWED = frozenset({"OK", "INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE",
-                     "RESOURCE_EXHAUSTED"})
+                     "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})
 #: Settings of the loopback server ``fuzz-server`` starts: small caps keep any
 #: search a hostile budget asks for short.
 LOCAL_SETTINGS: dict[str, Any] = {
     "workers": 2, "max_queue": 32, "max_iterations": 500, "max_time": 0.5,
     "default_iterations": 20, "default_analyze_time": 0.2, "max_playouts": 20,
-    "default_playouts": 5,
+    "default_playouts": 5, "call_workers": 2, "max_call_time": 2.0,
 }
 #: Kinds of cases and their weights.
-KINDS = {"random": 3, "truncated": 3, "flipped": 4, "hostile": 6, "mutated": 4, "valid": 1}
+KINDS: dict[str, float] = {"random": 3, "truncated": 3, "flipped": 4, "hostile": 6,
+                          "mutated": 4, "valid": 1, "costly": 1}
+#: Move texts sent with costly positions.
+COSTLY_MOVES = ("activate nothing", "activate fishwife:1", "wait")
+#: Doors a case may go through (``case.index % len(doors)`` picks one).
+DOORS = ("grpc", "http")
+#: Seconds between two health probes during a run.
+PROBE_EVERY = 0.1
 METHODS = ("ListGames", "NewGame", "LegalMoves", "CheckMove", "ApplyMove", "BestMove",
            "Analyze", "EstimateScores")
 STATE_METHODS = METHODS[2:]
@@ -114,13 +134,12 @@ def typed_state(form: str, payload: bytes) -> bytes:
 
 # -- positions -------------------------------------------------------------------------
 def base_positions(seed: int, count: int = 12) -> list[dict[str, Any]]:
-    """JSON states of seeded random games of every registered typed game, some deep."""
+    """JSON states of seeded random games of every registered game, some deep."""
     from engine import registry  # the engine is only needed to make cases
 
     rng = random.Random(seed)
     positions: list[dict[str, Any]] = []
-    names = [n for n in registry.game_names() if codecs.has_typed(n)] or \
-        list(registry.game_names())
+    names = list(registry.game_names())
     for i in range(count):
         game = registry.get_game(names[i % len(names)])
         players = rng.choice(list(game.info.player_counts))
@@ -139,16 +158,32 @@ def base_positions(seed: int, count: int = 12) -> list[dict[str, Any]]:
     return positions
 
 
+def costly_positions() -> list[dict[str, Any]]:
+    """Valid positions that are expensive to answer (``ai_server/fuzz_positions``):
+    Stephens rows of 13 and 17 of one seat's workers at their activation decision
+    (a ladder game reached the first; the plan search of the second visits 663,552
+    nodes).  Validation, legal moves, checks, applies and searches of them all run."""
+    from importlib import resources
+
+    folder = resources.files("ai_server").joinpath("fuzz_positions")
+    return [json.loads(entry.read_text()) for entry in sorted(folder.iterdir(),
+                                                               key=lambda e: e.name)
+            if entry.name.endswith(".json")]
+
+
 class Generator:
     """Cases from a seed: ``case(i)`` is the same for the same seed and positions."""
 
-    def __init__(self, seed: int, positions: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, seed: int, positions: list[dict[str, Any]] | None = None,
+                 costly: list[dict[str, Any]] | None = None,
+                 weights: dict[str, float] | None = None) -> None:
         self.seed = seed
         self.positions = positions if positions is not None else base_positions(seed)
+        self.costly = costly if costly is not None else costly_positions()
         self._moves: dict[int, list[str]] = {}
-        kinds, weights = zip(*KINDS.items(), strict=True)
+        kinds, chances = zip(*(weights or KINDS).items(), strict=True)
         self._kinds: tuple[str, ...] = kinds
-        self._weights: tuple[int, ...] = weights
+        self._weights: tuple[float, ...] = chances
 
     def cases(self, count: int, start: int = 0) -> Iterator[Case]:
         for index in range(start, start + count):
@@ -162,8 +197,9 @@ class Generator:
         return Case(index, kind, label, method, body)
 
     # -- valid requests ------------------------------------------------------------
-    def _state(self, rng: random.Random) -> tuple[pb.GameState, dict[str, Any]]:
-        data = rng.choice(self.positions)
+    def _state(self, rng: random.Random, positions: list[dict[str, Any]] | None = None
+               ) -> tuple[pb.GameState, dict[str, Any]]:
+        data = rng.choice(positions or self.positions)
         form = rng.choice(["typed", "typed", codecs.OPAQUE, codecs.JSON, codecs.JSON_OBJECT])
         message = codecs.encode_state(data, form)
         if rng.random() < 0.3:
@@ -182,23 +218,27 @@ class Generator:
             self._moves[key] = texts or ["wait"]
         return self._moves[key]
 
-    def request(self, method: str, rng: random.Random) -> Message:
-        """A well-formed request of ``method`` with small budgets."""
+    def request(self, method: str, rng: random.Random,
+                positions: list[dict[str, Any]] | None = None) -> Message:
+        """A well-formed request of ``method`` with small budgets (a position of
+        ``positions``, default the generator's)."""
         if method == "ListGames":
             return pb.ListGamesRequest()
         if method == "NewGame":
-            game = rng.choice(["samara", "oh-my-goods"])
+            game = rng.choice(["samara", "oh-my-goods", "stephens"])
             request = pb.NewGameRequest(game=game, num_players=rng.choice([2, 3, 4]),
                                         seed=rng.randrange(1000))
             request.state_format = rng.randrange(4)  # type: ignore[assignment]
             if game == "samara" and rng.random() < 0.3:
                 request.options["powers"].bool_value = rng.random() < 0.5
             return request
-        state, data = self._state(rng)
+        state, data = self._state(rng, positions)
         if method == "LegalMoves":
             return pb.LegalMovesRequest(state=state, include_render=rng.random() < 0.5)
         if method in ("CheckMove", "ApplyMove"):
-            move = pb.Move(text=rng.choice(self._move_texts(data)))
+            # A costly position's moves are not worked out here (that is the cost).
+            texts = COSTLY_MOVES if positions is self.costly else self._move_texts(data)
+            move = pb.Move(text=rng.choice(texts))
             move_request: Message = getattr(pb, f"{method}Request")(state=state, move=move)
             return move_request
         if method in ("BestMove", "Analyze"):
@@ -213,6 +253,13 @@ class Generator:
     def _valid(self, rng: random.Random) -> tuple[str, str, bytes]:
         method = rng.choice(METHODS)
         return "valid", method, self.request(method, rng).SerializeToString()
+
+    def _costly(self, rng: random.Random) -> tuple[str, str, bytes]:
+        method = rng.choice(STATE_METHODS)
+        if not self.costly:
+            return self._valid(rng)
+        request = self.request(method, rng, self.costly)
+        return "costly position", method, request.SerializeToString()
 
     # -- damaged encodings ---------------------------------------------------------
     def _random(self, rng: random.Random) -> tuple[str, str, bytes]:
@@ -342,11 +389,17 @@ class Generator:
             state=pb.GameState(opaque=blob)).SerializeToString()
 
     def _h_crafted_state(self, rng: random.Random) -> tuple[str, bytes]:
-        """A real typed state with impossible contents (counts, seats, enums, copies)."""
+        """A real state with impossible contents (counts, seats, enums, copies): typed
+        where the game has a typed form, else its JSON with hostile numbers."""
         data = rng.choice(self.positions)
+        if not codecs.has_typed(str(data.get("game"))):
+            crafted = json_with_hostile_numbers(data, rng)
+            method = rng.choice(STATE_METHODS)
+            return method, self._with_state(method, rng, pb.GameState(
+                json=json.dumps(crafted, separators=(",", ":"))))
         message = codecs.encode_state(data, "typed")
         form = message.WhichOneof("state") or ""
-        typed = message if form in (codecs.OPAQUE, codecs.JSON) else getattr(message, form)
+        typed = getattr(message, form)
         for _ in range(rng.randrange(1, 4)):
             action = rng.randrange(4)
             if action == 0:
@@ -395,6 +448,31 @@ class Generator:
         """A valid request of one method sent to another."""
         body = self.request(rng.choice(METHODS), rng).SerializeToString()
         return rng.choice(METHODS), body
+
+
+#: Numbers a crafted JSON state may hold where the game expects its own.
+HOSTILE_NUMBERS = (-1, 0, 7, 99, 10**6, 2**31 - 1, 2**63, -(2**63), 1.5, True, None, "1")
+
+
+def json_with_hostile_numbers(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A copy of the JSON state ``data`` with one to four of its numbers (any depth,
+    ``game`` and ``version`` spared) replaced by :data:`HOSTILE_NUMBERS`."""
+    copy = json.loads(json.dumps(data))
+    places: list[tuple[Any, Any]] = []
+
+    def walk(node: Any) -> None:
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items):
+            if isinstance(value, (dict, list)):
+                walk(value)
+            elif isinstance(value, int) and not isinstance(value, bool) \
+                    and key not in ("version",):
+                places.append((node, key))
+
+    walk(copy)
+    for node, key in rng.sample(places, min(len(places), rng.randrange(1, 5))):
+        node[key] = rng.choice(HOSTILE_NUMBERS)
+    return copy
 
 
 @functools.lru_cache(maxsize=4)
@@ -562,21 +640,193 @@ def send(channel: grpc.Channel, case: Case, timeout: float, metadata: Any = None
         return Outcome(case, "BAD_RESPONSE", str(error), time.monotonic() - started, False)
 
 
+class HttpDoor:
+    """Sends cases to a server's HTTP door as the Connect protocol with binary bodies
+    (``application/proto``; Analyze as a Connect stream), one connection per thread.
+
+    ``url``: ``http://HOST:PORT`` or ``https://...`` (then ``ssl_context``); ``token``
+    goes as ``Authorization: Bearer``.
+    """
+
+    def __init__(self, url: str, token: str | None = None,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"the HTTP door's address must be http://HOST:PORT or "
+                             f"https://HOST:PORT, not {url!r}")
+        self.url = url
+        self._tls = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port or (443 if self._tls else 80)
+        self._context = ssl_context
+        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._local = threading.local()
+
+    def _connection(self, timeout: float) -> http.client.HTTPConnection:
+        connection: http.client.HTTPConnection | None = getattr(self._local, "connection",
+                                                                None)
+        if connection is None:
+            if self._tls:
+                connection = http.client.HTTPSConnection(self._host, self._port,
+                                                         timeout=timeout,
+                                                         context=self._context)
+            else:
+                connection = http.client.HTTPConnection(self._host, self._port,
+                                                        timeout=timeout)
+            self._local.connection = connection
+        connection.timeout = timeout
+        return connection
+
+    def _post(self, path: str, body: bytes, headers: dict[str, str],
+              timeout: float) -> tuple[int, bytes]:
+        for attempt in range(2):  # an idle connection the server closed: open another
+            connection = self._connection(timeout)
+            try:
+                connection.request("POST", path, body, {**self._headers, **headers})
+                reply = connection.getresponse()
+                return reply.status, reply.read()
+            except (ConnectionError, http.client.HTTPException, OSError):
+                connection.close()
+                self._local.connection = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def send(self, case: Case, timeout: float) -> Outcome:
+        """Send ``case`` through the door; its status as a gRPC code name."""
+        path = f"/{SERVICE}/{case.method}"
+        started = time.monotonic()
+        headers = {"Connect-Protocol-Version": "1",
+                   "Connect-Timeout-Ms": str(int(timeout * 1000))}
+        try:
+            if case.method == "Analyze":
+                status, body = self._post(path, _envelope(0, case.body), {
+                    **headers, "Content-Type": "application/connect+proto"}, timeout)
+                code, details, info = _connect_stream_outcome(status, body)
+            else:
+                status, body = self._post(path, case.body, {
+                    **headers, "Content-Type": "application/proto"}, timeout)
+                if status == 200:
+                    getattr(pb, f"{case.method}Response").FromString(body)
+                    code, details, info = "OK", "", True
+                else:
+                    code, details, info = _connect_error(status, body)
+        except (OSError, http.client.HTTPException) as error:
+            code, details, info = "TRANSPORT_ERROR", f"{type(error).__name__}: {error}", False
+        except DecodeError as error:
+            code, details, info = "BAD_RESPONSE", str(error), False
+        return Outcome(case, code, details, time.monotonic() - started, info)
+
+
+def _envelope(flags: int, data: bytes) -> bytes:
+    return bytes([flags]) + len(data).to_bytes(4, "big") + data
+
+
+def _connect_error(status: int, body: bytes) -> tuple[str, str, bool]:
+    """Code name, words and whether an ErrorInfo came, of a Connect error answer."""
+    try:
+        error = json.loads(body)
+        code = str(error["code"]).upper()
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP_{status}", body[:200].decode("utf-8", "replace"), False
+    info = any(d.get("type") == "google.rpc.ErrorInfo" for d in error.get("details", []))
+    return code, str(error.get("message", "")), info
+
+
+def _connect_stream_outcome(status: int, body: bytes) -> tuple[str, str, bool]:
+    """The outcome of a Connect server stream: its end message's error, else OK when
+    exactly its last update is final."""
+    if status != 200:
+        return _connect_error(status, body)
+    finals: list[bool] = []
+    at, end = 0, None
+    while at + 5 <= len(body):
+        flags, size = body[at], int.from_bytes(body[at + 1:at + 5], "big")
+        data = body[at + 5:at + 5 + size]
+        at += 5 + size
+        if flags & 0x02:
+            end = data
+        else:
+            finals.append(pb.AnalyzeResponse.FromString(data).final)
+    if end is None:
+        return "BAD_STREAM", "no end of stream", False
+    error = json.loads(end or b"{}").get("error")
+    if error:
+        return _connect_error(200, json.dumps(error).encode())
+    if finals.count(True) != 1 or not finals[-1]:
+        return "BAD_STREAM", f"finals {finals}", False
+    return "OK", "", True
+
+
+class HealthProbe:
+    """A thread that checks the health service on ``channels`` every
+    :data:`PROBE_EVERY` seconds and keeps each probe's latency (failures as ``None``)."""
+
+    def __init__(self, channels: dict[str, grpc.Channel], timeout: float = 10.0) -> None:
+        self.channels = channels
+        self.timeout = timeout
+        self.latencies: dict[str, list[float | None]] = {name: [] for name in channels}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="fuzz-health", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for name, channel in self.channels.items():
+                started = time.monotonic()
+                try:
+                    ok = health(channel, self.timeout) == "SERVING"
+                except grpc.RpcError:
+                    ok = False
+                self.latencies[name].append(time.monotonic() - started if ok else None)
+            self._stop.wait(PROBE_EVERY)
+
+    def __enter__(self) -> HealthProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(self.timeout + 5)
+
+    def report(self) -> dict[str, Any]:
+        """Per port: probes, failed ones, and the latency's p50, p99 and max in ms."""
+        out: dict[str, Any] = {}
+        for name, values in self.latencies.items():
+            times = sorted(v for v in values if v is not None)
+
+            def ms(q: float, times: list[float] = times) -> float | None:
+                if not times:
+                    return None
+                return round(1000 * times[min(len(times) - 1, int(q * len(times)))], 1)
+
+            out[name] = {"probes": len(values), "failed": len(values) - len(times),
+                         "p50_ms": ms(0.5), "p99_ms": ms(0.99),
+                         "max_ms": round(1000 * times[-1], 1) if times else None}
+        return out
+
+
 def run(channel: grpc.Channel, generator: Generator, requests: int, *,
         concurrency: int = 4, timeout: float = 30.0, metadata: Any = None,
         progress: Callable[[int, Counter[str]], None] | None = None,
-        start: int = 0) -> dict[str, Any]:
+        start: int = 0, http: HttpDoor | None = None,
+        probes: dict[str, grpc.Channel] | None = None) -> dict[str, Any]:
     """Send ``requests`` cases (``concurrency`` at a time); the tally as plain data.
 
-    ``codes``: answers by status code; ``kinds``: the same per kind of case;
+    With ``http``, every other case (by index) goes through the HTTP door instead of
+    ``channel``; ``probes`` (name: channel) are checked for health meanwhile.
+
+    ``codes``: answers by status code; ``kinds`` and ``doors``: the same per kind
+    of case and per door;
     ``failures``: the first cases answered with a code outside :data:`ALLOWED`
     (index, kind, label, method, code, clipped words: rerun one with the same seed
     and ``Generator.case(index)``); ``without_details``: error answers without
     ``grpc-status-details-bin`` (the transport's own size limit answers so);
-    ``slowest_seconds``.
+    ``slowest_seconds``; ``health``: the probes' latency (:class:`HealthProbe`).
     """
     codes: Counter[str] = Counter()
     kinds: dict[str, Counter[str]] = {}
+    doors: dict[str, Counter[str]] = {}
+    door_of: dict[int, str] = {}
     failures: list[dict[str, Any]] = []
     without: Counter[str] = Counter()
     slowest = 0.0
@@ -587,17 +837,31 @@ def run(channel: grpc.Channel, generator: Generator, requests: int, *,
         with lock:
             codes[outcome.code] += 1
             kinds.setdefault(outcome.case.kind, Counter())[outcome.code] += 1
+            door = door_of.pop(outcome.case.index, "grpc")
+            doors.setdefault(door, Counter())[outcome.code] += 1
             slowest = max(slowest, outcome.seconds)
             if outcome.code != "OK" and not outcome.has_error_info:
                 without[outcome.code] += 1
             if outcome.code not in ALLOWED and len(failures) < 20:
                 failures.append({"index": outcome.case.index, "kind": outcome.case.kind,
                                  "label": outcome.case.label, "method": outcome.case.method,
-                                 "code": outcome.code, "details": outcome.details[:300]})
+                                 "door": door, "code": outcome.code,
+                                 "details": outcome.details[:300]})
+
+    def dispatch(case: Case) -> Outcome:
+        door = DOORS[case.index % len(DOORS)] if http is not None else "grpc"
+        with lock:
+            door_of[case.index] = door
+        if door == "http":
+            assert http is not None
+            return http.send(case, timeout)
+        return send(channel, case, timeout, metadata)
 
     started = time.monotonic()
     done = 0
-    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="fuzz") as pool:
+    prober = HealthProbe(probes or {})
+    with prober, ThreadPoolExecutor(max_workers=concurrency,
+                                    thread_name_prefix="fuzz") as pool:
         pending: set[Future[Outcome]] = set()
         for case in generator.cases(requests, start):
             if len(pending) >= concurrency * 2:
@@ -607,7 +871,7 @@ def run(channel: grpc.Channel, generator: Generator, requests: int, *,
                     done += 1
                     if progress is not None:
                         progress(done, codes)
-            pending.add(pool.submit(send, channel, case, timeout, metadata))
+            pending.add(pool.submit(dispatch, case))
         for future in pending:
             record(future.result())
             done += 1
@@ -619,6 +883,8 @@ def run(channel: grpc.Channel, generator: Generator, requests: int, *,
         "seconds": round(time.monotonic() - started, 1),
         "codes": dict(sorted(codes.items())),
         "kinds": {k: dict(sorted(v.items())) for k, v in sorted(kinds.items())},
+        "doors": {k: dict(sorted(v.items())) for k, v in sorted(doors.items())},
+        "health": prober.report(),
         "failures": failures,
         "without_details": dict(without),
         "slowest_seconds": round(slowest, 2),
@@ -669,6 +935,10 @@ def add_command(subparsers: Any) -> None:
     parser.add_argument("--start", type=int, default=0, help="index of the first case")
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight")
     parser.add_argument("--timeout", type=float, default=30.0, help="deadline of each call")
+    parser.add_argument("--http", metavar="URL",
+                        help="with --server: also fuzz its HTTP door at this address "
+                        "(http://HOST:PORT or https://...), every other case; without "
+                        "--server both doors are fuzzed")
     from clients.cli import add_connection_arguments
 
     add_connection_arguments(parser)
@@ -694,13 +964,23 @@ def run_fuzz_server(args: argparse.Namespace) -> int:
     options = {"concurrency": args.concurrency, "timeout": args.timeout,
                "progress": progress, "start": args.start}
     if args.server:
+        connection = connection_kwargs(args)
         try:
-            channel = open_fuzz_channel(args.server, **connection_kwargs(args))
-        except ValueError as exc:
+            channel = open_fuzz_channel(args.server, **connection)
+            door = None
+            if args.http:
+                context = None
+                if args.http.startswith("https:"):
+                    context = ssl.create_default_context(cafile=args.ca_cert)
+                    if args.client_cert:
+                        context.load_cert_chain(args.client_cert, args.client_key)
+                door = HttpDoor(args.http, connection.get("token"), context)
+        except (ValueError, OSError) as exc:
             print(f"furnace fuzz-server: error: {exc}", file=sys.stderr)
             return 2
         try:
-            report = run(channel, generator, args.requests, **options)
+            report = run(channel, generator, args.requests, http=door,
+                         probes={"grpc": channel}, **options)
         finally:
             channel.close()
     else:
@@ -711,43 +991,55 @@ def run_fuzz_server(args: argparse.Namespace) -> int:
 
 
 def fuzz_local(generator: Generator, requests: int, *, warm_up: int = 200,
-               **options: Any) -> dict[str, Any]:
-    """:func:`run` against a fresh loopback server (:data:`LOCAL_SETTINGS`), plus its checks.
+               settings: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
+    """:func:`run` against a fresh loopback server (:data:`LOCAL_SETTINGS`, updated with
+    ``settings``), through both doors, with health probed on its port and its health
+    port, plus its checks.
 
-    ``server`` in the report: health at the end, whether the worker processes are
-    the same ones (none died) and the pool restarted none, and the resident memory
-    of this process (which hosts the server) after ``warm_up`` cases and at the end.
+    ``server`` in the report: health at the end; per pool, the workers restarted and
+    those killed on purpose (a costly call stopped at its time): ``workers_died``,
+    the difference, must be 0; the event loop's stalls; and the resident memory of
+    this process (which hosts the server) after ``warm_up`` cases and at the end.
     """
     import gc
 
     from ai_server.server import BackgroundServer
 
-    with BackgroundServer(**LOCAL_SETTINGS) as srv:
+    with BackgroundServer(http_port=0, health_port=0,
+                          **{**LOCAL_SETTINGS, **(settings or {})}) as srv:
         assert srv.server is not None
-        pool = srv.server.pool
-        pids_before = sorted(pool.worker_pids())
-        restarts_before = getattr(pool, "restarts", 0)
+        pools = {"search": srv.server.pool, "call": srv.server.call_pool}
         channel = open_fuzz_channel(srv.address)
+        probe_channel = grpc.insecure_channel(f"127.0.0.1:{srv.server.health_port}")
+        door = HttpDoor(f"http://127.0.0.1:{srv.server.http_port}")
         try:
             if warm_up:  # buffers and caches reach their working size first
-                run(channel, generator, warm_up, start=10**9)
+                run(channel, generator, warm_up, start=10**9, http=door)
+            before = {name: (p.restarts, p.kills) for name, p in pools.items() if p}
             gc.collect()
             rss_before = rss_bytes(os.getpid())
-            report = run(channel, generator, requests, **options)
+            report = run(channel, generator, requests, http=door,
+                         probes={"grpc": channel, "health_port": probe_channel}, **options)
             gc.collect()
             rss_after = rss_bytes(os.getpid())
             status = health(channel)
         finally:
             channel.close()
-        pids_after = sorted(pool.worker_pids())
-        restarts = getattr(pool, "restarts", 0) - restarts_before
+            probe_channel.close()
+        workers = {name: {"restarts": p.restarts - before[name][0],
+                          "killed": p.kills - before[name][1]}
+                   for name, p in pools.items() if p}
+        stalls = srv.server.watchdog.held if srv.server.watchdog is not None else 0
+    died = sum(w["restarts"] - w["killed"] for w in workers.values())
     report["server"] = {
         "health": status,
-        "worker_pids_unchanged": pids_before == pids_after,
-        "worker_restarts": restarts,
+        "workers": workers,
+        "workers_died": died,
+        "event_loop_stalls": stalls,
         "rss_before_mib": round(rss_before / (1 << 20), 1),
         "rss_after_mib": round(rss_after / (1 << 20), 1),
     }
-    report["ok"] = bool(report["ok"] and status == "SERVING" and pids_before == pids_after
-                        and restarts == 0)
+    failed_probes = sum(h["failed"] for h in report["health"].values())
+    report["ok"] = bool(report["ok"] and status == "SERVING" and died == 0
+                        and failed_probes == 0)
     return report

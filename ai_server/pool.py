@@ -67,8 +67,9 @@ from ai_server.observe import process_cpu_seconds
 log = logging.getLogger(__name__)
 
 #: Seconds a job may run past the time it had to stop by before its worker is killed
-#: as stuck.
-STUCK_AFTER = 10.0
+#: as stuck: searches check their time between two iterations, within milliseconds,
+#: unless one step of the game itself runs long.
+STUCK_AFTER = 3.0
 #: Seconds a job told to stop (its caller gone, or the server stopping) may take to do
 #: so before its worker is killed: searches stop between two iterations, within
 #: milliseconds, unless one step of the game itself runs long.
@@ -523,7 +524,9 @@ class WorkerPool:
                     if now > self._closed_at + EXIT_TIMEOUT:  # type: ignore[operator]
                         to_kill.append(w)
                 elif w.job is not None and now >= _kill_time(w.job):
-                    w.killed_for = self._kill_answer(w.job, now)
+                    if w.killed_for is None:  # killed once; its death is still to be seen
+                        w.killed_for = self._kill_answer(w.job, now)
+                        self.kills += 1
                     to_kill.append(w)
             # A job told to stop no longer counts against its client's share: its caller
             # is gone, or the server is stopping.
@@ -778,9 +781,6 @@ class WorkerPool:
                 f"starting, retry the call", reason=errors.WORKER_FAILED))
 
     def _kill(self, w: _Worker, why: str) -> None:
-        if why != "did not exit":
-            with self._lock:
-                self.kills += 1
         if why == "stuck":
             _kills_log.warning("%s worker pid %d did not stop in time (job %d, %s); "
                                "killing it", self.name, w.pid,
