@@ -27,7 +27,9 @@ checks, applies).  Both are a :class:`WorkerPool`.
   job is refused QUEUE_FULL, with a retry delay).
 * Jobs that cannot be asked to stop (``killable``: game code with no stop check,
   the call pool's) end by their worker being killed when they outrun their
-  ``stop_by`` (DEADLINE_EXCEEDED, ``TOO_EXPENSIVE``) or when their caller is gone.
+  ``stop_by`` (DEADLINE_EXCEEDED, ``TOO_EXPENSIVE``), when their worker's resident
+  memory passes ``memory_limit`` (RESOURCE_EXHAUSTED, ``TOO_EXPENSIVE``; read every
+  :data:`MEMORY_TICK` seconds) or when their caller is gone.
 * Stopping: each worker slot has a byte in an array shared with the workers.
   Setting it asks the running job to stop between two search iterations:
   :data:`~ai_server.worker.FLAG_CANCEL` when its caller is gone (the result is
@@ -62,7 +64,7 @@ import grpc
 
 from ai_server import errors, worker
 from ai_server.logs import RateLimitedLogger
-from ai_server.observe import process_cpu_seconds
+from ai_server.observe import process_cpu_seconds, process_resident_bytes
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,9 @@ EXIT_TIMEOUT = 2.0
 MIN_RETRY = 0.05
 #: Longest sleep of the dispatcher between two looks at the clock.
 TICK = 1.0
+#: The same while a killable job runs in a pool with a memory cap: how often the
+#: job's resident memory is read.
+MEMORY_TICK = 0.2
 
 #: Kills of jobs that ran too long or did not stop: what clients sending costly
 #: positions cause, so they are logged at most once every ten seconds, with a count.
@@ -523,11 +528,13 @@ class WorkerPool:
                 if closed:
                     if now > self._closed_at + EXIT_TIMEOUT:  # type: ignore[operator]
                         to_kill.append(w)
-                elif w.job is not None and now >= _kill_time(w.job):
-                    if w.killed_for is None:  # killed once; its death is still to be seen
-                        w.killed_for = self._kill_answer(w.job, now)
-                        self.kills += 1
-                    to_kill.append(w)
+                elif w.job is not None:
+                    heavy = self._over_memory(w)
+                    if heavy or now >= _kill_time(w.job):
+                        if w.killed_for is None:  # killed once; its death is to be seen
+                            w.killed_for = self._kill_answer(w.job, now, heavy)
+                            self.kills += 1
+                        to_kill.append(w)
             # A job told to stop no longer counts against its client's share: its caller
             # is gone, or the server is stopping.
             running = Counter(w.job.client for w in live
@@ -580,7 +587,10 @@ class WorkerPool:
             self._send(w, job)
         if to_spawn:
             return True  # new connections to wait on
-        timeout = min([TICK] + [t - time.monotonic() for t in timers])
+        watch_memory = self.memory_limit and any(w.job is not None and w.job.killable
+                                                 for w in live)
+        timeout = min([MEMORY_TICK if watch_memory else TICK]
+                      + [t - time.monotonic() for t in timers])
         # A timer already past is a kill whose death is still to be seen: no busy loop.
         ready = wait_any(list(waitables), timeout if timeout > 0 else 0.05)
         for obj in ready:
@@ -613,8 +623,24 @@ class WorkerPool:
             self._served[chosen.client] = time.monotonic()
         return chosen
 
-    def _kill_answer(self, job: Job, now: float) -> errors.RequestError:
+    def _over_memory(self, w: _Worker) -> bool:
+        """Whether ``w`` runs a killable job and holds more memory than the pool allows."""
+        if not self.memory_limit or w.job is None or not w.job.killable:
+            return False
+        resident = process_resident_bytes(w.pid)
+        return resident is not None and resident > self.memory_limit
+
+    def _kill_answer(self, job: Job, now: float,
+                     memory: bool = False) -> errors.RequestError:
         """What the call of a job whose worker is killed now is answered (lock held)."""
+        if memory:
+            return errors.RequestError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{job.what} needed more memory than the "
+                f"{self.memory_limit // (1 << 20)} MiB the server allows a worker, and was "
+                f"stopped; the same request would need as much again",
+                reason=errors.TOO_EXPENSIVE,
+                metadata={"limit_bytes": str(self.memory_limit)})
         if job.stopping_since is not None and job.killable:
             if job.slot is not None and self.flags[job.slot] == worker.FLAG_SHUTDOWN:
                 return _shutting_down("the call was stopped")

@@ -414,6 +414,16 @@ def crash() -> None:  # pragma: no cover - runs in a worker that dies
     os._exit(13)
 
 
+def hog_job(size: int, *, slot: int | None = None) -> int:
+    """Take ``size`` bytes of memory, a megabyte at a time, then hold them (tests)."""
+    held = []
+    for _ in range(size >> 20):
+        held.append(bytearray(1 << 20))
+        time.sleep(0.001)
+    time.sleep(60)
+    return len(held)
+
+
 def sleep_job(seconds: float, *, slot: int | None = None) -> int:
     """Sleep up to ``seconds``, stopping early on the flag; the worker's pid (tests)."""
     end = time.monotonic() + seconds

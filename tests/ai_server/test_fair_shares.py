@@ -194,3 +194,15 @@ def test_a_flooding_client_does_not_starve_another(shared: BackgroundServer) -> 
         for thread in threads:
             thread.join(60)
         channel.close()
+
+
+def test_a_killable_job_over_the_memory_cap_is_stopped(pool: Any) -> None:
+    calls = pool(1, 2, name="call", memory_limit=300 << 20)
+    job = calls.submit(worker.hog_job, 2 << 30, client="a", killable=True,
+                       stop_by=time.monotonic() + 60, what="LegalMoves of this position")
+    with pytest.raises(errors.RequestError) as stopped:
+        asyncio_result(job, 30)
+    assert stopped.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert stopped.value.reason == errors.TOO_EXPENSIVE
+    assert "more memory than the 300 MiB" in stopped.value.message
+    assert calls.kills == 1
