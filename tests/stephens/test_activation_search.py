@@ -1,7 +1,9 @@
-"""The activation's plan search on rows of many workers.
+"""The activation's plan search on rows of many workers, and what the loader asks of it.
 
 The plans of a row are pinned (any change in the search's output is caught), checked
-against a brute-force oracle on small rows, and compared with the kernel's.
+against a brute-force oracle on small rows, and compared with the kernel's; the
+loader must not run the search (issue 22: a row of 13 or 17 workers stalled every
+request carrying the position).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from engine.stephens import GAME, activation, fast
+from engine.game import InvalidStateError, play_random_moves
+from engine.stephens import GAME, activation, fast, turn
 from engine.stephens.activation import (
     ActivationPlan,
     Resources,
@@ -25,9 +28,11 @@ from engine.stephens.activation import (
     resources,
     row_workers,
 )
+from engine.stephens.codec import state_from_json
 from engine.stephens.frames import Frame
 from engine.stephens.state import StephensState
 from engine.stephens.vocabulary import PLACES
+from tests.kernel_twins import assert_same
 from tests.stephens.helpers import attach, blank, round_trip, settle_disks
 
 POSITIONS = Path(__file__).parent / "positions"
@@ -210,3 +215,76 @@ def test_the_search_finds_what_a_brute_force_finds(seed: int) -> None:
         assert plans == brute_force(state, 0, place, exclude, prune)
         for plan in plans:
             assert plan_outcome(state, 0, place, plan.steps, exclude) == plan.outcome
+
+
+# -- the loader ----------------------------------------------------------------------------
+@pytest.mark.parametrize("workers", ["thirteen", "seventeen", "eighteen"])
+def test_the_loader_does_not_search_an_activations_plans(
+        workers: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validating a position at an activation decision must not enumerate its plans:
+    17 workers took the reference rules minutes (docs/rules/stephens.md)."""
+    def refused(*args: Any, **kwargs: Any) -> list[ActivationPlan]:
+        raise AssertionError("the loader searched the activation's plans")
+
+    monkeypatch.setattr(activation, "activation_plans", refused)
+    monkeypatch.setattr(turn, "activation_plans", refused)
+    state = GAME.state_from_json(position(workers))
+    assert state.decisions[-1].kind == "activation"
+    twin_or_none(state)  # nor does the kernel twin
+
+
+def single_plan() -> StephensState:
+    """P1's stoker (1 influence) at FN-UL: collecting leaves more than doing nothing,
+    so there is one plan.  Play collects it at once; a position may still hold it."""
+    state = blank(2, seed=2)
+    attach(state, "stoker", "FN-UL", 0)
+    attach(state, "woodcutter", "FN-UL", 1)
+    settle_disks(state)
+    state.decisions = [Frame.make("turn", 0, stage=1),
+                       Frame.make("activation", 1, place=FN_UL, used=0),
+                       Frame.make("activation", 0, place=FN_UL, used=0)]
+    state.touched()
+    return state
+
+
+def test_an_activation_of_a_single_plan_is_loaded_and_offered_as_it_is() -> None:
+    """Doing nothing is always a plan, so an activation always has a legal move; the
+    loader does not count them (docs/rules/stephens.md, the reading of issue 22)."""
+    state = state_from_json(single_plan().to_json())
+    assert state.legal_moves_text() == ["activate stoker:1"]
+    twin = twin_or_none(state)
+    if twin is not None:
+        assert_same(state, twin)
+        ref = state.clone()
+        assert twin.random_playout(3, 30) == play_random_moves(ref, 3, 30)
+        assert_same(ref, twin)
+    before = single_plan()
+    state.apply(state.legal_moves()[0])
+    assert state.players[0].influence == before.players[0].influence + 1
+    # the woodcutter's player has a single plan too, played at once as in play
+    assert state.players[1].forest == before.players[1].forest + 1
+
+
+def frame_data(used: int, seat: int = 0) -> dict[str, Any]:
+    state = single_plan()
+    attach(state, "carter", "FN-UL", 0)
+    settle_disks(state)
+    state.decisions[-1] = Frame.make("activation", seat, place=FN_UL, used=used)
+    return state.to_json()
+
+
+def test_an_activation_is_a_decision_of_a_seat_with_a_worker_left_in_the_row() -> None:
+    """What the count of legal moves used to refuse, the loader refuses by itself."""
+    state_from_json(frame_data(used=0b01))  # P1 collected with the stoker, the carter left
+    with pytest.raises(InvalidStateError,
+                       match=r"decisions\[2\]: seat 0 has no worker left to collect"):
+        state_from_json(frame_data(used=0b11))
+    with pytest.raises(InvalidStateError,
+                       match=r"decisions\[2\]: context.used names a worker seat 0 does not"):
+        state_from_json(frame_data(used=0b100))  # P1 has two workers in the row
+    data = frame_data(used=0)
+    for frame in data["decisions"][1:]:
+        frame["context"]["place"] = PLACES.index("FN-UR")
+    with pytest.raises(InvalidStateError,
+                       match=r"decisions\[1\]: seat 1 has no worker left to collect"):
+        state_from_json(data)
