@@ -128,6 +128,18 @@ def concrete_options(benefit: Benefit) -> tuple[Choice, ...]:
     return tuple(out)
 
 
+def most_any_cubes(cat: Catalogue) -> tuple[int, int]:
+    """The most "any" cubes one plan can pay and gain: a seat has one worker a card at
+    most, and a row holds the professions of one side."""
+    paid = gained = 0
+    for side in (0, 1):
+        options = [concrete_options(p.benefit) for p in cat.professions if p.side == side]
+        paid = max(paid, sum(max((c.pay[CUBES] for c in o), default=0) for o in options))
+        gained = max(gained, sum(max((c.gain[CUBES_GAINED] for c in o), default=0)
+                                 for o in options))
+    return paid, gained
+
+
 def row_workers(state: StephensState, seat: int, place: int) -> list[Worker]:
     """``seat``'s masters and apprentices in the row of ``place``, by card and space."""
     out = []

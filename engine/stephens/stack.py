@@ -28,7 +28,7 @@ more, and doing nothing (or a plan leaving more) is always one.
 from __future__ import annotations
 
 from engine.game import InvalidStateError
-from engine.stephens.activation import row_workers
+from engine.stephens.activation import most_any_cubes, row_workers
 from engine.stephens.displays import CONTRACTS, INVESTMENTS, display
 from engine.stephens.frames import PROCEDURES, Frame
 from engine.stephens.investments import investment_columns
@@ -314,8 +314,13 @@ class _Stack:
                 self.exchange(self.take(kind, seat))
 
     def exchange(self, frame: Frame) -> None:
-        paid = self.value(frame, "paid", 0, MOST_ANY)
-        gained = self.value(frame, "gained", 0, MOST_ANY)
+        # Only plans exchange cubes, and one plan pays and gains few "any" cubes (1 and
+        # 5 in the catalogue); six colours make many exchanges of more (12 and 12:
+        # 648,855, beyond the kernel's moves).
+        most_paid, most_gained = most_any_cubes(self.state.catalogue) \
+            if frame.kind == "cubes" else (MOST_ANY, MOST_ANY)
+        paid = self.value(frame, "paid", 0, most_paid)
+        gained = self.value(frame, "gained", 0, most_gained)
         player = self.state.players[frame.seat]
         held = sum(player.cubes if frame.kind == "cubes" else player.accessories)
         if not paid and not gained or paid > held + gained:
