@@ -4,7 +4,7 @@
 # a failed allocation with -1 and leaves the set as it was.
 #
 # Include it (``include "record_set.pxi"``) after cimporting malloc, realloc, free,
-# memcpy, memcmp, memset and uint64_t.
+# memcpy, memset and uint64_t.
 
 ctypedef struct RecordSet:
     int width        # ints a record
@@ -48,12 +48,22 @@ cdef void records_free(RecordSet* t) noexcept nogil:
     t.n = t.cap = t.nslots = 0
 
 
+cdef inline bint _records_equal(const int* a, const int* b, int width) noexcept nogil:
+    # a loop, not memcmp: records are a few ints, and a call per probe cost more than
+    # the comparison (an activation's plan search probes millions of times)
+    cdef int k
+    for k in range(width):
+        if a[k] != b[k]:
+            return False
+    return True
+
+
 cdef inline int _records_slot(const RecordSet* t, const int* record, uint64_t h) noexcept nogil:
     """The slot holding ``record``, or the empty slot where it would go (``h``: its hash)."""
     cdef int mask = t.nslots - 1
     cdef int i = <int>(h & <uint64_t>mask)
-    while t.slots[i] >= 0 and memcmp(t.data + <size_t>t.slots[i] * t.width, record,
-                                     t.width * sizeof(int)) != 0:
+    while t.slots[i] >= 0 and not _records_equal(t.data + <size_t>t.slots[i] * t.width,
+                                                 record, t.width):
         i = (i + 1) & mask
     return i
 

@@ -28,8 +28,8 @@ of moves and the views, which are delegated to it.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy, memset
+from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memcpy, memset
 
 from random import Random
 
@@ -79,6 +79,8 @@ cdef enum:
     LARGE_ROOM = 32768
     MAX_PLACEMENTS = 256  # types of the "any" accessories placed on one contract
     SIZE = 9            # engine.stephens.activation's resource vector
+    MAXSTEPS = MAXW * MAXOPT  # an activation's steps (worker, option), numbered
+    STEP_WORDS = 2            # 64-bit words of a set of them
     NO_SEAT = -1        # vocabulary.NOBODY: no worker on a space
     ANY_COLOUR = -1     # vocabulary.ANY: an investment for any row
 
@@ -679,18 +681,26 @@ ctypedef struct Plan:
     int out[SIZE]
 
 
+# A set of steps (worker, option) by number (activation.activation_plans' bitmasks)
+ctypedef struct StepSet:
+    uint64_t bits[STEP_WORDS]
+
+
 ctypedef struct Search:
     # the seat's workers in the row (activation.row_workers) and what they may take
     int nw
     int card[MAXW]
     int nopt[MAXW]
     int before[MAXW]
+    int step0[MAXW]          # the number of the worker's first step (option 0)
+    StepSet commutes[MAXSTEPS]   # the steps each step commutes with (activation._commute)
     int caps[SIZE]           # -1: no cap
     bint at_stake
     int army
-    # (workers used, resources) nodes visited, and the resources of those kept, chained
-    # per set of workers (``groups``: the sets met, ``heads``: each one's last node kept)
-    RecordSet visited        # 1 + SIZE ints: used, resources
+    # The resources of the (workers used, resources) nodes kept, chained per set of
+    # workers (``groups``: the sets met, ``heads``: each one's last node kept).  A node
+    # met before is one kept or one a kept node dominates: ``dominated`` cuts it, so
+    # the kernel needs no set of the nodes visited (activation.activation_plans' own).
     int* seen                # nseen * SIZE ints
     int nseen
     int seen_cap
@@ -777,38 +787,6 @@ cdef inline bint take(const int* have, const int* pay, const int* gain, const in
     return True
 
 
-cdef inline bint same(const int* a, const int* b) noexcept nogil:
-    cdef int k
-    for k in range(SIZE):
-        if a[k] != b[k]:
-            return False
-    return True
-
-
-cdef inline bint covers(const int* b, const int* a, bint at_stake, int army) noexcept nogil:
-    """activation._covers: ``b`` leaves at least as much as ``a``, VP counted as the end
-    of the game makes them count."""
-    cdef int k
-    for k in range(SIZE):
-        if k != R_VP and b[k] < a[k]:
-            return False
-    if b[R_VP] == a[R_VP]:
-        return True
-    return b[R_VP] > a[R_VP] and not (at_stake and b[R_VP] >= army > a[R_VP])
-
-
-cdef bint node_known(Search* q, int used, const int* have) noexcept nogil:
-    """Whether the node was visited; remembers it otherwise."""
-    cdef int node[1 + SIZE]
-    cdef bint added
-    node[0] = used
-    memcpy(node + 1, have, SIZE * sizeof(int))
-    if records_put(&q.visited, node, &added) < 0:
-        q.overflow = 1
-        return True
-    return not added
-
-
 cdef bint dominated(Search* q, int used, const int* have) noexcept nogil:
     """A node with the same workers used and at least as much of everything (the same VP
     while VP may end the game) was kept before; remembers this one otherwise."""
@@ -854,13 +832,27 @@ cdef int grow_plans(Search* q) noexcept nogil:
     return 0
 
 
-cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nogil:
+cdef inline bint commute(const int* pay_a, const int* gain_a, const int* pay_b,
+                         const int* gain_b) noexcept nogil:
+    """activation._commute: no resource paid by one step and gained by either."""
+    cdef int k
+    for k in range(SIZE):
+        if (pay_a[k] or pay_b[k]) and (gain_a[k] or gain_b[k]):
+            return False
+    return True
+
+
+cdef void visit(Search* q, const Cat* c, int used, const int* have,
+                StepSet asleep) noexcept nogil:
     # Depth first with children in (worker, option) order meets sequences in
     # lexicographic order, so the first sequence reaching an outcome is the smallest.
-    cdef int w, o, card
+    # A step tried at a node is not taken below a later sibling while the steps taken
+    # since commute with it (``asleep``, activation.activation_plans).
+    cdef int w, o, card, i, k
     cdef int after[SIZE]
     cdef bint added
-    if q.overflow or node_known(q, used, have) or dominated(q, used, have):
+    cdef StepSet below
+    if q.overflow or dominated(q, used, have):
         return
     if records_put(&q.outcomes, have, &added) < 0 \
             or added and q.nplans == q.room and grow_plans(q) < 0:
@@ -875,11 +867,17 @@ cdef void visit(Search* q, const Cat* c, int used, const int* have) noexcept nog
             continue
         card = q.card[w]
         for o in range(q.nopt[w]):
+            i = q.step0[w] + o
+            if asleep.bits[i >> 6] >> (i & 63) & 1:
+                continue
+            asleep.bits[i >> 6] |= (<uint64_t>1) << (i & 63)
             if take(have, c.prof_pay[card][o], c.prof_gain[card][o], q.caps, after):
+                for k in range(STEP_WORDS):
+                    below.bits[k] = asleep.bits[k] & q.commutes[i].bits[k]
                 q.path.w[q.path.nsteps] = w
                 q.path.o[q.path.nsteps] = o
                 q.path.nsteps += 1
-                visit(q, c, used | 1 << w, after)
+                visit(q, c, used | 1 << w, after, below)
                 q.path.nsteps -= 1
 
 
@@ -893,20 +891,51 @@ cdef inline int compare_steps(const Plan* a, const Plan* b) noexcept nogil:
     return a.nsteps - b.nsteps
 
 
+cdef int compare_plan_steps(const void* a, const void* b) noexcept nogil:
+    """qsort: plans by steps (distinct plans never have the same steps)."""
+    return compare_steps(<const Plan*>a, <const Plan*>b)
+
+
+cdef inline int outcome_sum(const Plan* p) noexcept nogil:
+    cdef int k
+    cdef int total = 0
+    for k in range(SIZE):
+        total += p.out[k]
+    return total
+
+
+cdef int compare_sums(const void* a, const void* b) noexcept nogil:
+    """qsort: plans by the sum of their outcome, largest first (ties in any order)."""
+    cdef int x = outcome_sum(<const Plan*>a)
+    cdef int y = outcome_sum(<const Plan*>b)
+    return (x < y) - (x > y)
+
+
+cdef inline bint at_least(const int* b, const int* a) noexcept nogil:
+    cdef int k
+    for k in range(SIZE):
+        if b[k] < a[k]:
+            return False
+    return True
+
+
 cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int exclude,
                           Plan** out, int room) noexcept nogil:
     """activation.activation_plans (pruned): one plan per undominated outcome, sorted by
     steps, into the buffer ``out[0]`` of ``room`` plans, grown as needed (the caller
     frees it); -1 when memory runs out."""
     cdef Search q
-    cdef int w, v, i, j, n
+    cdef int w, v, i, j, n, o, x, y, nsteps
     cdef const Pl* p = &s.players[seat]
     cdef int start[SIZE]
-    cdef bint keep
-    cdef Plan tmp
+    cdef bint keep, side
+    cdef StepSet none
+    cdef int step_card[MAXSTEPS]
+    cdef int step_option[MAXSTEPS]
     q.nw = row_workers(s, seat, place, q.card)
     if q.nw > MAXW:
         return -1
+    nsteps = 0
     for w in range(q.nw):
         q.nopt[w] = 0 if exclude >> w & 1 else c.prof_nopt[q.card[w]]
         # workers with the same options are interchangeable: one waits for the other
@@ -915,6 +944,20 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
             for v in range(w):
                 if q.nopt[v] and c.prof_class[q.card[v]] == c.prof_class[q.card[w]]:
                     q.before[w] = v
+        q.step0[w] = nsteps
+        for o in range(q.nopt[w]):
+            step_card[nsteps] = q.card[w]
+            step_option[nsteps] = o
+            nsteps += 1
+    for x in range(nsteps):
+        memset(&q.commutes[x], 0, sizeof(StepSet))
+        for y in range(nsteps):
+            if commute(c.prof_pay[step_card[x]][step_option[x]],
+                       c.prof_gain[step_card[x]][step_option[x]],
+                       c.prof_pay[step_card[y]][step_option[y]],
+                       c.prof_gain[step_card[y]][step_option[y]]):
+                q.commutes[x].bits[y >> 6] |= (<uint64_t>1) << (y & 63)
+    memset(&none, 0, sizeof(StepSet))
     set_caps(c, p, q.caps)
     q.at_stake = max_vp(s) < s.army
     q.army = s.army
@@ -925,13 +968,12 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     q.seen = q.seen_next = q.heads = NULL
     q.nseen = q.seen_cap = q.seen_next_cap = q.heads_cap = 0
     # the sets grow as the search needs: only memory bounds them
-    if (records_init(&q.visited, 1 + SIZE, 256) | records_init(&q.groups, 1, 64)
+    if (records_init(&q.groups, 1, 64)
             | records_init(&q.outcomes, SIZE, 64)) < 0:
         q.overflow = 1
     else:
         resources(p, c, start)
-        visit(&q, c, 0, start)
-    records_free(&q.visited)
+        visit(&q, c, 0, start, none)
     records_free(&q.groups)
     records_free(&q.outcomes)
     free(q.seen)
@@ -940,24 +982,22 @@ cdef int activation_plans(const St* s, const Cat* c, int seat, int place, int ex
     out[0] = q.plans
     if q.overflow:
         return -1
+    # activation._undominated: by decreasing sums, each outcome against those kept on
+    # its side of the army (a skyline), the kept ones moved to the front
+    qsort(q.plans, q.nplans, sizeof(Plan), compare_sums)
     n = 0
     for i in range(q.nplans):
+        side = q.at_stake and q.plans[i].out[R_VP] >= q.army
         keep = True
-        for j in range(q.nplans):
-            if j != i and not same(q.plans[j].out, q.plans[i].out) and \
-                    covers(q.plans[j].out, q.plans[i].out, q.at_stake, q.army):
+        for j in range(n):
+            if (q.at_stake and q.plans[j].out[R_VP] >= q.army) == side and \
+                    at_least(q.plans[j].out, q.plans[i].out):
                 keep = False
                 break
         if keep:
             q.plans[n] = q.plans[i]
             n += 1
-    for i in range(1, n):
-        tmp = q.plans[i]
-        j = i - 1
-        while j >= 0 and compare_steps(&q.plans[j], &tmp) > 0:
-            q.plans[j + 1] = q.plans[j]
-            j -= 1
-        q.plans[j + 1] = tmp
+    qsort(q.plans, n, sizeof(Plan), compare_plan_steps)
     return n
 
 

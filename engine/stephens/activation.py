@@ -42,9 +42,10 @@ the end is triggered anyway.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations_with_replacement
+from operator import ge
 
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import influence_cap
@@ -77,6 +78,13 @@ class Choice:
 
     pay: Resources
     gain: Resources
+    # the resources each names, as (index, amount) pairs: all a step looks at
+    paid: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
+    gained: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "paid", tuple((k, n) for k, n in enumerate(self.pay) if n))
+        object.__setattr__(self, "gained", tuple((k, n) for k, n in enumerate(self.gain) if n))
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,18 @@ def concrete_options(benefit: Benefit) -> tuple[Choice, ...]:
     return tuple(out)
 
 
+def most_any_cubes(cat: Catalogue) -> tuple[int, int]:
+    """The most "any" cubes one plan can pay and gain: a seat has one worker a card at
+    most, and a row holds the professions of one side."""
+    paid = gained = 0
+    for side in (0, 1):
+        options = [concrete_options(p.benefit) for p in cat.professions if p.side == side]
+        paid = max(paid, sum(max((c.pay[CUBES] for c in o), default=0) for o in options))
+        gained = max(gained, sum(max((c.gain[CUBES_GAINED] for c in o), default=0)
+                                 for o in options))
+    return paid, gained
+
+
 def row_workers(state: StephensState, seat: int, place: int) -> list[Worker]:
     """``seat``'s masters and apprentices in the row of ``place``, by card and space."""
     out = []
@@ -137,19 +157,16 @@ def _options_of(state: StephensState, worker: Worker) -> tuple[Choice, ...]:
 
 def _take(have: Resources, choice: Choice, caps: dict[int, int]) -> Resources | None:
     """``have`` after paying and collecting ``choice``; None if it cannot be paid."""
-    pay, gain = choice.pay, choice.gain
     out = list(have)
-    for k in range(SIZE):
-        if pay[k]:
-            if pay[k] > out[k]:
-                return None
-            out[k] -= pay[k]
-    for k in range(SIZE):
-        if gain[k]:
-            out[k] += gain[k]
-            cap = caps.get(k)
-            if cap is not None and out[k] > cap:
-                out[k] = max(cap, have[k] - pay[k])
+    for k, n in choice.paid:
+        if n > out[k]:
+            return None
+        out[k] -= n
+    for k, n in choice.gained:
+        out[k] += n
+        cap = caps.get(k)
+        if cap is not None and out[k] > cap:
+            out[k] = max(cap, have[k] - choice.pay[k])
     return tuple(out)
 
 
@@ -202,6 +219,30 @@ def _covers(b: Resources, a: Resources, at_stake: bool, army: int) -> bool:
     return b[VP] > a[VP] and not (at_stake and b[VP] >= army > a[VP])
 
 
+def _undominated(outcomes: list[Resources], at_stake: bool, army: int) -> list[Resources]:
+    """The distinct ``outcomes`` no other covers (:func:`_covers`).
+
+    When the end is at stake, outcomes on either side of the army's space never cover
+    one another, and on one side covering is plain "at least as much of everything",
+    VP included: a partial order.  So an outcome covered by another is covered by one
+    no other covers, whose coordinates sum to more: taken by decreasing sums, each
+    outcome need only be compared with those kept so far on its side (a skyline; all
+    pairs took minutes on 17 workers)."""
+    kept: dict[bool, list[Resources]] = {False: [], True: []}
+    for a in sorted(outcomes, key=sum, reverse=True):
+        side = kept[at_stake and a[VP] >= army]
+        if not any(all(map(ge, b, a)) for b in side):
+            side.append(a)
+    return kept[False] + kept[True]
+
+
+def _commute(a: Choice, b: Choice) -> bool:
+    """Whether taking ``a`` then ``b`` ends where taking ``b`` then ``a`` does, and one
+    order can be paid whenever the other can: no resource is paid by one and gained by
+    either (gains alone add up, caps too, in either order; payments alone as well)."""
+    return not any((a.pay[k] or b.pay[k]) and (a.gain[k] or b.gain[k]) for k in range(SIZE))
+
+
 def activation_plans(state: StephensState, seat: int, place: int, *,
                      prune: bool = True, exclude: int = 0) -> list[ActivationPlan]:
     """One plan per distinct outcome for ``seat`` in this activation (doing nothing
@@ -212,8 +253,6 @@ def activation_plans(state: StephensState, seat: int, place: int, *,
     options = [() if exclude >> w & 1 else _options_of(state, worker)
                for w, worker in enumerate(row_workers(state, seat, place))]
     caps = _caps(cat, player)
-    first: dict[Resources, tuple[Step, ...]] = {}
-    visited: set[tuple[int, Resources]] = set()
     at_stake = max(p.vp for p in state.players) < state.army
     # Workers with the same options are interchangeable: the smallest sequence uses
     # them in index order, so a worker waits for its identical predecessor.
@@ -221,44 +260,65 @@ def activation_plans(state: StephensState, seat: int, place: int, *,
     for w, choices in enumerate(options):
         if choices:
             before[w] = max((v for v in range(w) if options[v] == choices), default=-1)
-    # Resource vectors met at each set of used workers.  A node that another with the
+    # The steps (worker, option) numbered in order, per worker, and the steps each
+    # commutes with (a bitmask of their numbers).
+    numbered: list[list[tuple[int, int, Choice]]] = []
+    every: list[Choice] = []
+    for worker_options in options:
+        numbered.append([(len(every) + o, o, choice)
+                         for o, choice in enumerate(worker_options)])
+        every += worker_options
+    commutes = [sum(1 << j for j, other in enumerate(every) if _commute(choice, other))
+                for choice in every]
+    first: dict[Resources, tuple[Step, ...]] = {}
+    path: list[Step] = []
+    # (workers used, resources) nodes met: one met before leads only to larger sequences.
+    visited: set[tuple[int, Resources]] = set()
+    # Resource vectors kept at each set of used workers.  A node that another with the
     # same workers dominates (more of everything, the same VP when VP may end the
     # game) leads only to outcomes dominated by, or reached with a smaller sequence
     # from, the other one (gains and payments are monotone): it is cut when pruning.
     seen_at: dict[int, list[Resources]] = {}
 
     def dominated(used: int, have: Resources) -> bool:
-        for other in seen_at.get(used, ()):
-            if all(o >= h for o, h in zip(other, have, strict=True)) and \
-                    (not at_stake or other[VP] == have[VP]):
+        kept = seen_at.setdefault(used, [])
+        for other in kept:
+            if (not at_stake or other[VP] == have[VP]) and all(map(ge, other, have)):
                 return True
-        seen_at.setdefault(used, []).append(have)
+        kept.append(have)
         return False
 
-    # Depth first with children in (worker, option) order visits sequences in
-    # lexicographic order, so the first sequence reaching an outcome is the smallest.
-    # A (workers used, resources) node seen before leads only to larger sequences.
-    def visit(used: int, have: Resources, steps: tuple[Step, ...]) -> None:
-        if (used, have) in visited:
-            return
-        visited.add((used, have))
-        if prune and dominated(used, have):
-            return
-        first.setdefault(have, steps)
-        for w, choices in enumerate(options):
+    # Depth first with children in step order visits sequences in lexicographic order,
+    # so the first sequence reaching an outcome is the smallest.  A step t tried at a
+    # node is not taken after a later sibling s while the steps taken since s commute
+    # with it (``asleep``): t there could come before s, a smaller sequence reaching
+    # the same node.
+    def visit(used: int, have: Resources, asleep: int) -> None:
+        if have not in first:
+            first[have] = tuple(path)
+        for w, steps in enumerate(numbered):
             if used >> w & 1 or (before[w] >= 0 and not used >> before[w] & 1):
                 continue
-            for o, choice in enumerate(choices):
+            for i, o, choice in steps:
+                if asleep >> i & 1:
+                    continue
+                asleep |= 1 << i
                 after = _take(have, choice, caps)
-                if after is not None:
-                    visit(used | 1 << w, after, steps + ((w, o),))
+                if after is None or (used | 1 << w, after) in visited:
+                    continue
+                visited.add((used | 1 << w, after))
+                if prune and dominated(used | 1 << w, after):
+                    continue
+                path.append((w, o))
+                visit(used | 1 << w, after, asleep & commutes[i])
+                path.pop()
 
-    visit(0, resources(cat, player), ())
-    outcomes = list(first)
+    start = resources(cat, player)
+    visited.add((0, start))
     if prune:
-        outcomes = [a for a in outcomes
-                    if not any(b != a and _covers(b, a, at_stake, state.army)
-                               for b in outcomes)]
+        dominated(0, start)
+    visit(0, start, 0)
+    outcomes = _undominated(list(first), at_stake, state.army) if prune else list(first)
     return sorted((ActivationPlan(first[o], o) for o in outcomes), key=lambda p: p.steps)
 
 

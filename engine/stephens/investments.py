@@ -103,11 +103,15 @@ def activate_columns(state: StephensState, seat: int, columns: Sequence[int]) ->
 def column_sets(state: StephensState, seat: int) -> list[tuple[int, ...]]:
     """Every set of columns ``seat`` may activate, as sorted index tuples, in
     canonical order (the empty set first)."""
-    count = len(investment_columns(state, seat))
+    available = investment_columns(state, seat)
+    player = state.players[seat]
     out = []
-    for mask in range(1 << count):
-        chosen = tuple(k for k in range(count) if mask >> k & 1)
-        if columns_reason(state, seat, chosen) is None:
+    # columns_reason's rule (the tracks pay for all the columns), with the columns
+    # worked out once: a row of 14 investments has 16,384 sets to try
+    for mask in range(1 << len(available)):
+        chosen = tuple(k for k in range(len(available)) if mask >> k & 1)
+        if sum(available[k].forest for k in chosen) <= player.forest and \
+                sum(available[k].dune for k in chosen) <= player.dune:
             out.append(chosen)
     return sorted(out, key=lambda c: (len(c), c))
 

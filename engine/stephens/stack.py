@@ -15,13 +15,20 @@ The stack is read from the bottom, as the flow builds it (:mod:`engine.stephens.
 * the final reset alone; nothing once the game is over.
 
 Each frame's context must fit the position (a supply needs reserved cubes, an
-acquisition's hole is on the display, ...), so that a decoded position never
-leaves a player without a legal move.  Failures name the frame: ``decisions[3]``.
+acquisition's hole is on the display, an activation's player has a worker left in
+the row, ...), so that a decoded position never leaves a player without a legal
+move.  Failures name the frame: ``decisions[3]``.
+
+The decision on top must offer a choice, as play leaves it (a single option is played
+at once), except an activation: counting its plans takes the exhaustive plan search,
+seconds to minutes with many workers in the row, so the loader accepts one plan or
+more, and doing nothing (or a plan leaving more) is always one.
 """
 
 from __future__ import annotations
 
 from engine.game import InvalidStateError
+from engine.stephens.activation import most_any_cubes, row_workers
 from engine.stephens.displays import CONTRACTS, INVESTMENTS, display
 from engine.stephens.frames import PROCEDURES, Frame
 from engine.stephens.investments import investment_columns
@@ -140,6 +147,11 @@ class _Stack:
         else:
             raise self.fail("the bottom frame is the turn or the final reset", 0)
         self.done()
+        if top.kind == "activation":
+            # Not counted: its plans take an exhaustive search (seconds with many
+            # workers in the row); it always has one, doing nothing or better, and a
+            # single one is offered as it is (docs/rules/stephens.md, the loader).
+            return
         from engine.stephens.flow import legal_moves
 
         if len(legal_moves(state)) < 2:
@@ -271,6 +283,13 @@ class _Stack:
             self.take("activation")
             where = self.value(frame, "place", 0, len(PLACES) - 1)
             used = self.value(frame, "used", 0, (1 << 18) - 1)
+            workers = len(row_workers(state, frame.seat, where))
+            if used >> workers:
+                raise self.fail(f"context.used names a worker seat {frame.seat} does not have "
+                                f"in the row", self.i - 1)
+            if used == (1 << workers) - 1:
+                raise self.fail(f"seat {frame.seat} has no worker left to collect in the "
+                                f"activated row", self.i - 1)
             if place is not None and where != place:
                 raise self.fail("one row is activated at a time", self.i - 1)
             place = where
@@ -295,8 +314,13 @@ class _Stack:
                 self.exchange(self.take(kind, seat))
 
     def exchange(self, frame: Frame) -> None:
-        paid = self.value(frame, "paid", 0, MOST_ANY)
-        gained = self.value(frame, "gained", 0, MOST_ANY)
+        # Only plans exchange cubes, and one plan pays and gains few "any" cubes (1 and
+        # 5 in the catalogue); six colours make many exchanges of more (12 and 12:
+        # 648,855, beyond the kernel's moves).
+        most_paid, most_gained = most_any_cubes(self.state.catalogue) \
+            if frame.kind == "cubes" else (MOST_ANY, MOST_ANY)
+        paid = self.value(frame, "paid", 0, most_paid)
+        gained = self.value(frame, "gained", 0, most_gained)
         player = self.state.players[frame.seat]
         held = sum(player.cubes if frame.kind == "cubes" else player.accessories)
         if not paid and not gained or paid > held + gained:
