@@ -15,8 +15,8 @@ serializers are bypassed, so anything can be sent), reproducible from
   included);
 * ``valid``: a well-formed request of a real position (tiny search budgets);
 * ``costly``: a well-formed request of a valid position that is expensive to
-  answer (:func:`costly_positions`: Stephens rows of 13 and 17 of one seat's workers
-  at their activation, whose plan search visits up to 663,552 nodes).
+  answer (:func:`costly_positions`: Stephens rows of 13, 17 and 18 of one seat's
+  workers at their activation).
 
 Each case goes through one door, by its index: the native gRPC port, or the HTTP
 door (``--http``: the Connect protocol with binary bodies, Analyze as a Connect
@@ -160,9 +160,9 @@ def base_positions(seed: int, count: int = 12) -> list[dict[str, Any]]:
 
 def costly_positions() -> list[dict[str, Any]]:
     """Valid positions that are expensive to answer (``ai_server/fuzz_positions``):
-    Stephens rows of 13 and 17 of one seat's workers at their activation decision
-    (a ladder game reached the first; the plan search of the second visits 663,552
-    nodes).  Validation, legal moves, checks, applies and searches of them all run."""
+    Stephens rows of 13, 17 and 18 of one seat's workers at their activation decision
+    (a ladder game reached the first; 18 is every disk of a seat, the most a row may
+    hold).  Validation, legal moves, checks, applies and searches of them all run."""
     from importlib import resources
 
     folder = resources.files("ai_server").joinpath("fuzz_positions")
