@@ -92,6 +92,10 @@ def add_commands(subparsers: Any) -> None:
     group.add_argument("--max-call-time", type=float, default=_DEFAULTS.max_call_time,
                        help="seconds such a call's game work may take when its deadline "
                        "allows more; past it, DEADLINE_EXCEEDED (default %(default)g)")
+    group.add_argument("--max-call-memory-mb", type=float,
+                       default=_DEFAULTS.max_call_memory_bytes / (1 << 20),
+                       help="such a call's game work is stopped when its worker's resident "
+                       "memory passes this (MiB, default %(default)g)")
     group.add_argument("--max-call-queue", type=int, default=_DEFAULTS.max_call_queue,
                        help="such calls that may wait for a call worker "
                        "(default %(default)d)")
@@ -142,6 +146,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_worker_share=args.max_worker_share,
         call_workers=args.call_workers if args.call_workers is not None else 0,
         max_call_time=args.max_call_time,
+        max_call_memory_bytes=int(args.max_call_memory_mb * (1 << 20)),
         max_call_queue=args.max_call_queue,
         max_calls_per_client=args.max_calls_per_client,
         grpc_max_connections=args.max_connections,

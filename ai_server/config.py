@@ -69,6 +69,9 @@ class ServerConfig:
     #: and the call answered DEADLINE_EXCEEDED (reason ``TOO_EXPENSIVE``).  Real
     #: positions take milliseconds.
     max_call_time: float = 10.0
+    #: Resident memory in bytes past which a call worker's work is stopped (its worker
+    #: killed: RESOURCE_EXHAUSTED, reason ``TOO_EXPENSIVE``).
+    max_call_memory_bytes: int = 1 << 30
     #: A search stops (answering its best move so far) when its worker's resident
     #: memory passes this many bytes.
     max_search_memory_bytes: int = 1 << 30
@@ -175,6 +178,7 @@ class ServerConfig:
                     "max_playouts", "default_playouts", "default_update_interval",
                     "min_update_interval", "max_message_bytes", "max_queue_wait",
                     "max_search_memory_bytes", "max_concurrent_rpcs", "max_call_time",
+                    "max_call_memory_bytes",
                     *_CONNECTION_TIMEOUTS)
         for name in positive:
             if not getattr(self, name) > 0:

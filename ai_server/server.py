@@ -188,7 +188,7 @@ async def create_server(
                            max_queue_wait=config.max_call_time,
                            max_per_client=config.max_calls_per_client,
                            max_running_share=config.max_worker_share,
-                           memory_limit=config.max_search_memory_bytes, name="call")
+                           memory_limit=config.max_call_memory_bytes, name="call")
     metrics = ServerMetrics(pool, config.workers, call_pool)
     health_server: grpc.aio.Server | None = None
     health_bound: int | None = None
