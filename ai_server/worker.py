@@ -415,7 +415,8 @@ def crash() -> None:  # pragma: no cover - runs in a worker that dies
 
 
 def hog_job(size: int, *, slot: int | None = None) -> int:
-    """Take ``size`` bytes of memory, a megabyte at a time, then hold them (tests)."""
+    """Take ``size`` bytes of memory, a megabyte at a time, then hold them for a minute,
+    deaf to the stop flag: a job that must be killed (tests)."""
     held = []
     for _ in range(size >> 20):
         held.append(bytearray(1 << 20))

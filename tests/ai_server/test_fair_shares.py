@@ -126,7 +126,8 @@ def test_a_killable_job_is_stopped_at_its_time(pool: Any) -> None:
 
 def test_a_killable_job_whose_caller_left_is_killed_at_once(pool: Any) -> None:
     calls = pool(1, 2, name="call")
-    job = calls.submit(worker.sleep_job, 30.0, client="a", killable=True,
+    # hog_job ignores the stop flag (sleep_job would stop by itself first).
+    job = calls.submit(worker.hog_job, 0, client="a", killable=True,
                        stop_by=time.monotonic() + 60)
     wait_for(lambda: calls.searching_pids(), what="the job runs")
     victim = calls.searching_pids()[0]

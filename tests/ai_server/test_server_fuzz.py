@@ -50,11 +50,11 @@ ALLOWED = {
 #: (the default is derandomized so CI is reproducible).
 EXAMPLES = max(1100, int(os.environ.get("FURNACE_FUZZ_EXAMPLES", "0") or 0))
 #: Raw cases of test_fuzz_raw_requests (FURNACE_FUZZ_REQUESTS raises it) and their seed.
-RAW_REQUESTS = max(5000, int(os.environ.get("FURNACE_FUZZ_REQUESTS", "0") or 0))
+RAW_REQUESTS = max(4000, int(os.environ.get("FURNACE_FUZZ_REQUESTS", "0") or 0))
 RAW_SEED = int(os.environ.get("FURNACE_FUZZ_SEED", "7") or 7)
 #: Weight of the costly cases among the raw ones (``furnace fuzz-server``: 1 of 22): each
 #: takes a worker for up to the server's max_call_time.
-COSTLY_WEIGHT = 0.25
+COSTLY_WEIGHT = 0.15
 #: Growth of the server process's resident memory allowed over the raw fuzz (before
 #: the front door, one hostile request left the server holding about 1 GiB).
 RSS_GROWTH_MIB = 400
