@@ -39,7 +39,7 @@ Refused before any call (docs/api.md, "HTTP and the browser"): native gRPC
 ``Accept-Post``; an enveloped body (gRPC-Web, Connect streams) with no message or
 several, or a message flagged compressed without an encoding, as INVALID_ARGUMENT
 (:class:`OneMessage`).  A client can repeat a bad request at will, so such refusals are
-logged one line a minute at most (:class:`Throttle`), uvicorn's own warnings too.
+logged one line a minute at most (:class:`ai_server.logs.Throttle`), uvicorn's own warnings too.
 Slow heads and bodies, answers nobody reads and connections past a cap are cut
 (:func:`guarded_protocol`; docs/operations.md, "Connections: limits and timeouts").
 
@@ -53,7 +53,6 @@ import json
 import logging
 import mimetypes
 import socket
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -70,6 +69,7 @@ from google.rpc import error_details_pb2, status_pb2
 from ai_server import errors, wire
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError
+from ai_server.logs import Throttle, held_note
 from ai_server.observe import ObservingInterceptor, ServerMetrics, method_label
 from ai_server.security import SecurityConfig
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -83,9 +83,6 @@ STATIC_PACKAGE = "ai_server.web"
 STATIC_DIR = "static"
 
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
-#: Seconds between two log lines about one kind of refusal a client can repeat at will
-#: (native gRPC on this port, malformed HTTP): the others are counted in the next line.
-LOG_INTERVAL = 60.0
 #: The content types of the door's protocols, per kind of method (``Accept-Post`` of a 415).
 UNARY_TYPES = "application/json, application/proto, application/grpc-web+proto, " \
     "application/grpc-web+json"
@@ -95,35 +92,8 @@ NATIVE_GRPC_REFUSAL = (b"This HTTP/1.1 port speaks the Connect protocol and gRPC
                        b"Accept-Post); native gRPC needs HTTP/2: call the server's gRPC port.\n")
 
 
-class Throttle:
-    """One log line per ``interval`` seconds at most, for events a client can repeat at will.
-
-    >>> throttle = Throttle(60.0)
-    >>> throttle.admit(), throttle.admit(), throttle.admit()
-    (0, None, None)
-    """
-
-    def __init__(self, interval: float = LOG_INTERVAL) -> None:
-        self.interval = interval
-        self._next = 0.0
-        self._held = 0
-
-    def admit(self) -> int | None:
-        """None when this event goes unlogged; else how many went unlogged before it."""
-        now = time.monotonic()
-        if now < self._next:
-            self._held += 1
-            return None
-        held, self._held, self._next = self._held, 0, now + self.interval
-        return held
-
-
-def _held_note(held: int) -> str:
-    return f" ({held} more like it unlogged before this one)" if held else ""
-
-
 class _ClientNoise(logging.Filter):
-    """uvicorn's warnings about malformed requests, one line a :data:`LOG_INTERVAL` at
+    """uvicorn's warnings about malformed requests, one line a :data:`ai_server.logs.LOG_INTERVAL` at
     most: every bad request (an HTTP/2 preface sent by a gRPC client to the HTTP port, a
     header past the size limit, an ``Upgrade`` header) would log one, or two."""
 
@@ -145,7 +115,7 @@ class _ClientNoise(logging.Filter):
         held = throttle.admit()
         if held is None:
             return False
-        record.msg = message + _held_note(held)
+        record.msg = message + held_note(held)
         return True
 
 
@@ -548,7 +518,7 @@ class HttpDoor:
             log.warning("HTTP door: refused a native gRPC call (Content-Type %s) from %s: "
                         "gRPC needs HTTP/2, on the gRPC port%s", kind[:100],
                         peer_of(f"{client[0]}:{client[1]}" if client else None),
-                        _held_note(held))
+                        held_note(held))
         await _respond(send, 415, NATIVE_GRPC_REFUSAL, "text/plain; charset=utf-8",
                        extra=[(b"accept-post",
                                (STREAM_TYPES if streaming else UNARY_TYPES).encode())])
@@ -682,7 +652,7 @@ def guarded_protocol(config: ServerConfig) -> type[asyncio.Protocol]:
                 if held is not None:
                     log.warning("HTTP door: %d connections open, the most it takes "
                                 "(http_max_connections); refusing new ones%s", cap,
-                                _held_note(held))
+                                held_note(held))
                 return
             super().connection_made(transport)  # type: ignore[arg-type]
             self._watch()
