@@ -910,12 +910,9 @@ def health(channel: grpc.Channel, timeout: float = 10.0) -> str:
 
 def rss_bytes(pid: int) -> int:
     """Resident memory of process ``pid`` (Linux /proc; 0 where unavailable)."""
-    try:
-        with open(f"/proc/{pid}/statm") as handle:
-            pages = int(handle.read().split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-    return pages * os.sysconf("SC_PAGE_SIZE")
+    from ai_server.worker import resident_bytes
+
+    return resident_bytes(pid) or 0
 
 
 # -- command line --------------------------------------------------------------------

@@ -127,7 +127,6 @@ def access_fields(record: CallRecord, status: str, seconds: float,
 
 # -- metrics --------------------------------------------------------------------------------
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def process_cpu_seconds(pid: int) -> float | None:
@@ -136,15 +135,6 @@ def process_cpu_seconds(pid: int) -> float | None:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rpartition(b")")[2].split()
         return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def process_resident_bytes(pid: int) -> int | None:
-    """Resident memory of process ``pid`` in bytes (Linux ``/proc``; None elsewhere)."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * _PAGE_SIZE
     except (OSError, ValueError, IndexError):
         return None
 

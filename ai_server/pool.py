@@ -64,7 +64,7 @@ import grpc
 
 from ai_server import errors, worker
 from ai_server.logs import RateLimitedLogger
-from ai_server.observe import process_cpu_seconds, process_resident_bytes
+from ai_server.observe import process_cpu_seconds
 
 log = logging.getLogger(__name__)
 
@@ -627,7 +627,7 @@ class WorkerPool:
         """Whether ``w`` runs a killable job and holds more memory than the pool allows."""
         if not self.memory_limit or w.job is None or not w.job.killable:
             return False
-        resident = process_resident_bytes(w.pid)
+        resident = worker.resident_bytes(w.pid)
         return resident is not None and resident > self.memory_limit
 
     def _kill_answer(self, job: Job, now: float,

@@ -28,13 +28,12 @@ from __future__ import annotations
 import gc
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, MutableSequence
 from typing import Any
 
-from engine.processes import set_parent_death_signal
+from engine.processes import set_parent_death_signal, set_process_name
 from engine.search.collector import without_full_collections
 
 #: One stop flag per worker slot (shared with the pool); set by :func:`worker_main`.
@@ -97,26 +96,11 @@ def die_with_parent(parent_pid: int, lifeline: Any) -> None:
     threading.Thread(target=watch, name="furnace-lifeline", daemon=True).start()
 
 
-def set_process_name(name: str) -> None:
-    """Name this process ``name`` (its first 15 bytes) where ``ps``, ``top`` and
-    ``/proc/PID/comm`` show it, so that an operator tells the pools' workers apart
-    (Linux; elsewhere nothing changes)."""
-    if not sys.platform.startswith("linux"):
-        return
+def resident_bytes(pid: int | str = "self") -> int | None:
+    """The resident memory in bytes of process ``pid`` (default: this one; None where
+    ``/proc`` is missing or the process is gone)."""
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_name = 15
-        libc.prctl(pr_set_name, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
-    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
-        pass
-
-
-def resident_bytes() -> int | None:
-    """This process's resident memory in bytes (None where ``/proc`` is missing)."""
-    try:
-        with open("/proc/self/statm", "rb") as statm:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
             return int(statm.read().split()[1]) * _PAGE_SIZE
     except (OSError, ValueError, IndexError):
         return None

@@ -32,21 +32,35 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 
-def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
-    """Ask the kernel to send ``sig`` to this process when its parent dies.
-
-    Returns False where that is not available (not Linux, or no ``prctl``).
-    """
+def _prctl(option: int, value: Any) -> bool:
+    """Linux ``prctl(option, value)``; False where that is not available."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        return libc.prctl(pr_set_pdeathsig, int(sig), 0, 0, 0) == 0
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
         return False
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send ``sig`` to this process when its parent dies.
+
+    Returns False where that is not available (not Linux, or no ``prctl``).
+    """
+    pr_set_pdeathsig = 1
+    return _prctl(pr_set_pdeathsig, int(sig))
+
+
+def set_process_name(name: str) -> bool:
+    """Name this process ``name`` (its first 15 bytes) where ``ps``, ``top`` and
+    ``/proc/PID/comm`` show it; False where that is not available."""
+    import ctypes
+
+    pr_set_name = 15
+    return _prctl(pr_set_name, ctypes.c_char_p(name.encode()[:15]))
 
 
 def _die_with_parent(parent_pid: int) -> None:
