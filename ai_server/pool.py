@@ -351,24 +351,28 @@ class WorkerPool:
     def _refusal(self, client: str, now: float) -> errors.RequestError | None:
         """Why a job of ``client`` cannot be queued now, or None (lock held)."""
         if self._closing:
-            return _shutting_down("no new searches are started")
+            return _shutting_down(f"no new {self._what} are started")
         mine = [j for j in self._jobs() if j.client == client] if self.max_per_client else []
         if self.max_per_client and len(mine) >= self.max_per_client:
             running = [j for j in mine if j.started is not None]
             return exhausted(
-                f"too many searches from this client: {len(mine)} running or waiting, "
+                f"too many {self._what} from this client: {len(mine)} running or waiting, "
                 f"at most {self.max_per_client}",
                 errors.CLIENT_QUOTA, self._retry_after(running or self._running(), now),
-                max_searches_per_client=str(self.max_per_client))
+                **{f"max_{self._what}_per_client": str(self.max_per_client)})
         if self._running_count() + len(self._queue) >= self.capacity \
                 and self._crowding(client) is None:
             return self._full(now)
         return None
 
+    @property
+    def _what(self) -> str:
+        """What the pool's jobs are, in refusals (and their metadata keys)."""
+        return "searches" if self.name == "search" else "calls"
+
     def _full(self, now: float) -> errors.RequestError:
-        what = "searches" if self.name == "search" else "calls"
         return exhausted(
-            f"too many {what}: {self.workers} running and {self.max_queue} waiting",
+            f"too many {self._what}: {self.workers} running and {self.max_queue} waiting",
             errors.QUEUE_FULL, self._retry_after(self._running(), now),
             workers=str(self.workers), max_queue=str(self.max_queue))
 

@@ -107,6 +107,20 @@ def test_a_full_queue_pushes_out_the_newest_job_of_the_biggest_client(pool: Any)
     running.cancel()
 
 
+def test_the_call_pools_refusals_speak_of_calls(pool: Any) -> None:
+    calls = pool(1, 0, name="call", max_per_client=1)
+    running = calls.submit(worker.sleep_job, 5.0, client="a")
+    with pytest.raises(errors.RequestError) as quota:
+        calls.submit(worker.sleep_job, 0.0, client="a")
+    assert quota.value.reason == errors.CLIENT_QUOTA
+    assert "too many calls from this client" in quota.value.message
+    assert quota.value.metadata == {"max_calls_per_client": "1"}
+    with pytest.raises(errors.RequestError) as full:
+        calls.submit(worker.sleep_job, 0.0, client="b")
+    assert full.value.reason == errors.QUEUE_FULL and "too many calls" in full.value.message
+    running.cancel()
+
+
 def test_a_killable_job_is_stopped_at_its_time(pool: Any) -> None:
     calls = pool(1, 2, name="call")
     started = time.monotonic()
