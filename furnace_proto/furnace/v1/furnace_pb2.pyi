@@ -21,6 +21,8 @@ class StateFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STATE_FORMAT_OPAQUE: _ClassVar[StateFormat]
     STATE_FORMAT_JSON: _ClassVar[StateFormat]
     STATE_FORMAT_JSON_OBJECT: _ClassVar[StateFormat]
+    STATE_FORMAT_RECORD: _ClassVar[StateFormat]
+    STATE_FORMAT_SEALED: _ClassVar[StateFormat]
 
 class IllegalReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -104,6 +106,8 @@ STATE_FORMAT_TYPED: StateFormat
 STATE_FORMAT_OPAQUE: StateFormat
 STATE_FORMAT_JSON: StateFormat
 STATE_FORMAT_JSON_OBJECT: StateFormat
+STATE_FORMAT_RECORD: StateFormat
+STATE_FORMAT_SEALED: StateFormat
 ILLEGAL_REASON_UNSPECIFIED: IllegalReason
 ILLEGAL_REASON_UNPARSEABLE: IllegalReason
 ILLEGAL_REASON_NOT_A_MOVE: IllegalReason
@@ -174,7 +178,7 @@ class GameOption(_message.Message):
     def __init__(self, name: _Optional[str] = ..., default_value: _Optional[_Union[OptionValue, _Mapping]] = ..., description: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("name", "title", "min_players", "max_players", "player_counts", "information_type", "has_chance", "options", "description", "typed_state", "kernel_available", "client_sees_chance")
+    __slots__ = ("name", "title", "min_players", "max_players", "player_counts", "information_type", "has_chance", "options", "description", "typed_state", "kernel_available", "client_sees_chance", "state_schema", "state_formats")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -187,6 +191,8 @@ class GameInfo(_message.Message):
     TYPED_STATE_FIELD_NUMBER: _ClassVar[int]
     KERNEL_AVAILABLE_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEES_CHANCE_FIELD_NUMBER: _ClassVar[int]
+    STATE_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    STATE_FORMATS_FIELD_NUMBER: _ClassVar[int]
     name: str
     title: str
     min_players: int
@@ -199,7 +205,9 @@ class GameInfo(_message.Message):
     typed_state: bool
     kernel_available: bool
     client_sees_chance: bool
-    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ..., client_sees_chance: _Optional[bool] = ...) -> None: ...
+    state_schema: str
+    state_formats: _containers.RepeatedScalarFieldContainer[StateFormat]
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ..., client_sees_chance: _Optional[bool] = ..., state_schema: _Optional[str] = ..., state_formats: _Optional[_Iterable[_Union[StateFormat, str]]] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
     __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes", "max_queue_wait_ms", "max_searches_per_client", "max_search_memory_bytes", "max_concurrent_rpcs")
@@ -244,20 +252,47 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("samara", "opaque", "json", "oh_my_goods", "json_object", "observer_seat")
+    __slots__ = ("samara", "opaque", "json", "oh_my_goods", "json_object", "record", "sealed", "observer_seat")
     SAMARA_FIELD_NUMBER: _ClassVar[int]
     OPAQUE_FIELD_NUMBER: _ClassVar[int]
     JSON_FIELD_NUMBER: _ClassVar[int]
     OH_MY_GOODS_FIELD_NUMBER: _ClassVar[int]
     JSON_OBJECT_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    SEALED_FIELD_NUMBER: _ClassVar[int]
     OBSERVER_SEAT_FIELD_NUMBER: _ClassVar[int]
     samara: SamaraState
     opaque: bytes
     json: str
     oh_my_goods: OhMyGoodsState
     json_object: _struct_pb2.Struct
+    record: GameRecord
+    sealed: bytes
     observer_seat: int
-    def __init__(self, samara: _Optional[_Union[SamaraState, _Mapping]] = ..., opaque: _Optional[bytes] = ..., json: _Optional[str] = ..., oh_my_goods: _Optional[_Union[OhMyGoodsState, _Mapping]] = ..., json_object: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., observer_seat: _Optional[int] = ...) -> None: ...
+    def __init__(self, samara: _Optional[_Union[SamaraState, _Mapping]] = ..., opaque: _Optional[bytes] = ..., json: _Optional[str] = ..., oh_my_goods: _Optional[_Union[OhMyGoodsState, _Mapping]] = ..., json_object: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., sealed: _Optional[bytes] = ..., observer_seat: _Optional[int] = ...) -> None: ...
+
+class GameRecord(_message.Message):
+    __slots__ = ("game", "num_players", "options", "seed", "initial", "moves")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: OptionValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[OptionValue, _Mapping]] = ...) -> None: ...
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    num_players: int
+    options: _containers.MessageMap[str, OptionValue]
+    seed: int
+    initial: _struct_pb2.Struct
+    moves: _containers.RepeatedCompositeFieldContainer[Move]
+    def __init__(self, game: _Optional[str] = ..., num_players: _Optional[int] = ..., options: _Optional[_Mapping[str, OptionValue]] = ..., seed: _Optional[int] = ..., initial: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("id", "text")
@@ -300,7 +335,7 @@ class ChanceOutcome(_message.Message):
     def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., probability: _Optional[float] = ...) -> None: ...
 
 class NewGameRequest(_message.Message):
-    __slots__ = ("game", "num_players", "seed", "options", "state_format")
+    __slots__ = ("game", "num_players", "seed", "options", "state_format", "observer_seat")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -313,22 +348,28 @@ class NewGameRequest(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     STATE_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    OBSERVER_SEAT_FIELD_NUMBER: _ClassVar[int]
     game: str
     num_players: int
     seed: int
     options: _containers.MessageMap[str, OptionValue]
     state_format: StateFormat
-    def __init__(self, game: _Optional[str] = ..., num_players: _Optional[int] = ..., seed: _Optional[int] = ..., options: _Optional[_Mapping[str, OptionValue]] = ..., state_format: _Optional[_Union[StateFormat, str]] = ...) -> None: ...
+    observer_seat: int
+    def __init__(self, game: _Optional[str] = ..., num_players: _Optional[int] = ..., seed: _Optional[int] = ..., options: _Optional[_Mapping[str, OptionValue]] = ..., state_format: _Optional[_Union[StateFormat, str]] = ..., observer_seat: _Optional[int] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
-    __slots__ = ("state", "status", "render")
+    __slots__ = ("state", "status", "render", "seed", "view")
     STATE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RENDER_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     state: GameState
     status: GameStatus
     render: str
-    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., render: _Optional[str] = ...) -> None: ...
+    seed: int
+    view: _struct_pb2.Struct
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., render: _Optional[str] = ..., seed: _Optional[int] = ..., view: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class LegalMovesRequest(_message.Message):
     __slots__ = ("state", "seat", "include_render")
@@ -401,16 +442,18 @@ class MoveRecord(_message.Message):
     def __init__(self, player: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., events: _Optional[_Iterable[str]] = ..., move_hidden: _Optional[bool] = ...) -> None: ...
 
 class ApplyMoveResponse(_message.Message):
-    __slots__ = ("state", "record", "status", "render")
+    __slots__ = ("state", "record", "status", "render", "view")
     STATE_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RENDER_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     state: GameState
     record: MoveRecord
     status: GameStatus
     render: str
-    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., record: _Optional[_Union[MoveRecord, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., render: _Optional[str] = ...) -> None: ...
+    view: _struct_pb2.Struct
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., record: _Optional[_Union[MoveRecord, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., render: _Optional[str] = ..., view: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class SearchBudget(_message.Message):
     __slots__ = ("iterations", "time_limit_ms")
@@ -459,7 +502,7 @@ class Analysis(_message.Message):
     def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., target: _Optional[float] = ...) -> None: ...
 
 class BestMoveRequest(_message.Message):
-    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "level")
+    __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "level", "play", "state_format")
     STATE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
@@ -467,6 +510,8 @@ class BestMoveRequest(_message.Message):
     EXPLORATION_FIELD_NUMBER: _ClassVar[int]
     MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    STATE_FORMAT_FIELD_NUMBER: _ClassVar[int]
     state: GameState
     seat: int
     budget: SearchBudget
@@ -474,15 +519,27 @@ class BestMoveRequest(_message.Message):
     exploration: float
     max_candidates: int
     level: int
-    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ..., level: _Optional[int] = ...) -> None: ...
+    play: bool
+    state_format: StateFormat
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ..., exploration: _Optional[float] = ..., max_candidates: _Optional[int] = ..., level: _Optional[int] = ..., play: _Optional[bool] = ..., state_format: _Optional[_Union[StateFormat, str]] = ...) -> None: ...
 
 class BestMoveResponse(_message.Message):
-    __slots__ = ("move", "analysis")
+    __slots__ = ("move", "analysis", "state", "record", "status", "render", "view")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     ANALYSIS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RENDER_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     move: Move
     analysis: Analysis
-    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., analysis: _Optional[_Union[Analysis, _Mapping]] = ...) -> None: ...
+    state: GameState
+    record: MoveRecord
+    status: GameStatus
+    render: str
+    view: _struct_pb2.Struct
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., analysis: _Optional[_Union[Analysis, _Mapping]] = ..., state: _Optional[_Union[GameState, _Mapping]] = ..., record: _Optional[_Union[MoveRecord, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., render: _Optional[str] = ..., view: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class AnalyzeRequest(_message.Message):
     __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "update_interval_ms", "level")
