@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copyreg
 import math
+import secrets
 import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -424,11 +425,13 @@ def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
         except InvalidOptionError as exc:
             raise invalid(str(exc), where, errors.INVALID_OPTION) from None
         options[name] = value
-    state = game.new_game(seed=int(request.seed), num_players=int(request.num_players),
-                          options=options)
+    # Without a seed, a fresh one (53 bits: exact as a JavaScript number too), answered so
+    # that the game can be dealt again.
+    seed = int(request.seed) if request.HasField("seed") else secrets.randbits(53)
+    state = game.new_game(seed=seed, num_players=int(request.num_players), options=options)
     form = codecs.response_form(None, request.state_format, info.name)
     return pb.NewGameResponse(state=codecs.encode_state(state.to_json(), form),
-                              status=status_message(state), render=state.render())
+                              status=status_message(state), render=state.render(), seed=seed)
 
 
 def legal_moves(request: pb.LegalMovesRequest) -> pb.LegalMovesResponse:

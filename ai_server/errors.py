@@ -37,6 +37,8 @@ SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"
 #: BestMove/Analyze: the observer cannot know the moves of the seat to move.
 OBSERVER_CANNOT_SEE_MOVER = "OBSERVER_CANNOT_SEE_MOVER"
 OUT_OF_RANGE = "OUT_OF_RANGE"
+#: ``state_format`` asks a form this game (or this server) cannot answer.
+UNSUPPORTED_STATE_FORMAT = "UNSUPPORTED_STATE_FORMAT"
 QUEUE_FULL = "QUEUE_FULL"
 #: RESOURCE_EXHAUSTED: the client has its quota of searches outstanding already.
 CLIENT_QUOTA = "CLIENT_QUOTA"

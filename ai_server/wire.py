@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -67,6 +68,8 @@ SERVICE = pb.DESCRIPTOR.services_by_name["FurnaceService"]
 # ErrorInfo reasons of requests refused here.
 #: The bytes are not a protobuf encoding of the method's request message.
 MALFORMED_REQUEST = "MALFORMED_REQUEST"
+#: A JSON request names a field its message does not have.
+UNKNOWN_FIELD = "UNKNOWN_FIELD"
 #: The request is larger than the method accepts.
 REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
 #: Too many list/map entries in all, or messages nested too deep.
@@ -186,16 +189,22 @@ def parse(raw: bytes, request_type: type[Message], limits: WireLimits) -> Messag
     """``raw`` parsed as ``request_type`` and checked (:class:`RequestError` if not fit).
 
     ``raw`` is the protobuf binary encoding, or the JSON form when it is a
-    :class:`JsonBody` (unknown fields ignored, as binary parsing keeps them unread).
+    :class:`JsonBody`.  A JSON field the message does not have is refused
+    (:func:`unknown_json_field`): dropped, a misspelt or misplaced field would
+    silently change the answer (an ``observerSeat`` beside ``state`` instead of inside
+    it gets the host's view).  Binary parsing keeps unknown fields unread, as
+    protobuf compatibility requires of old servers meeting new clients.
     """
     name = request_type.DESCRIPTOR.full_name
     if isinstance(raw, JsonBody):
         message = request_type()
         try:
-            json_format.Parse(raw, message, ignore_unknown_fields=True,
-                              max_recursion_depth=limits.max_depth + 8)
+            json_format.Parse(raw, message, max_recursion_depth=limits.max_depth + 8)
         except Exception as exc:  # noqa: BLE001 - whatever the parser says, the body is at fault
             words = str(exc) if isinstance(exc, json_format.ParseError) else type(exc).__name__
+            unknown = unknown_json_field(words)
+            if unknown is not None:
+                raise unknown from None
             raise invalid(f"the request is not a valid {name} in JSON ({len(raw)} bytes): "
                           f"{words}", "request", MALFORMED_REQUEST) from None
     else:
@@ -206,6 +215,39 @@ def parse(raw: bytes, request_type: type[Message], limits: WireLimits) -> Messag
                           f"encoding, {len(raw)} bytes)", "request", MALFORMED_REQUEST) from None
     check_message(message, limits)
     return message
+
+
+_UNKNOWN_FIELD = re.compile(
+    r'Message type "(?P<type>[\w.]+)" has no field named "(?P<name>[^"]*)" '
+    r'at "(?P<at>[^"]*)"\.?\s*Available Fields\(except extensions\): "(?P<known>[^"]*)"')
+
+
+def unknown_json_field(parse_error: str) -> RequestError | None:
+    """The refusal of a JSON request with a field its message lacks, naming it by its
+    path (``state.observerSet``), or None when ``parse_error`` says something else.
+
+    >>> try:
+    ...     json_format.Parse('{"state": {"observerSet": 1}}', pb.BestMoveRequest())
+    ... except json_format.ParseError as exc:
+    ...     error = unknown_json_field(str(exc))
+    >>> error.field, error.reason
+    ('state.observerSet', 'UNKNOWN_FIELD')
+    """
+    found = _UNKNOWN_FIELD.search(parse_error)
+    if found is None:
+        return None
+    name = found["name"]
+    parent = found["at"].partition(".")[2]
+    field = f"{parent}.{name}" if parent else name
+    known = [k.strip(" '") for k in found["known"].strip("[]").split(",") if k.strip(" '")]
+    message_type = found["type"].rpartition(".")[2]
+    hint = ""
+    if name in ("observerSeat", "observer_seat") and not parent:
+        hint = ": observerSeat belongs inside the position (state.observerSeat)"
+    elif known:
+        hint = f" (its fields: {', '.join(known)})"
+    return invalid(f"unknown field {errors.clip(name)!r} in {message_type}{hint}; a JSON "
+                   f"request may only use the fields of its message", field, UNKNOWN_FIELD)
 
 
 # -- the handlers ----------------------------------------------------------------------

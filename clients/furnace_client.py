@@ -189,8 +189,11 @@ def to_dict(message: Message) -> dict[str, Any]:
 
 
 def to_json(message: Message, indent: int | None = 2) -> str:
-    return json_format.MessageToJson(message, preserving_proto_field_name=True,
-                                     always_print_fields_with_no_presence=True, indent=indent)
+    """The message in protobuf's JSON mapping (camelCase names, as grpcurl, Connect and
+    the server's HTTP door write it), defaults shown, integral numbers as integers (a
+    state's ``jsonObject`` holds the game's integers as doubles)."""
+    data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    return json.dumps(_integral(data), indent=indent, ensure_ascii=False)
 
 
 # -- errors -----------------------------------------------------------------------------
@@ -548,12 +551,16 @@ class FurnaceClient:
             pb.ListGamesRequest(), timeout=self._timeout(timeout))
         return result
 
-    def new_game(self, game: str, num_players: int, seed: int = 0,
+    def new_game(self, game: str, num_players: int, seed: int | None = None,
                  options: Mapping[str, OptionLike] | None = None, *,
                  state_format: pb.StateFormat = pb.STATE_FORMAT_OPAQUE,
                  timeout: float | None = None) -> pb.NewGameResponse:
-        request = pb.NewGameRequest(game=game, num_players=num_players, seed=seed,
+        """A new game dealt from ``seed`` (None: the server draws a fresh one and answers
+        it in ``NewGameResponse.seed``; a given seed always deals the same game)."""
+        request = pb.NewGameRequest(game=game, num_players=num_players,
                                     state_format=state_format)
+        if seed is not None:
+            request.seed = seed
         for name, value in (options or {}).items():
             request.options[name].CopyFrom(option_value(value))
         result: pb.NewGameResponse = self.stub.NewGame(request, timeout=self._timeout(timeout))
@@ -621,8 +628,9 @@ class FurnaceClient:
 
         ``level`` (1 weakest to 5; 0: none) plays like that strength level: without a
         budget it searches the level's budget, and ``move`` is the level's choice, which
-        at a weak level may differ from ``analysis.best_move``.  With an observer, in a
-        hidden-information game, it must be the seat to move.
+        at a weak level may differ from ``analysis.best_move``.  An observer must be able
+        to know the mover's moves (in Oh My Goods!, when the mover's hand decides them, be
+        the seat to move): the search then uses the observer's information only.
         """
         request = pb.BestMoveRequest()
         self._search_fields(request, state, iterations, time_limit, seed, seat, exploration,

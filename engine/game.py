@@ -119,6 +119,12 @@ class GameInfo:
     #: inside the moves themselves: then no state is ever at CHANCE, even with
     #: ``has_chance``.  What the API reports as ``GameInfo.client_sees_chance``.
     chance_nodes: bool = False
+    #: Some seat holds information another seat cannot see (a hand of cards).  A
+    #: game can hide information from every seat alike (a deck's order) without
+    #: any: then every seat knows what the seat to move can do.  Only a game with
+    #: private information ever hides a seat's moves from another
+    #: (:meth:`State.moves_known_to`).
+    private_information: bool = False
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -319,14 +325,17 @@ class State(abc.ABC):
     def moves_known_to(self, observer: int | None) -> bool:
         """Whether ``observer`` can know the legal moves of the seat to move.
 
-        The host, the seat to move itself, and everyone in a game of perfect
-        information can; in a hidden-information game another seat cannot (the
-        moves depend on cards it does not see), so it is shown no move list and
-        no judgement of a move.
+        The host and the seat to move itself always can.  Another seat can unless
+        the moves depend on what it cannot see, and then it is shown no move list
+        and no judgement of a move.  In a game without private information
+        (``GameInfo.private_information``: a hand only its holder sees) nothing a
+        seat can do depends on what another cannot see, hidden deck order or not,
+        so every seat knows every seat's moves; a game with private information
+        says when its holder's moves depend on it (Oh My Goods!: the steps that read
+        the hand or the secret plan), deciding from what ``observer`` sees.
         """
-        return (observer is None or self.info.perfect_information
-                or observer == self.current_player())
-
+        return (observer is None or observer == self.current_player()
+                or not self.info.private_information)
     def move_seen_by(self, move: int, observer: int | None) -> str | None:
         """The text ``observer`` sees for ``move``, about to be played here by the
         seat to move, or None when the move is secret to ``observer`` (it only

@@ -1338,7 +1338,6 @@ cdef class KernelState:
     search_state = State.search_state
     legal_moves_text = State.legal_moves_text
     apply_text = State.apply_text
-    moves_known_to = State.moves_known_to
     outcome = State.outcome
 
     cdef St s
@@ -1502,6 +1501,11 @@ cdef class KernelState:
             if s.pay_purpose == PU_HIRE and (pool_face(s, s.pay_arg) < 0 or pl.nasst >= 2):
                 raise ValueError("act.pay.arg: no assistant of the pool to hire, or no room")
         return k
+
+    def moves_known_to(self, observer):
+        # Asked once per call, not in search: the reference rules' reading of what
+        # the mover's moves depend on serves as it is.
+        return self.to_reference().moves_known_to(observer)
 
     def to_reference(self) -> OhMyGoodsState:
         """The equivalent reference state (``to_json()`` equal to the oracle's)."""

@@ -221,6 +221,34 @@ def test_a_seat_is_shown_only_what_it_sees(name: str) -> None:
                 _compare_next_move(state, other, observer)
 
 
+#: Twins tried before concluding that nothing hidden from a seat decides the moves it
+#: is not shown (a hand that changes them can be a rare deal).
+MAX_TWINS = 128
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_nothing_is_hidden_that_no_hidden_information_decides(name: str) -> None:
+    """A seat is denied another seat's moves only where what it cannot see decides
+    them: some position it cannot tell apart allows other moves.  And the verdict is
+    the kernel twin's too."""
+    hidden = 0
+    for state in positions(name):
+        twin_state = state.search_state()
+        for observer in observers(state):
+            known = state.moves_known_to(observer)
+            assert twin_state.moves_known_to(observer) == known
+            if known:
+                continue
+            assert observer is not None and observer != state.current_player()
+            assert state.info.private_information
+            hidden += 1
+            moves = state.legal_moves()
+            assert any(state.determinize(observer, random.Random(k)).legal_moves() != moves
+                       for k in range(MAX_TWINS)), (state.to_json(), observer)
+    if registry.get_game(name).info.private_information:
+        assert hidden, "no position hides moves: the check above proved nothing"
+
+
 def _compare_next_move(state: State, other: State, observer: int | None) -> None:
     """Play the seat to move's move on both; if the observer's view stays equal, so
     must the move and the events it is shown."""

@@ -221,7 +221,10 @@ def decode_state(message: pb.GameState, field: str = "state",
     elif form == JSON_OBJECT:
         data = decode_json_object(message.json_object, f"{field}.json_object")
     else:
-        codec = _BY_FIELD[form]
+        codec = _BY_FIELD.get(form)
+        if codec is None:
+            raise errors.invalid(f"{field}.{form} is not a form this server reads",
+                                 f"{field}.{form}", errors.INVALID_STATE)
         try:
             data = codec.to_json(getattr(message, form))
         except (KeyError, ValueError, TypeError) as exc:  # pragma: no cover - defensive
@@ -255,7 +258,13 @@ def encode_state(data: dict[str, Any], form: str, observer_seat: int | None = No
 def response_form(request_form: str | None, requested: int, game: str) -> str:
     """The form of an answered state: the requested StateFormat, else the request's form."""
     if requested == pb.STATE_FORMAT_TYPED:
-        return "typed" if has_typed(game) else OPAQUE
+        if not has_typed(game):
+            # Answering another form instead would hand the client what it cannot read.
+            raise errors.invalid(
+                f"{game} has no typed state message: ask STATE_FORMAT_JSON_OBJECT, "
+                f"STATE_FORMAT_JSON or STATE_FORMAT_OPAQUE (GameInfo.state_formats)",
+                "state_format", errors.UNSUPPORTED_STATE_FORMAT)
+        return "typed"
     if requested == pb.STATE_FORMAT_OPAQUE:
         return OPAQUE
     if requested == pb.STATE_FORMAT_JSON:

@@ -64,6 +64,7 @@ INFO = GameInfo(
     max_players=4,
     perfect_information=False,
     has_chance=True,
+    private_information=True,
     options=(
         GameOption("second_edition", False,
                    "second-edition rules: optional whole-hand redraw in phase I, and every "
@@ -1168,6 +1169,93 @@ class OhMyGoodsState(State):
                 kept.extend(inside[r][:extra])
                 spare -= extra
         return kept
+
+    def moves_known_to(self, observer: int | None) -> bool:
+        """Whether ``observer`` can know what the seat to move may do here.
+
+        Decided from what ``observer`` sees (the step, hand sizes, the market, coins,
+        and which cards it cannot see), so the answer itself reveals nothing.  Another
+        seat's moves are hidden only when its hand or secret plan could decide them:
+        a hand or plan made of cards ``observer`` cannot see could allow a move that
+        another would not.  Phase II's plan, supplying and a chain fed from hand list
+        hand cards; running a building depends on the hand only when the market
+        leaves it short and some hand could make up for it and some could not;
+        building depends on the secret plan's cost only when the goods pay for some
+        unseen cards and not others.  Redraw, shift, phase II's worker, hiring,
+        placing and paying read nothing private.
+        """
+        mover = self.current_player()
+        if observer is None or observer == mover or self.phase == "over" \
+                or self.pay is not None:
+            return True
+        held = len(self.players[mover].hand)
+        if self.phase == "choose":
+            return not (self.players[mover].chosen == 1 and held > 0)
+        if self.phase != "act":
+            return True
+        if self.step == "supply":
+            return held == 0
+        if self.step == "chain":
+            resource, sources = self._chain_sources(mover, self.chain_slot)
+            return held == 0 or resource is None or min(sources, default=0) < 0
+        if self.step == "run":
+            if held == 0:
+                return True
+            unseen = self._unseen_by(observer)
+            return not any(self._run_depends_on_hand(mover, slot, held, unseen)
+                           for slot in range(self.num_slots(mover)))
+        if self.step == "build":
+            costs = {self.catalogue.cards[c].cost for c in self._unseen_by(observer)}
+            coins = self.coins(mover)
+            return all(cost <= coins for cost in costs) or all(cost > coins for cost in costs)
+        return True
+
+    def _unseen_by(self, observer: int) -> list[int]:
+        """The cards ``observer`` cannot see: the deck, face-down goods, other hands
+        and other seats' hidden plans (where another seat's hand and plan come from,
+        as :meth:`determinize` deals them)."""
+        unseen = list(self.deck)
+        for p, player in enumerate(self.players):
+            for goods in player.goods:
+                unseen.extend(c for c in goods if c not in self.shown)
+            if p != observer:
+                unseen.extend(player.hand)
+                if player.plan is not None and self._plan_hidden(p, observer):
+                    unseen.append(player.plan)
+        return unseen
+
+    def _run_depends_on_hand(self, seat: int, slot: int, held: int,
+                             unseen: list[int]) -> bool:
+        """Whether producing (or, in the second edition's last round, chaining) at
+        ``slot`` is allowed with some hand of ``held`` cards out of ``unseen`` and
+        refused with another."""
+        if slot in self.handled or not self.is_production(seat, slot):
+            return False
+        counts = [0] * len(RESOURCES)
+        for card in unseen:
+            counts[RESOURCES.index(self.catalogue.cards[card].resource)] += 1
+        mode = self.occupant_mode(seat, slot)
+        if mode is not None:
+            need = self.requirement(seat, slot)
+            slack = 1 if mode == SLOPPY else 0
+            useful = [min(need[r], counts[r]) for r in range(len(RESOURCES))]
+            # Fewest needed units a hand can hold: it takes every card it can that
+            # covers nothing first; most: it takes needed cards first.
+            least = max(0, held - (len(unseen) - sum(useful)))
+            most = min(held, sum(useful))
+            short_any = max(0, need[5] - held)
+            if sum(need[:5]) - least + short_any > slack >= sum(need[:5]) - most + short_any:
+                return True
+        if self.second_edition and self.last_round():
+            building = self.slot_building(seat, slot)
+            if building.chain:
+                resource, sources = self._chain_sources(seat, slot)
+                if resource is not None and min(sources, default=0) >= 0:
+                    wanted = sum(1 for c in unseen
+                                 if self.catalogue.cards[c].resource == resource)
+                    # Some hand holds one and some does not.
+                    return wanted > 0 and len(unseen) - wanted >= held
+        return False
 
     def move_seen_by(self, move: int, observer: int | None) -> str | None:
         """Phase II worker and plan choices are secret from the other seats until Sunset."""

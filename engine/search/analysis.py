@@ -16,6 +16,21 @@ from typing import Any
 from engine.game import State
 
 
+def best_key(visits: int, win_share_total: float, move: int, mover: int = 0
+             ) -> tuple[int, float, int]:
+    """The sort key of a move among its siblings, best first when sorted ascending:
+    the most visits, then the higher mean win share of its mover (none for a chance
+    outcome, ``mover`` < 0), then the lower move id.  One rule for the best move and
+    every step of the principal variation, so the two always agree.
+
+    >>> sorted([(10, 4.0, 7), (10, 6.0, 9), (10, 6.0, 3), (12, 0.0, 1)],
+    ...        key=lambda m: best_key(*m))
+    [(12, 0.0, 1), (10, 6.0, 3), (10, 6.0, 9), (10, 4.0, 7)]
+    """
+    mean = win_share_total / visits if visits and mover >= 0 else 0.0
+    return (-visits, -mean, move)
+
+
 @dataclass(frozen=True)
 class MoveStats:
     """Statistics of one root move."""
@@ -108,16 +123,14 @@ class RootStats:
     pv_texts: list[str] | None = None
 
     def order(self) -> list[int]:
-        """Indices of ``moves`` by visits, ties broken by the mean reward of ``player``.
-
-        Equal visits and means keep expansion order (a stable sort), so the
-        result is deterministic.
-        """
+        """Indices of ``moves`` by visits; ties: the higher mean win share of
+        ``player``, then the lower move id (:func:`best_key`, the rule the trees'
+        principal variations follow, so the best move is the variation's first)."""
         p = self.player
 
-        def key(i: int) -> tuple[int, float]:
+        def key(i: int) -> tuple[int, float, int]:
             n = self.move_visits[i]
-            return (-n, -(self.move_totals[i][p] / n) if n else 0.0)
+            return best_key(n, self.move_totals[i][p], self.moves[i], p)
 
         return sorted(range(len(self.moves)), key=key)
 

@@ -50,8 +50,8 @@ def make_tree(
     (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth``, ``evaluator`` and
     ``prior_weight`` override it as in :class:`~engine.search.mcts.MCTS`.  ``observer``,
     when given, is whose information the search may use: it must be able to know
-    the mover's moves (:meth:`~engine.game.State.moves_known_to`), so in a
-    hidden-information game it must be the seat to move.
+    the mover's moves (:meth:`~engine.game.State.moves_known_to`): where the mover's
+    private information decides them it must be the seat to move.
     """
     player = state.current_player()
     if observer is not None and player >= 0 and not state.moves_known_to(observer):

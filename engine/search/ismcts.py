@@ -78,7 +78,7 @@ from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
 from engine.search._common import backup_values, cumulative, solo_utility
-from engine.search.analysis import Analysis, RootStats, analysis_from_stats
+from engine.search.analysis import Analysis, RootStats, analysis_from_stats, best_key
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
     BudgetedSearch,
@@ -126,16 +126,20 @@ class InfoNode:
         self.prior = 0.0
 
     def best_child(self) -> InfoNode | None:
-        """The most visited child (decision or outcome); ties: higher mean for its mover."""
+        """The best child, decision or outcome, by :func:`~engine.search.analysis.best_key`
+        (the most visited; ties: the higher mean win share for its mover, then the
+        lower move)."""
         best: InfoNode | None = None
-        best_key: tuple[int, float] = (0, 0.0)
+        best_so_far: tuple[int, float, int] = (0, 0.0, 0)
         for kid in (*self.children.values(), *self.outcomes.values()):
             if kid.n == 0:
                 continue
-            key = (kid.n, kid.acc[kid.mover] / kid.n if kid.mover >= 0 else 0.0)
-            if best is None or key > best_key:
+            # acc holds utilities, then win shares, then scores (k each).
+            share = kid.acc[len(kid.acc) // 3 + kid.mover] if kid.mover >= 0 else 0.0
+            key = best_key(kid.n, share, kid.move, kid.mover)
+            if best is None or key < best_so_far:
                 best = kid
-                best_key = key
+                best_so_far = key
         return best
 
 
@@ -143,7 +147,11 @@ class ISMCTS(BudgetedSearch):
     """An SO-ISMCTS tree for ``observer`` at one position; :meth:`search` may be called
     repeatedly to keep growing it.
 
-    ``observer`` defaults to the seat to move and must be that seat.  The root
+    ``observer`` defaults to the seat to move.  Another seat may be the observer
+    when it can know the mover's moves (:meth:`~engine.game.State.moves_known_to`:
+    every determinization then offers the same root moves): the tree searches for
+    the seat to move as ``observer`` would, from ``observer``'s information only
+    (a hint about another seat's options that peeks at nothing).  The root
     state is kept by reference and only read as described in the module
     docstring, so it must not change while the tree is in use (a bot builds a
     new tree for every move); root move texts are taken when the tree is built.
@@ -176,10 +184,10 @@ class ISMCTS(BudgetedSearch):
             observer = player
         if not isinstance(observer, int) or not 0 <= observer < state.num_players:
             raise ValueError(f"observer must be a seat of 0-{state.num_players - 1}")
-        if observer != player:
+        if observer != player and not state.moves_known_to(observer):
             raise ValueError(
-                f"ISMCTS searches for the seat to move: seat {player} is to move, "
-                f"not the observer {observer}"
+                f"seat {player} is to move: the observer, seat {observer}, cannot search "
+                f"for it, its moves depend on what seat {observer} cannot see"
             )
         moves = state.legal_moves()
         if not moves:
@@ -190,6 +198,7 @@ class ISMCTS(BudgetedSearch):
         self.evaluator = self.config.evaluator() if evaluator is None else evaluator
         self.rng = random.Random(seed)
         self.observer = observer
+        self.player = player
         self.num_players = state.num_players
         self.width = 3 * self.num_players
         self.margin_scale = self.config.margin_scale
@@ -318,7 +327,7 @@ class ISMCTS(BudgetedSearch):
                 visits.append(child.n)
                 totals.append(child.acc[skip:])
         return RootStats(
-            player=self.observer,
+            player=self.player,
             num_players=self.num_players,
             iterations=self.iterations,
             elapsed=self.elapsed,
@@ -385,11 +394,11 @@ def ismcts_search(
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL,
     config: SearchConfig | None = None,
 ) -> Analysis:
-    """Search ``state`` for ``observer`` (the seat to move) with SO-ISMCTS.
+    """Search ``state`` for the seat to move, from ``observer``'s information, with SO-ISMCTS.
 
     Budgets, ``should_stop``, ``on_progress``, ``c`` and ``config`` behave as in
     :func:`engine.search.mcts.mcts_search`.  Raises ``ValueError`` at a chance or
-    terminal position or when ``observer`` is not the seat to move.
+    terminal position or when ``observer`` cannot know the moves of the seat to move.
     """
     tree = ISMCTS(state, observer, c=c, seed=seed, config=config)
     return tree.search(

@@ -41,7 +41,7 @@ from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
 from engine.search._common import Solo, backup_values, cumulative, solo_utility
-from engine.search.analysis import Analysis, RootStats, build_analysis
+from engine.search.analysis import Analysis, RootStats, best_key, build_analysis
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
     BudgetedSearch,
@@ -118,16 +118,19 @@ class Node:
         return list(self.children)
 
     def best_child_index(self) -> int:
-        """Index of the most visited child (ties: higher mean for the mover, then first)."""
+        """Index of the best child by :func:`~engine.search.analysis.best_key` (the most
+        visited; ties: the higher mean win share for the mover, then the lower move)."""
         best = -1
-        best_key: tuple[int, float] = (0, 0.0)
+        best_so_far: tuple[int, float, int] = (0, 0.0, 0)
         p = self.player
         for i, child in enumerate(self.kids()):
             if child is None or child.n == 0:
                 continue
-            key = (child.n, child.acc[p] / child.n if p >= 0 else 0.0)
-            if best < 0 or key > best_key:
-                best_key = key
+            # acc holds utilities, then win shares, then scores (k each).
+            share = child.acc[len(child.acc) // 3 + p] if p >= 0 else 0.0
+            key = best_key(child.n, share, self.moves[i], p)
+            if best < 0 or key < best_so_far:
+                best_so_far = key
                 best = i
         return best
 

@@ -47,10 +47,12 @@ def test_seat_out_of_range_gives_the_range(stub, new_state: pb.GameState) -> Non
 
 def test_hidden_moves_name_the_observer_and_the_mover(stub) -> None:
     game = stub.NewGame(pb.NewGameRequest(game="oh-my-goods", num_players=2, seed=7))
+    placed = stub.ApplyMove(pb.ApplyMoveRequest(state=game.state,
+                                                move=pb.Move(text="work #0 sloppy")))
     state = pb.GameState()
-    state.CopyFrom(game.state)
-    state.observer_seat = 1  # seat 0 is to move in phase II, with its own hand
-    check = stub.CheckMove(pb.CheckMoveRequest(state=state, move=pb.Move(text="work #0 sloppy")))
+    state.CopyFrom(placed.state)
+    state.observer_seat = 1  # seat 0 plans a building in phase II, from its own hand
+    check = stub.CheckMove(pb.CheckMoveRequest(state=state, move=pb.Move(text="plan none")))
     assert check.reason_code == pb.ILLEGAL_REASON_HIDDEN
     assert check.reason == ("P2 (seat 1) cannot judge the moves of P1 (seat 0): they depend "
                             "on what P2 cannot see")

@@ -35,6 +35,7 @@ WIDE = {
     "furnace.v1.SearchBudget.iterations", "furnace.v1.ServerLimits.max_search_memory_bytes",
     "furnace.v1.NewGameRequest.seed", "furnace.v1.BestMoveRequest.seed",
     "furnace.v1.AnalyzeRequest.seed", "furnace.v1.EstimateScoresRequest.seed",
+    "furnace.v1.NewGameResponse.seed", "furnace.v1.GameRecord.seed",
 }
 _64_BIT = (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT64,
            FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64)

@@ -152,12 +152,13 @@ def test_unreachable_server_exits_1(capsys) -> None:
 
 @pytest.fixture(scope="module")
 def omg_file(tmp_path_factory, address) -> str:
-    """Oh My Goods!, seed 7: seat 0 (P1) to move in phase II."""
+    """Oh My Goods!, seed 7: seat 0 (P1) to move in phase II, its worker placed: it plans
+    a building from its hand next."""
     from clients.furnace_client import FurnaceClient, state_json
 
     with FurnaceClient(address) as client:
-        data = state_json(client.new_game("oh-my-goods", 2, seed=7,
-                                          state_format=pb.STATE_FORMAT_JSON).state)
+        new = client.new_game("oh-my-goods", 2, seed=7, state_format=pb.STATE_FORMAT_JSON)
+        data = state_json(client.apply_move(new.state, "work #0 sloppy").state)
     path = tmp_path_factory.mktemp("states") / "omg.json"
     path.write_text(json.dumps(data))
     return str(path)
@@ -169,11 +170,11 @@ def test_observer_option(address, capsys, omg_file) -> None:
     assert code == 0 and out == ""
     assert "moves hidden: P2 (seat 1) cannot know the moves of P1 (seat 0)" in err
     code, out, _ = run(["legal-moves", "--state", omg_file, "--observer", "0"], address, capsys)
-    assert code == 0 and "work #0 sloppy" in out
+    assert code == 0 and "plan none" in out
     code, out, _ = run(["legal-moves", "--state", omg_file, "--observer", "1", "--json"],
                        address, capsys)
-    assert json.loads(out)["moves_hidden"] is True
-    code, out, _ = run(["check-move", "--state", omg_file, "--observer", "1", "work #0 sloppy"],
+    assert json.loads(out)["movesHidden"] is True
+    code, out, _ = run(["check-move", "--state", omg_file, "--observer", "1", "plan none"],
                        address, capsys)
     assert code == 1 and out.startswith(
         "not judged (HIDDEN): P2 (seat 1) cannot judge the moves of P1 (seat 0)")
@@ -181,8 +182,8 @@ def test_observer_option(address, capsys, omg_file) -> None:
     assert code == 0 and "hand: 7 cards" in out
     assert not any(card in out for card in p1_hand)
     code, out, err = run(["apply-move", "--state", omg_file, "--observer", "1",
-                          "work #0 sloppy"], address, capsys)
-    assert code == 0 and json.loads(out)["players"][0]["work"] == {"slot": 0, "mode": "sloppy"}
+                          "plan none"], address, capsys)
+    assert code == 0 and json.loads(out)["players"][0]["chosen"] == 2
     assert "# P1 makes a secret choice, hidden from P2 (seat 1)" in err
     code, out, _ = run(["estimate", "--state", omg_file, "--observer", "0", "--playouts", "10"],
                        address, capsys)

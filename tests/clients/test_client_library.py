@@ -109,34 +109,39 @@ def test_helpers() -> None:
 
 
 def test_observer_seat_on_every_state_method(client: FurnaceClient) -> None:
-    """Oh My Goods!, seat 0 to move in phase II: asked as seat 1, nothing of seat 0's."""
+    """Oh My Goods!, phase II: seat 0 places its worker (moves every seat may know), then
+    plans from its hand (moves only it may know); asked as seat 1, nothing of seat 0's."""
     from clients.furnace_client import host_state
 
     game = client.new_game("oh-my-goods", 2, seed=7)
     data = state_json(client.new_game("oh-my-goods", 2, seed=7,
                                       state_format=pb.STATE_FORMAT_JSON).state)
-    legal = client.legal_moves(game.state, observer_seat=1, include_render=True)
-    assert legal.moves_hidden and not legal.moves
-    assert not any(card in legal.render for card in data["players"][0]["hand"])
-    assert client.legal_moves(game.state, observer_seat=0).moves
-    check = client.check_move(game.state, "work #0 sloppy", observer_seat=1)
-    assert not check.legal and check.reason_code == pb.ILLEGAL_REASON_HIDDEN
-    assert client.check_move(game.state, "work #0 sloppy", observer_seat=0).legal
+    worker_step = client.legal_moves(game.state, observer_seat=1)
+    assert not worker_step.moves_hidden
+    assert worker_step.moves == client.legal_moves(game.state).moves
     applied = client.apply_move(game.state, "work #0 sloppy", seat=0, observer_seat=1)
     assert applied.record.move_hidden and not applied.record.HasField("move")
     assert applied.state.observer_seat == 1
-    # The state keeps its observer; host_state() asks as the host again.
-    assert client.legal_moves(applied.state).moves_hidden
-    host = host_state(applied.state)
+    # The state keeps its observer: seat 0's plan is drawn from its hand.
+    plan_step = applied.state
+    legal = client.legal_moves(plan_step, include_render=True)
+    assert legal.moves_hidden and not legal.moves
+    assert not any(card in legal.render for card in data["players"][0]["hand"])
+    assert client.legal_moves(plan_step, observer_seat=0).moves
+    check = client.check_move(plan_step, "plan none")
+    assert not check.legal and check.reason_code == pb.ILLEGAL_REASON_HIDDEN
+    assert client.check_move(plan_step, "plan none", observer_seat=0).legal
+    # host_state() asks as the host again.
+    host = host_state(plan_step)
     assert not host.HasField("observer_seat") and client.legal_moves(host).moves
-    for search in (lambda: client.best_move(game.state, iterations=10, observer_seat=1),
-                   lambda: list(client.analyze(game.state, iterations=10, observer_seat=1))):
+    for search in (lambda: client.best_move(plan_step, iterations=10),
+                   lambda: list(client.analyze(plan_step, iterations=10))):
         with pytest.raises(grpc.RpcError) as info:
             search()
         details = error_details(info.value)
         assert details["reason"] == "OBSERVER_CANNOT_SEE_MOVER"
         assert details["fields"][0]["field"] == "state.observer_seat"
-    best = client.best_move(game.state, iterations=10, seed=1, observer_seat=0)
-    assert best.move.text == client.best_move(game.state, iterations=10, seed=1).move.text
+    best = client.best_move(host, iterations=10, seed=1, observer_seat=0)
+    assert best.move.text == client.best_move(host, iterations=10, seed=1).move.text
     estimate = client.estimate_scores(game.state, playouts=10, seed=2, observer_seat=1)
     assert estimate.playouts == 10 and len(estimate.seats) == 2

@@ -45,6 +45,7 @@ TRICKS_INFO = GameInfo(
     max_players=4,
     perfect_information=False,
     has_chance=False,
+    private_information=True,
     options=(
         GameOption("suits", 3, "number of suits"),
         GameOption("ranks", 6, "cards per suit"),

@@ -414,8 +414,8 @@ PINNED_UCT = [
         "samara", 2, deal=7, plies=0, spec="uct:200:c=1.5:m=0:d=0", move="tool saw r1c3 1",
         visits=[
             ("tool saw r1c3 1", 23), ("tool saw r3c2 1+2", 21), ("recruit man", 20),
-            ("build r2c8 1+2", 19), ("tool saw r1c1 1", 18), ("tool compass r1c4 1", 16),
-            ("tool square r3c3 1+2", 16), ("tool glass-a r1c2 1", 16), ("recruit woman", 15),
+            ("build r2c8 1+2", 19), ("tool saw r1c1 1", 18), ("tool glass-a r1c2 1", 16),
+            ("tool compass r1c4 1", 16), ("tool square r3c3 1+2", 16), ("recruit woman", 15),
             ("tool saw r2c2 1+2", 14), ("tool compass r2c4 1+2", 11),
             ("tool glass-a r3c1 1+2", 11),
         ],

@@ -122,6 +122,7 @@ export class FurnaceClient {
     game: string,
     numPlayers: number,
     extra: {
+      /** The setup's seed; left out, the server draws one (NewGameResponse.seed). */
       seed?: bigint | number;
       options?: Record<string, MessageInitShape<typeof OptionValueSchema>>;
       stateFormat?: StateFormat;
@@ -132,7 +133,7 @@ export class FurnaceClient {
       {
         game,
         numPlayers,
-        seed: BigInt(extra.seed ?? 0),
+        seed: extra.seed === undefined ? undefined : BigInt(extra.seed),
         options: extra.options ?? {},
         stateFormat: extra.stateFormat ?? StateFormat.UNSPECIFIED,
       },
