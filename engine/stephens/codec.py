@@ -11,6 +11,22 @@ cards match the disks gone from its board (plus its pending unlock decisions).
 >>> state = new_state(seed=5, num_players=3)
 >>> state_from_json(state.to_json()).to_json() == state.to_json()
 True
+
+A position may leave out ``decisions`` (:data:`OPTIONAL_FIELDS`): it is then the start
+of the ``active`` seat's turn, and the loader puts in the stack the engine has there
+(:func:`engine.stephens.flow.turn_start`), so a site that deals its own cards need
+not know the stack (docs/rules/stephens.md, "Writing a position at the start of a
+turn").  :meth:`StephensState.to_json` always writes the stack.
+
+>>> from engine.stephens.rules import StephensGame
+>>> state = StephensGame().new_game(seed=5, num_players=3)
+>>> while state.decisions[-1].kind != "action":  # the setup decisions: first options
+...     _ = state.apply(state.legal_moves()[0])
+>>> [f["kind"] for f in state.to_json()["decisions"]]
+['turn', 'action']
+>>> written = {k: v for k, v in state.to_json().items() if k != "decisions"}
+>>> state_from_json(written).to_json() == state.to_json()
+True
 """
 
 from __future__ import annotations
@@ -24,6 +40,7 @@ from engine.playout_rng import MASK64
 from engine.stephens.abilities import influence_cap
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.components import Catalogue
+from engine.stephens.flow import turn_start
 from engine.stephens.frames import Frame
 from engine.stephens.placement import placement_holds
 from engine.stephens.setup import MAX_PLAYERS, MIN_PLAYERS
@@ -54,6 +71,10 @@ STATE_FIELDS = ("game", "version", "num_players", "options", "rng", "round", "en
                 "active", "army",
                 "furnaces", "small_factories", "professions", "places", "contracts",
                 "investments", "players", "decisions")
+#: Fields a position may leave out.  Without ``decisions`` it is the start of the
+#: ``active`` seat's turn: the loader builds the engine's stack for it (a position
+#: whose other fields say a decision is pending is refused, naming the field).
+OPTIONAL_FIELDS = ("decisions",)
 #: Solo positions add this section (the Automa and the solo rules).
 SOLO_FIELDS = ("automa_deck", "automa_revealed", "bag", "final_reset")
 #: A worker of the Automa on a profession card, in JSON.
@@ -174,10 +195,11 @@ def _short(value: Any) -> str:
     return _REPR.repr(value)
 
 
-def _obj(value: Any, where: str, keys: tuple[str, ...] | None = None) -> Mapping[str, Any]:
+def _obj(value: Any, where: str, keys: tuple[str, ...] | None = None,
+         optional: tuple[str, ...] = ()) -> Mapping[str, Any]:
     expect(isinstance(value, Mapping), f"{where} must be an object")
     if keys is not None:
-        missing = [k for k in keys if k not in value]
+        missing = [k for k in keys if k not in value and k not in optional]
         extra = [k for k in value if k not in keys]
         expect(not missing, f"{where}: missing field(s) {', '.join(missing)}")
         expect(not extra, f"{where}: unknown field(s) {', '.join(map(str, extra))}")
@@ -239,7 +261,8 @@ class _Reader:
         expect(data.get("version") == VERSION, f"unsupported state version "
                                                f"{_short(data.get('version'))}")
         n = state_int(data.get("num_players"), "num_players", MIN_PLAYERS, MAX_PLAYERS)
-        data = _obj(data, "state", STATE_FIELDS + (("solo",) if n == 1 else ()))
+        data = _obj(data, "state", STATE_FIELDS + (("solo",) if n == 1 else ()),
+                    OPTIONAL_FIELDS)
         state = StephensState(cat, n)
         self.options(state, data["options"])
         rng = data["rng"]
@@ -271,11 +294,31 @@ class _Reader:
         self.investment_refs.all_seen("investments")
         if state.solo:
             self.solo(state, data["solo"])
-        state.decisions = [Frame.from_json(f, f"decisions[{i}]", n)
-                           for i, f in enumerate(_list(data["decisions"], "decisions"))]
-        self.workers(state)
-        check_stack(state)
+        if "decisions" in data:
+            state.decisions = [Frame.from_json(f, f"decisions[{i}]", n)
+                               for i, f in enumerate(_list(data["decisions"], "decisions"))]
+            self.workers(state)
+            check_stack(state)
+            return state
+        self.start_of_turn(state)
         return state
+
+    def start_of_turn(self, state: StephensState) -> None:
+        """A position written without ``decisions``: the start of the active seat's turn,
+        which nothing in the other fields may contradict (a reset phase due or running,
+        a disk still to unlock)."""
+        note = (f"(a state without 'decisions' is the start of P{state.active + 1}'s turn, "
+                f"no other decision pending; write 'decisions' for any other moment)")
+        empty = [name for name, n in zip(FURNACES, state.furnaces, strict=True) if n == 0]
+        expect(len(empty) <= 1,
+               f"furnaces: {' and '.join(empty)} are empty: a turn leaving two furnaces "
+               f"empty ends with a reset phase, so no turn starts with two {note}")
+        state.decisions = turn_start(state.active)
+        try:
+            self.workers(state)
+            check_stack(state)
+        except InvalidStateError as exc:
+            raise InvalidStateError(f"{exc} {note}") from None
 
     def options(self, state: StephensState, value: Any) -> None:
         if not state.solo:

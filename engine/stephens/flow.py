@@ -138,11 +138,24 @@ def last_turn(state: StephensState) -> bool:
             and state.active == state.num_players - 1)
 
 
+def turn_start(seat: int) -> list[Frame]:
+    """The whole decision stack at the start of ``seat``'s turn, as :func:`run_turn`
+    leaves it (the turn frame is always the bottom one): the turn, waiting to end, and
+    its action, the ability P1 not used yet.  The loader builds it for a position
+    written without ``decisions`` (docs/rules/stephens.md, "Writing a position at
+    the start of a turn").
+
+    >>> [(f.kind, f.seat, dict(f.context)) for f in turn_start(1)]
+    [('turn', 1, {'stage': 1}), ('action', 1, {'discarded': 0})]
+    """
+    return [Frame.make("turn", seat, stage=END), Frame.make("action", seat, discarded=0)]
+
+
 def run_turn(state: StephensState, frame: Frame, events: list[Event]) -> None:
     stage = frame.num("stage")
     if stage == BEGIN:
-        state.decisions[-1] = frame.with_(stage=END)
-        state.decisions.append(Frame.make("action", state.active, discarded=0))
+        assert state.decisions == [frame], "a turn begins on an otherwise empty stack"
+        state.decisions[:] = turn_start(state.active)
         return
     if stage == END:
         state.decisions.pop()
