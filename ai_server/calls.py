@@ -558,6 +558,13 @@ def apply_move(request: pb.ApplyMoveRequest) -> pb.ApplyMoveResponse:
     state = loaded.state
     seat = seat_of(request, state)
     observer = loaded.decoded.observer_seat
+    if loaded.decoded.form == SEALED and state.current_player() != TERMINAL \
+            and not state.moves_known_to(observer):
+        # Whether such a move is legal would tell what the holder may not see (and a
+        # chance outcome would be the holder's pick): BestMove with play moves that seat.
+        raise invalid(f"{hidden_moves_reason(state, observer)}: the holder of a sealed state "
+                      f"plays only moves it can know (BestMove with play moves the others)",
+                      "state.observer_seat", errors.OBSERVER_CANNOT_SEE_MOVER)
     # Judged as the host: the client vouches for the move even when its observer
     # could not judge it; only the error's words depend on the observer.
     check = check_move(state, request.move, seat, request.HasField("move"))

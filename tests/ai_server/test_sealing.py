@@ -335,6 +335,14 @@ def test_best_move_plays_a_bot_seat_the_observer_cannot_see(sealed_stub) -> None
                                                           move=status.moves[0])).state
     bot = status.status.current_player
     budget = pb.SearchBudget(iterations=30)
+    # The holder cannot play the bot's moves itself: legal or not would show its cards.
+    data, _ = Sealer([NEW_KEY]).open(state.sealed)
+    truth = registry.get_game(OMG).state_from_json(data)
+    for move in truth.legal_moves()[:1] + [truth.legal_moves()[-1] + 1]:
+        code, fields, reason, _ = refused(sealed_stub.ApplyMove, pb.ApplyMoveRequest(
+            state=state, move=pb.Move(id=move)))
+        assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                          ["state.observer_seat"], "OBSERVER_CANNOT_SEE_MOVER")
     # Without play: refused, as before.
     code, fields, reason, _ = refused(sealed_stub.BestMove, pb.BestMoveRequest(
         state=state, budget=budget, seed=1))
@@ -406,3 +414,38 @@ def test_new_game_needs_a_seat_to_seal_for(sealed_stub) -> None:
     truth = registry.get_game(OMG).new_game(seed=1, num_players=2, options={})
     assert plain.state.observer_seat == 1 and plain.render == truth.render(1)
     assert not plain.HasField("view")
+
+
+# -- docs/api.md, "Sealed states" ----------------------------------------------------------------
+def sealed_examples() -> list[Any]:
+    """The section's examples tagged sealed-rpc:/sealed-reply/sealed-error, in order."""
+    from tests.ai_server import test_api_examples as docs
+
+    text = docs.DOC.read_text(encoding="utf-8")
+    start = text.index("\n## Sealed states\n")
+    section = text[start:text.index("\n## ", start + 5)]
+    examples, pending = [], None
+    for block in docs.FENCE.finditer(section):
+        tag = block.group("info").split()[0] if block.group("info").split() else ""
+        if tag.startswith("sealed-rpc:"):
+            pending = (tag.split(":", 1)[1], block.group("body"))
+        elif tag in ("sealed-reply", "sealed-error"):
+            assert pending is not None, f"{tag} without a request"
+            examples.append(docs.Example(pending[0], pending[1], tag.split("-")[1],
+                                         block.group("body"), 0, "Sealed states"))
+            pending = None
+    assert pending is None
+    return examples
+
+
+def test_the_documented_sealed_examples_hold(sealed_stub, monkeypatch) -> None:
+    from tests.ai_server import test_api_examples as docs
+
+    monkeypatch.setattr(docs, "FORMS", (*docs.FORMS, "sealed"))
+    examples = sealed_examples()
+    assert len(examples) >= 6
+    assert {e.method for e in examples} >= {"NewGame", "ApplyMove", "BestMove", "LegalMoves"}
+    session = docs.Session(sealed_stub)
+    for example in examples:
+        problems = session.run(example)
+        assert not problems, f"{example.method}: {problems}"
