@@ -41,9 +41,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import grpc
+from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 
-from ai_server import codecs, errors, worker
+from ai_server import codecs, errors, sealing, worker
 from ai_server.codecs import DecodedState
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid, precondition
@@ -153,7 +154,8 @@ def _option_value(value: pb.OptionValue, field: str) -> bool | int | str:
     return result
 
 
-def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
+def game_info_message(info: GameInfo, kernel: bool, sealed: bool = False) -> pb.GameInfo:
+    """The ListGames entry of a game (``sealed``: the server has sealing keys)."""
     return pb.GameInfo(
         name=info.name,
         title=info.title,
@@ -169,7 +171,15 @@ def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
         description=info.description,
         typed_state=codecs.has_typed(info.name),
         kernel_available=kernel,
+        state_formats=state_formats(info.name, sealed),
     )
+
+
+def state_formats(game: str, sealed: bool) -> list[pb.StateFormat]:
+    """The forms ``game``'s positions can be answered in (GameInfo.state_formats)."""
+    return [*([pb.STATE_FORMAT_TYPED] if codecs.has_typed(game) else []),
+            pb.STATE_FORMAT_OPAQUE, pb.STATE_FORMAT_JSON, pb.STATE_FORMAT_JSON_OBJECT,
+            pb.STATE_FORMAT_RECORD, *([pb.STATE_FORMAT_SEALED] if sealed else [])]
 
 
 def status_message(state: State) -> pb.GameStatus:
@@ -328,7 +338,10 @@ class Loaded:
 
 def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
     """Decode a request's position and have the game validate it."""
-    decoded = codecs.decode_state(message, field, present)
+    if present and message.WhichOneof("state") == SEALED:
+        decoded = open_sealed(message, field)
+    else:
+        decoded = codecs.decode_state(message, field, present)
     where = f"{field}.{decoded.form}"
     try:
         game = registry.get_game(decoded.game)
@@ -339,12 +352,16 @@ def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
     try:
         state = game.state_from_json(decoded.data)
     except FurnaceError as exc:
+        if decoded.form == SEALED:  # its words could quote what the holder may not see
+            raise _stale_seal(where) from None
         # The field is the whole path of the fault: state.samara.foremen[0].tools.saw
         path = exc.path if isinstance(exc, InvalidStateError) else None
         raise invalid(str(exc), codecs.state_field(where, decoded.form, path),
                       errors.INVALID_STATE) from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError,
             RecursionError) as exc:
+        if decoded.form == SEALED:
+            raise _stale_seal(where) from None
         raise invalid(f"corrupt state: {type(exc).__name__}: {exc}", where,
                       errors.INVALID_STATE) from None
     note(game=game.info.name, players=state.num_players)
@@ -369,8 +386,75 @@ def seat_of(request: Any, state: State, field: str = "seat") -> int | None:
 
 def encode(loaded: Loaded, state: State, requested_format: int) -> pb.GameState:
     """``state`` in the form the request asks for (else the form it came in)."""
-    form = codecs.response_form(loaded.decoded.form, requested_format, state.info.name)
-    return codecs.encode_state(state.to_json(), form, loaded.decoded.observer_seat)
+    observer = loaded.decoded.observer_seat
+    form = answer_form(loaded.decoded.form, requested_format, state.info.name, observer)
+    return encode_for(state, form, observer)
+
+
+# -- sealed states (ai_server.sealing) ----------------------------------------------------
+#: The GameState field of a sealed state, and its form in DecodedState.
+SEALED = "sealed"
+
+
+def _sealer(field: str) -> sealing.Sealer:
+    sealer = sealing.SEALER.get()
+    if sealer is None:
+        raise invalid("this server has no sealing key: it neither opens nor answers sealed "
+                      "states (furnace serve --seal-key)", field, errors.NO_SEALING_KEY)
+    return sealer
+
+
+def _stale_seal(where: str) -> RequestError:
+    return invalid("the sealed state does not load in this server's version of the game",
+                   where, errors.INVALID_STATE)
+
+
+def open_sealed(message: pb.GameState, field: str = "state") -> DecodedState:
+    """A request's sealed position, opened: its observer is the seat it was sealed for."""
+    where = f"{field}.{SEALED}"
+    try:
+        data, seat = _sealer(where).open(message.sealed)
+    except sealing.SealError as exc:
+        raise invalid(str(exc), where, errors.INVALID_SEAL) from None
+    if message.HasField("observer_seat") and message.observer_seat != seat:
+        raise invalid(f"the state is sealed for {seat_label(seat)}: {field}.observer_seat must "
+                      f"be {seat} or unset, got {message.observer_seat}",
+                      f"{field}.observer_seat", errors.SEAL_MISMATCH)
+    return DecodedState(game=data["game"], data=data, form=SEALED, observer_seat=seat)
+
+
+def answer_form(request_form: str | None, requested: int, game: str, observer: int | None,
+                observer_field: str = "state.observer_seat") -> str:
+    """The form of an answered state: sealed when asked (STATE_FORMAT_SEALED) or when the
+    request's was and no other is asked; a sealed request is never answered readable."""
+    if requested == pb.STATE_FORMAT_SEALED or (
+            requested == pb.STATE_FORMAT_UNSPECIFIED and request_form == SEALED):
+        _sealer("state_format")
+        if observer is None:
+            raise invalid(f"a state is sealed for one seat (the host sees every hand): set "
+                          f"{observer_field}", observer_field, errors.MISSING_FIELD)
+        return SEALED
+    if request_form == SEALED:
+        raise invalid("a sealed state is answered sealed, never in a form its holder could "
+                      "read: leave state_format unset or STATE_FORMAT_SEALED", "state_format",
+                      errors.SEAL_MISMATCH)
+    return codecs.response_form(request_form, requested, game)
+
+
+def encode_for(state: State, form: str, observer: int | None) -> pb.GameState:
+    """``state`` as a ``GameState`` of ``form`` (from :func:`answer_form`) for ``observer``."""
+    if form == SEALED:
+        assert observer is not None  # answer_form saw to it
+        return pb.GameState(sealed=_sealer("state_format").seal(state.to_json(), observer),
+                            observer_seat=observer)
+    return codecs.encode_state(state.to_json(), form, observer)
+
+
+def view_of(state: State, message: pb.GameState) -> struct_pb2.Struct | None:
+    """Beside a sealed answer: the position as its seat sees it (None for other forms)."""
+    if message.WhichOneof("state") != SEALED:
+        return None
+    return codecs.encode_json_object(state.observation(message.observer_seat))
 
 
 # -- the call pool's calls ---------------------------------------------------------------
@@ -381,7 +465,8 @@ def list_games(config: ServerConfig, log: Any = None) -> pb.ListGamesResponse:
     for name in registry.game_names():
         try:
             game = registry.get_game(name)
-            games.append(game_info_message(game.info, game.kernel_available()))
+            games.append(game_info_message(game.info, game.kernel_available(),
+                                           sealed=cfg.sealer is not None))
         except Exception:  # noqa: BLE001 - one broken game must not hide the others
             if log is not None:
                 log.exception("game %r failed to load; left out of ListGames", name)
@@ -425,13 +510,19 @@ def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
         except InvalidOptionError as exc:
             raise invalid(str(exc), where, errors.INVALID_OPTION) from None
         options[name] = value
+    observer = request.observer_seat if request.HasField("observer_seat") else None
+    if observer is not None and not 0 <= observer < request.num_players:
+        raise invalid(f"observer_seat must be in {seat_range(request.num_players)}, got "
+                      f"{observer}", "observer_seat", errors.SEAT_OUT_OF_RANGE)
+    form = answer_form(None, request.state_format, info.name, observer, "observer_seat")
     # Without a seed, a fresh one (53 bits: exact as a JavaScript number too), answered so
     # that the game can be dealt again.
     seed = int(request.seed) if request.HasField("seed") else secrets.randbits(53)
     state = game.new_game(seed=seed, num_players=int(request.num_players), options=options)
-    form = codecs.response_form(None, request.state_format, info.name)
-    return pb.NewGameResponse(state=codecs.encode_state(state.to_json(), form),
-                              status=status_message(state), render=state.render(), seed=seed)
+    encoded = encode_for(state, form, observer)
+    return pb.NewGameResponse(state=encoded, status=status_message(state),
+                              render=state.render(observer), view=view_of(state, encoded),
+                              seed=seed)
 
 
 def legal_moves(request: pb.LegalMovesRequest) -> pb.LegalMovesResponse:
@@ -471,6 +562,15 @@ def apply_move(request: pb.ApplyMoveRequest) -> pb.ApplyMoveResponse:
     state = loaded.state
     seat = seat_of(request, state)
     observer = loaded.decoded.observer_seat
+    mover = state.current_player()
+    if loaded.decoded.form == SEALED and mover not in (TERMINAL, observer):
+        # The seal keeps the holder to its seat: choosing another seat's moves (or a chance
+        # outcome) would alter the game, and whether a move of a seat whose hand decides it
+        # is legal would tell what the holder may not see.  BestMove with play moves them.
+        raise invalid(f"the state is sealed for {seat_label(observer)}, and "
+                      f"{'chance' if mover == CHANCE else seat_label(mover)} is to move: the "
+                      f"holder of a sealed state plays its own seat's moves (BestMove with "
+                      f"play moves the others)", "state.observer_seat", errors.SEAL_MISMATCH)
     # Judged as the host: the client vouches for the move even when its observer
     # could not judge it; only the error's words depend on the observer.
     check = check_move(state, request.move, seat, request.HasField("move"))
@@ -495,20 +595,27 @@ def apply_move(request: pb.ApplyMoveRequest) -> pb.ApplyMoveResponse:
         text = check.move.text or (str(check.move.id) if check.move.HasField("id") else "")
         raise invalid(f"illegal move {text!r}: {check.reason}" if text else check.reason,
                       check.field, reason, illegal_reason=code_name)
+    return pb.ApplyMoveResponse(**play(loaded, check.move.id, request.state_format))
+
+
+def play(loaded: Loaded, move: int, requested_format: int) -> dict[str, Any]:
+    """Play the legal ``move`` in the loaded position: the fields ApplyMove's answer and
+    BestMove's with ``play`` share (the new state in the requested form, else the
+    request's; what happened; the new status, render and, sealed, view), each as the
+    request's observer sees it."""
+    state = loaded.state
+    observer = loaded.decoded.observer_seat
     player = state.current_player()
-    seen = state.move_seen_by(check.move.id, observer)
-    events = state.apply(check.move.id)
+    seen = state.move_seen_by(move, observer)
+    events = state.apply(move)
     record = pb.MoveRecord(player=player, events=events_seen_by(events, observer))
     if seen is None:
         record.move_hidden = True  # the observer only learns that `player` moved
     else:
-        record.move.CopyFrom(pb.Move(id=check.move.id, text=seen))
-    return pb.ApplyMoveResponse(
-        state=encode(loaded, state, request.state_format),
-        record=record,
-        status=status_message(state),
-        render=state.render(observer),
-    )
+        record.move.CopyFrom(pb.Move(id=move, text=seen))
+    encoded = encode(loaded, state, requested_format)
+    return {"state": encoded, "record": record, "status": status_message(state),
+            "render": state.render(observer), "view": view_of(state, encoded)}
 
 
 #: The calls of the call pool, by method name.
@@ -520,9 +627,12 @@ CALLS: dict[str, Callable[[Any], Message]] = {
 }
 
 
-def run_call(method: str, request: Message, *, slot: int | None = None) -> Answer:
-    """The call pool's job: ``method``'s whole game side for ``request``."""
-    return answer(method, lambda: CALLS[method](request))
+def run_call(method: str, request: Message, *, slot: int | None = None,
+             sealer: sealing.Sealer | None = None) -> Answer:
+    """The call pool's job: ``method``'s whole game side for ``request`` (``sealer``: the
+    server's sealing keys, if any)."""
+    with sealing.using(sealer):
+        return answer(method, lambda: CALLS[method](request))
 
 
 # -- searches ------------------------------------------------------------------------------
@@ -539,6 +649,11 @@ class SearchPlan:
     observer: int | None = None
     #: Strength level (``engine.search.levels``); 0: none, the most visited move.
     level: int = 0
+    #: BestMove ``play``: the loaded position, to play the chosen move in.
+    played: Loaded | None = None
+    #: ``play`` for a mover whose moves the observer cannot know: the search is the
+    #: mover's, and its move and analysis are not answered.
+    withhold: bool = False
 
 
 def requested_time(request: Any, config: ServerConfig, analyze: bool) -> float | None:
@@ -595,7 +710,16 @@ def plan_search(request: Any, config: ServerConfig, analyze: bool) -> SearchPlan
                            f"{seat_label(seat)}", "seat",
                            errors.NOT_YOUR_TURN)
     observer = loaded.decoded.observer_seat
-    if observer is not None and not state.moves_known_to(observer):
+    played = loaded if getattr(request, "play", False) else None  # Analyze has no play
+    if played is not None:  # the answer's form is refused before any search, not after
+        answer_form(loaded.decoded.form, request.state_format, state.info.name, observer)
+    withhold = False
+    if played is not None and observer is not None and observer != player:
+        # A bot moves on its own information.  Where it holds some the observer does not
+        # see, its move and analysis would show it (the values of its options reflect its
+        # hand): the observer learns what the record shows.
+        observer, withhold = player, state.info.private_information
+    elif observer is not None and not state.moves_known_to(observer):
         raise invalid(f"{seat_label(player)} is to move, and its moves depend on what "
                       f"state.observer_seat, {seat_label(observer)}, cannot see: a search "
                       f"for {player_name(player)} needs its own view (observer_seat "
@@ -619,7 +743,7 @@ def plan_search(request: Any, config: ServerConfig, analyze: bool) -> SearchPlan
                       errors.OUT_OF_RANGE)
     return SearchPlan(state=state, iterations=iterations, time_limit=time_limit,
                       seed=int(request.seed), c=c, max_candidates=int(request.max_candidates),
-                      observer=observer, level=level)
+                      observer=observer, level=level, played=played, withhold=withhold)
 
 
 def _searched(result: dict[str, Any]) -> None:
@@ -659,9 +783,15 @@ def search_call(method: str, request: Any, config: ServerConfig, *, time_end: fl
         if "chosen" in result:  # a level's choice
             chosen_id, chosen_text = result["chosen"]
             move = pb.Move(id=chosen_id, text=chosen_text)
-        return pb.BestMoveResponse(move=move, analysis=analysis)
+        response = pb.BestMoveResponse() if plan.withhold else \
+            pb.BestMoveResponse(move=move, analysis=analysis)
+        if plan.played is not None:
+            response.MergeFrom(pb.BestMoveResponse(
+                **play(plan.played, move.id, request.state_format)))
+        return response
 
-    return answer(method, work)
+    with sealing.using(config.sealer):
+        return answer(method, work)
 
 
 def estimate_call(request: pb.EstimateScoresRequest, config: ServerConfig, *,
@@ -688,4 +818,5 @@ def estimate_call(request: pb.EstimateScoresRequest, config: ServerConfig, *,
             elapsed_seconds=result["elapsed"],
         )
 
-    return answer("EstimateScores", work)
+    with sealing.using(config.sealer):
+        return answer("EstimateScores", work)

@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from ai_server import corelog, fuzz, observe, security
+from ai_server import corelog, fuzz, observe, sealing, security
 from ai_server.config import CALL_WORKERS_PER_CORE, ServerConfig, default_workers
 
 _DEFAULTS = ServerConfig()
@@ -119,11 +119,57 @@ def add_commands(subparsers: Any) -> None:
                        help="one JSON line per call (logger furnace.access) on standard "
                        "error, or appended to FILE (default: off)")
     security.add_arguments(parser)
+    parser.add_argument_group(
+        "sealed states", "positions handed out encrypted and authenticated, for clients "
+        "that play one seat (docs/api.md, \"Sealed states\")").add_argument(
+        "--seal-key", action="append", default=[], metavar="FILE",
+        help="a key file of sealed states (furnace seal-key new FILE); repeat for older "
+        "keys, newest first: new states are sealed with the first, the others still open "
+        "theirs (default: none, sealed states refused)")
     parser.set_defaults(func=run_serve)
+    _add_seal_key_command(subparsers)
     fuzz.add_command(subparsers)
     from ai_server.loadtest import cli as loadtest_cli
 
     loadtest_cli.add_command(subparsers)
+
+
+def _add_seal_key_command(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "seal-key", help="make or identify a key of sealed states (furnace serve --seal-key)",
+        description="Keys of sealed states: 32 random bytes in a file readable by its owner "
+        "only (docs/operations.md, \"Sealing keys\").")
+    sub = parser.add_subparsers(dest="seal_key_command", required=True)
+    new = sub.add_parser("new", help="write a fresh key to a new file (mode 600) and print "
+                         "its key id")
+    new.add_argument("file", metavar="FILE")
+    new.set_defaults(func=_run_seal_key_new)
+    ident = sub.add_parser("id", help="print the key id of key files (what sealed states "
+                           "carry to name their key)")
+    ident.add_argument("files", metavar="FILE", nargs="+")
+    ident.set_defaults(func=_run_seal_key_id)
+
+
+def _run_seal_key_new(args: argparse.Namespace) -> int:
+    try:
+        kid = sealing.write_key_file(args.file)
+    except OSError as exc:
+        print(f"furnace seal-key: error: cannot write {args.file}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    print(f"{args.file}: key id {kid}")
+    return 0
+
+
+def _run_seal_key_id(args: argparse.Namespace) -> int:
+    for name in args.files:
+        try:
+            key = sealing.read_key_file(name)
+        except ValueError as exc:
+            print(f"furnace seal-key: error: {exc}", file=sys.stderr)
+            return 2
+        print(f"{name}: key id {sealing.key_id(key).hex()}")
+    return 0
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
@@ -151,6 +197,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_calls_per_client=args.max_calls_per_client,
         grpc_max_connections=args.max_connections,
         http_max_connections=args.http_max_connections,
+        sealer=sealing.Sealer.from_files(args.seal_key) if args.seal_key else None,
     )
     for flag in ("workers", "call_workers"):
         value = getattr(args, flag)
@@ -197,6 +244,11 @@ def _run_server(args: argparse.Namespace, config: ServerConfig,
         print(f"furnace server listening on {args.host}:{port} "
               f"({config.workers} workers; {hosting.describe()}); Ctrl-C to stop",
               file=sys.stderr, flush=True)
+        if config.sealer is not None:
+            ids = config.sealer.key_ids
+            print(f"furnace server seals states with key {ids[0]}"
+                  + (f" (and opens those of {', '.join(ids[1:])})" if ids[1:] else ""),
+                  file=sys.stderr, flush=True)
 
     def started(server: Any) -> None:
         if server.metrics is not None and server.metrics.port is not None:

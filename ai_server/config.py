@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ai_server.sealing import Sealer
 
 #: Search workers per CPU core by default.  Two, because searches with a time budget
 #: would otherwise queue behind each other (a 300 ms analysis holds a worker while a
@@ -132,6 +135,9 @@ class ServerConfig:
     grpc_max_connection_age: float = 1800.0
     #: gRPC port: connections open at once; more are closed at once (0: no cap).
     grpc_max_connections: int = 512
+    #: The keys of sealed states (``--seal-key``, :mod:`ai_server.sealing`); None: the
+    #: server neither answers nor opens sealed states.  Travels to the workers.
+    sealer: Sealer | None = None
 
     def grpc_connection_age_grace(self) -> float:
         """Seconds the calls of a connection past ``grpc_max_connection_age`` get to finish:

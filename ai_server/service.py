@@ -172,7 +172,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         end = time.monotonic() + self.config.max_call_time
         deadline = self._deadline(context)
         job = self.call_pool.submit(
-            calls.run_call, method, request, client=client_identity(context),
+            calls.run_call, method, request, sealer=self.config.sealer,
+            client=client_identity(context),
             stop_by=end if deadline is None else min(end, deadline), killable=True,
             what=f"{method} of this position")
         return self._response(method, await self._finish(job))

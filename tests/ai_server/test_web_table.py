@@ -2,8 +2,9 @@
 
 Debian's chromium and chromium-driver, driven by selenium: load the page, start a
 game, make a move, ask for a hint, and play a short game (Samara, two players, tiny
-bot budgets, always the first legal move) to the end.  Skipped only when chromium
-or its driver is not installed (``.ci/run`` installs both).
+bot budgets, always the first legal move) to the end; and a hidden-information game
+(Oh My Goods!), which the page holds sealed only.  Skipped only when chromium or its
+driver is not installed (``.ci/run`` installs both).
 
 ``FURNACE_WEB_SCREENSHOT=PATH`` saves a screenshot of the finished game there (how
 docs/web-table.png is made), after the hint.
@@ -11,7 +12,9 @@ docs/web-table.png is made), after the hint.
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -20,8 +23,11 @@ from typing import Any
 
 import pytest
 
+from ai_server import sealing
 from ai_server.http_door import static_file
 from ai_server.server import BackgroundServer
+from engine import registry
+from tests.ai_server.test_sealing import card_ids
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -42,9 +48,13 @@ def test_the_bundle_is_built_in() -> None:
     assert bundle is not None and b"newGame" in bundle and b"application/grpc-web" in bundle
 
 
+#: The table server's keys: the test opens what the page holds to know the bot's cards.
+SEALER = sealing.Sealer([sealing.new_key()])
+
+
 @pytest.fixture(scope="module")
 def table_server() -> Iterator[BackgroundServer]:
-    with BackgroundServer(http_port=0, workers=1, max_time=10.0) as srv:
+    with BackgroundServer(http_port=0, workers=1, max_time=10.0, sealer=SEALER) as srv:
         yield srv
 
 
@@ -177,3 +187,78 @@ def test_a_bot_of_a_strength_level(table_server: BackgroundServer, browser: Any)
     info = browser.find_element("id", "analysis-info").text
     assert info.startswith(f"{get_level(1).iterations} iterations"), info
     assert browser.find_elements("css selector", "#log li")[0].text.startswith("Bot, P2")
+
+
+#: What the page holds: its table's state, as the case of the GameState's oneof, its
+#: observer seat, the whole message as JSON (bytes as numbers) and a sealed blob's bytes.
+HELD = """
+const t = window.furnaceTable;
+if (!t) return null;
+const value = t.state.state.value;
+const bytes = value instanceof Uint8Array ? btoa(String.fromCharCode(...value)) : "";
+const json = JSON.stringify(t.state, (k, v) => typeof v === "bigint" ? String(v) : v);
+return {kind: t.state.state.case, observer: t.state.observerSeat, json: json, bytes: bytes};
+"""
+
+
+def test_a_hidden_information_game_is_held_sealed(table_server: BackgroundServer,
+                                                 browser: Any) -> None:
+    """Oh My Goods! on a server that seals: the page holds its position sealed for the
+    human's seat (no card id in it), and the bot moves through BestMove play."""
+    from selenium.webdriver.support.ui import Select
+
+    cards: set[str] = set()
+    for seed in range(3):
+        cards |= card_ids(registry.get_game("oh-my-goods").new_game(
+            seed=seed, num_players=2, options={}).to_json())
+    assert table_server.server is not None
+    browser.get(f"http://127.0.0.1:{table_server.server.http_port}/")
+    wait_for(browser, lambda: browser.find_element("tag name", "body")
+             .get_attribute("data-ready") == "true", "the game list")
+    Select(browser.find_element("id", "game")).select_by_value("oh-my-goods")
+    Select(browser.find_element("id", "players")).select_by_value("2")
+    Select(browser.find_element("id", "seat")).select_by_value("0")
+    Select(browser.find_element("id", "strength-kind")).select_by_value("iterations")
+    strength = browser.find_element("id", "strength")
+    strength.clear()
+    strength.send_keys("20")
+    browser.find_element("id", "new-game").click()
+
+    def sealed_only() -> None:
+        """The page holds the position sealed for seat 0, and shows none of the bot's cards."""
+        held = browser.execute_script(HELD)
+        assert held["kind"] == "sealed" and held["observer"] == 0, held["kind"]
+        blob = base64.b64decode(held["bytes"])
+        assert len(blob) > 100
+        for card in cards:
+            assert card not in held["json"] and card.encode() not in blob, card
+        data, seat = SEALER.open(blob)
+        assert seat == 0
+        page = browser.find_element("tag name", "body").text
+        for card in data["players"][1]["hand"]:
+            assert not re.search(rf"(?<![\w-]){re.escape(card)}(?!\d)", page), card
+        title = browser.find_element("id", "analysis-title").text
+        if title == "P2 (seat 1) (bot) moved":  # the server withheld the bot's search
+            assert not browser.find_elements("css selector", "#chart .row")
+
+    wait_for(browser, lambda: phase(browser) == "human", "the first move")
+    sealed_only()
+    board = browser.find_element("id", "board").text
+    assert "hand: " in board and "P2" in board  # the human's view: its own hand named
+    bot_turns = 0
+    deadline = time.monotonic() + 60
+    while bot_turns < 2:
+        assert time.monotonic() < deadline, "the bot did not move twice"
+        before = len(browser.find_elements("css selector", "#log li"))
+        browser.find_elements("css selector", "#moves button.move")[0].click()
+        wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
+                 and len(browser.find_elements("css selector", "#log li")) > before,
+                 "the answer to the human's move")
+        sealed_only()
+        log = [item.text for item in browser.find_elements("css selector", "#log li")]
+        bot_turns = sum(text.startswith("Bot, P2") for text in log)
+        if phase(browser) == "over":
+            break
+    assert not browser.find_element("id", "error").is_displayed()
+    assert browser.find_element("id", "analysis-title").text in (
+        "P2 (seat 1) (bot) moved", "P2 (seat 1) (bot) thought")

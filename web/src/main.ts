@@ -3,10 +3,15 @@
 // Everything goes through the service's gRPC-Web door with a client generated from
 // proto/furnace/v1/furnace.proto (@bufbuild/protoc-gen-es, @connectrpc/connect-web).
 // The server is stateless: the page keeps the position and sends it with every call.
-// What the page shows is the human's view only: every call that renders, lists or
-// records moves carries observer_seat = the human's seat.  A bot of a hidden-information
-// game searches from its own seat's view (so it does not peek at the human's cards) and
-// the page then shows only its overall estimates, never its candidate moves.
+// What the page shows is the human's view only: every state it sends carries
+// observer_seat = the human's seat, so renders, move lists and records are that seat's.
+// In a hidden-information game the page holds the position *sealed* when the server
+// offers it (ListGames' state_formats): encrypted and authenticated by the server for
+// the human's seat, so neither the page nor its user can read the other hands or the
+// deck, or alter a card (docs/api.md, "Sealed states").  The bots move with BestMove
+// `play`: the server searches for the bot from the bot's own information and answers
+// the new position; it answers the bot's move and analysis only when the human may
+// know them, and the page shows whatever analysis it gets.
 
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
@@ -22,6 +27,7 @@ import {
   type Move,
   type MoveRecord,
   SearchStopReason,
+  StateFormat,
 } from "./gen/furnace/v1/furnace_pb";
 
 const $ = <T extends HTMLElement>(id: string): T => {
@@ -68,10 +74,19 @@ interface Table {
   info: GameInfo;
   human: number;
   players: number;
+  /** The position: sealed for the human's seat in a hidden-information game (when the
+   * server seals), else the whole position with the human's observer_seat. */
   state: GameState;
   status: GameStatus;
   /** Bumped by every new game: work for an older game stops. */
   generation: number;
+}
+
+declare global {
+  interface Window {
+    /** The current table, for the curious (and the browser test): what the page holds. */
+    furnaceTable?: Table | null;
+  }
 }
 
 let games: GameInfo[] = [];
@@ -94,15 +109,17 @@ function showError(error: unknown): void {
   ui.error.hidden = false;
 }
 
-/** The position as the human sees it (observer_seat = the human's seat). */
+/** The position as the human sees it (observer_seat = the human's seat; a sealed
+ * position is sealed for that seat already). */
 function view(t: Table): GameState {
   return create(GameStateSchema, { state: t.state.state, observerSeat: t.human });
 }
 
-/** The position as `seat` sees it, for that seat's own search. */
-function viewOf(t: Table, seat: number): GameState {
-  return create(GameStateSchema, { state: t.state.state, observerSeat: seat });
-}
+/** Whether the page holds `info`'s positions sealed: a game with hidden information,
+ * on a server that seals. */
+const sealedFor = (info: GameInfo): boolean =>
+  info.informationType === InformationType.IMPERFECT &&
+  info.stateFormats.includes(StateFormat.SEALED);
 
 const MAX_LEVEL = 5;
 
@@ -162,50 +179,49 @@ function showMoves(moves: Move[], onPick: (move: Move) => void): void {
 }
 
 // -- analysis -------------------------------------------------------------------------------
-function showAnalysis(analysis: Analysis, title: string, candidates: boolean, final: boolean): void {
+/** An answered analysis: its candidate moves whenever the server answers one (it answers
+ * none the human may not know). */
+function showAnalysis(analysis: Analysis, title: string, final: boolean): void {
   ui.analysisTitle.textContent = title;
   const stop = final ? `, stopped by ${SearchStopReason[analysis.stopReason].replace("SEARCH_STOP_REASON_", "").toLowerCase()}` : "";
   ui.analysisInfo.textContent =
     `${analysis.iterations} iterations in ${analysis.elapsedSeconds.toFixed(2)} s${stop}` +
-    (candidates && analysis.bestMove ? `; best so far: ${analysis.bestMove.text}` : "");
+    (analysis.bestMove ? `; best so far: ${analysis.bestMove.text}` : "");
   ui.chart.replaceChildren();
-  if (candidates) {
-    const most = Math.max(1, ...analysis.moves.map((m) => m.visits));
-    for (const m of analysis.moves) {
-      const row = document.createElement("div");
-      row.className = "row";
-      const label = document.createElement("span");
-      label.className = "label";
-      label.textContent = m.move?.text ?? "?";
-      const bars = document.createElement("span");
-      bars.className = "bars";
-      const visits = document.createElement("span");
-      visits.className = "bar visits";
-      visits.style.width = `${(100 * m.visits) / most}%`;
-      visits.textContent = `${m.visits}`;
-      const win = document.createElement("span");
-      win.className = "bar win";
-      win.style.width = `${100 * m.winProbability}%`;
-      win.textContent = percent(m.winProbability);
-      bars.append(visits, win);
-      row.append(label, bars);
-      ui.chart.append(row);
-    }
+  const most = Math.max(1, ...analysis.moves.map((m) => m.visits));
+  for (const m of analysis.moves) {
+    const row = document.createElement("div");
+    row.className = "row";
+    const label = document.createElement("span");
+    label.className = "label";
+    label.textContent = m.move?.text ?? "?";
+    const bars = document.createElement("span");
+    bars.className = "bars";
+    const visits = document.createElement("span");
+    visits.className = "bar visits";
+    visits.style.width = `${(100 * m.visits) / most}%`;
+    visits.textContent = `${m.visits}`;
+    const win = document.createElement("span");
+    win.className = "bar win";
+    win.style.width = `${100 * m.winProbability}%`;
+    win.textContent = percent(m.winProbability);
+    bars.append(visits, win);
+    row.append(label, bars);
+    ui.chart.append(row);
   }
   ui.expected.textContent = "Expected scores: " + analysis.expectedScores
     .map((score, seat) => `${seatName(seat)} ${score.toFixed(1)} (wins ${percent(analysis.winProbabilities[seat] ?? 0)})`)
     .join(", ");
-  ui.pv.textContent = candidates && analysis.principalVariation.length
+  ui.pv.textContent = analysis.principalVariation.length
     ? "Principal variation: " + analysis.principalVariation.map((m) => m.text).join(" → ")
     : "";
 }
 
 /** Run Analyze for the seat to move, showing every update; the final analysis. */
-async function think(t: Table, observer: number, title: string, doneTitle: string,
-                     candidates: boolean): Promise<Analysis | null> {
+async function think(t: Table, title: string, doneTitle: string): Promise<Analysis | null> {
   let last: Analysis | null = null;
   const stream = furnace.analyze({
-    state: viewOf(t, observer),
+    state: view(t),
     seat: t.status.currentPlayer,
     ...strength(),
     updateIntervalMs: 100,
@@ -216,38 +232,51 @@ async function think(t: Table, observer: number, title: string, doneTitle: strin
     if (t.generation !== generation) return null;
     if (update.analysis) {
       last = update.analysis;
-      showAnalysis(update.analysis, update.final ? doneTitle : title, candidates, update.final);
+      showAnalysis(update.analysis, update.final ? doneTitle : title, update.final);
     }
   }
   return last;
 }
 
-/** A level's move for the seat to move.  BestMove, not Analyze: only BestMove answers a
- * level's own choice, which at the weak levels is not always the most visited move. */
-async function levelMove(t: Table, observer: number, title: string, doneTitle: string,
-                         candidates: boolean): Promise<Move | null> {
-  ui.analysisTitle.textContent = title;
+/** The bot's turn in one call: BestMove with `play` (a level's own choice, or the most
+ * visited move of a budget's search), answered with the new position as the human sees
+ * it.  The move and analysis come only when the human may know them. */
+async function botMove(t: Table, player: number): Promise<void> {
+  ui.analysisTitle.textContent = `${seatName(player)} (bot) is thinking…`;
   const reply = await furnace.bestMove({
-    state: viewOf(t, observer),
-    seat: t.status.currentPlayer,
+    state: view(t),
+    seat: player,
     ...strength(),
     maxCandidates: 8,
     seed: newSeed(),
+    play: true,
   });
-  if (t.generation !== generation) return null;
-  if (reply.analysis) showAnalysis(reply.analysis, doneTitle, candidates, true);
-  return reply.move ?? null;
+  if (t.generation !== generation) return;
+  if (reply.analysis) {
+    showAnalysis(reply.analysis, `${seatName(player)} (bot) thought`, true);
+  } else {
+    ui.analysisTitle.textContent = `${seatName(player)} (bot) moved`;
+    ui.analysisInfo.textContent = "Its search is not shown: it depends on cards you cannot see.";
+    ui.chart.replaceChildren();
+    ui.expected.textContent = ui.pv.textContent = "";
+  }
+  played(t, reply);
 }
 
-// -- the game loop --------------------------------------------------------------------------
-async function apply(t: Table, move: Move, seat: number | undefined): Promise<void> {
-  const reply = await furnace.applyMove({ state: view(t), move: { id: move.id }, seat });
+/** Take an answer's new position (ApplyMove, or BestMove with `play`). */
+function played(t: Table, reply: { state?: GameState; status?: GameStatus; render: string;
+                                   record?: MoveRecord }): void {
   if (t.generation !== generation || !reply.state || !reply.status) return;
   t.state = reply.state;
   t.status = reply.status;
   ui.board.textContent = reply.render;
   if (reply.record) addLog(reply.record);
   ui.status.textContent = describeStatus(t);
+}
+
+// -- the game loop --------------------------------------------------------------------------
+async function apply(t: Table, move: Move, seat: number | undefined): Promise<void> {
+  played(t, await furnace.applyMove({ state: view(t), move: { id: move.id }, seat }));
 }
 
 async function advance(t: Table): Promise<void> {
@@ -276,18 +305,10 @@ async function advance(t: Table): Promise<void> {
       setPhase("human");
       return;
     }
-    // A bot's turn: watch it think, then play its choice.
+    // A bot's turn: the server searches and plays it.
     clearMoves();
     setPhase("bot");
-    const hidden = t.info.informationType === InformationType.IMPERFECT;
-    const observer = hidden ? player : t.human;
-    const thinking = `${seatName(player)} (bot) is thinking…`;
-    const thought = `${seatName(player)} (bot) thought`;
-    const move = byLevel()
-      ? await levelMove(t, observer, thinking, thought, !hidden)
-      : (await think(t, observer, thinking, thought, !hidden))?.bestMove;
-    if (!move) return;
-    await apply(t, move, player);
+    await botMove(t, player);
   }
 }
 
@@ -309,7 +330,7 @@ async function hint(): Promise<void> {
   if (!t || document.body.dataset.phase !== "human") return;
   setPhase("hint");
   try {
-    const analysis = await think(t, t.human, "Hint: searching your move…", "Hint: the search for your move", true);
+    const analysis = await think(t, "Hint: searching your move…", "Hint: the search for your move");
     const best = analysis?.bestMove?.id;
     for (const button of ui.moves.querySelectorAll<HTMLButtonElement>("button.move")) {
       button.classList.toggle("best", best !== undefined && button.dataset.id === String(best));
@@ -336,10 +357,13 @@ async function newGame(): Promise<void> {
   ui.analysisInfo.textContent = ui.expected.textContent = ui.pv.textContent = "";
   try {
     const reply = await furnace.newGame({
-      game: info.name, numPlayers: players, seed: newSeed(),
+      game: info.name, numPlayers: players, seed: newSeed(), observerSeat: human,
+      ...(sealedFor(info) ? { stateFormat: StateFormat.SEALED } : {}),
     });
     if (!reply.state || !reply.status) throw new Error("NewGame answered without a state");
     table = { info, human, players, state: reply.state, status: reply.status, generation };
+    window.furnaceTable = table;
+    ui.board.textContent = reply.render;
     await advance(table);
   } catch (error) {
     showError(error);

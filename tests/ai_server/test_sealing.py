@@ -1,0 +1,463 @@
+"""Sealed states (issue 23, item 5): ai_server.sealing, and the server answering them.
+
+A client that plays one seat holds its position sealed: it cannot read the hidden
+parts (no card id in any encoding it could try), cannot alter it (any changed byte
+is INVALID_ARGUMENT on state.sealed), cannot look through another seat's eyes, and a
+key rotated out of first place still opens the states it sealed while it is listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import pickle
+import stat
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import json_format
+
+from ai_server import cli, sealing
+from ai_server.sealing import PAD_BYTES, Sealer, SealError, key_id
+from ai_server.server import BackgroundServer
+from engine import registry
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from tests.ai_server.conftest import TEST_SETTINGS
+from tests.ai_server.helpers_furnace import rpc_error_info
+
+OMG = "oh-my-goods"
+OLD_KEY = bytes(range(32))
+NEW_KEY = bytes(range(100, 132))
+
+
+def omg_state(seed: int = 3) -> dict[str, Any]:
+    state = registry.get_game(OMG).new_game(seed=seed, num_players=3, options={})
+    data: dict[str, Any] = state.to_json()
+    return data
+
+
+def card_ids(data: dict[str, Any]) -> set[str]:
+    """Every card of an Oh My Goods! state: deck, display, hands, goods, buildings."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str) and value[-1:].isdigit() and "-" in value:
+            found.add(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk({k: v for k, v in data.items() if k != "rng"})
+    assert len(found) > 100  # the whole deck
+    return found
+
+
+def readable_texts(blob: bytes) -> list[bytes]:
+    """What a client could make of ``blob``: itself, its base64 (the JSON form), its
+    base64 decoded again, and whatever zlib inflates from any offset of it."""
+    texts = [blob, base64.b64encode(blob), base64.urlsafe_b64encode(blob)]
+    try:
+        texts.append(base64.b64decode(blob, validate=False))
+    except ValueError:
+        pass
+    for offset in range(len(blob)):
+        for wbits in (15, -15, 31):
+            try:
+                texts.append(zlib.decompressobj(wbits).decompress(blob[offset:], 1 << 20))
+            except zlib.error:
+                pass
+    return texts
+
+
+# -- the Sealer ------------------------------------------------------------------------------
+def test_round_trip_and_the_blob_layout() -> None:
+    sealer = Sealer([NEW_KEY, OLD_KEY])
+    data = omg_state()
+    blob = sealer.seal(data, 2)
+    assert sealer.open(blob) == (data, 2)
+    assert blob[0] == sealing.VERSION and blob[1:9] == key_id(NEW_KEY)
+    assert (len(blob) - sealing.HEADER_BYTES - sealing.TAG_BYTES) % PAD_BYTES == 0
+    # A fresh nonce each time: the same state never seals to the same bytes.
+    assert sealer.seal(data, 2) != blob
+
+
+def test_no_card_id_in_any_encoding_a_client_can_read() -> None:
+    data = omg_state()
+    cards = card_ids(data)
+    blob = Sealer([NEW_KEY]).seal(data, 0)
+    message = pb.GameState(sealed=blob, observer_seat=0)
+    texts = readable_texts(blob) + [
+        json_format.MessageToJson(message).encode(), message.SerializeToString(),
+        base64.b64decode(json_format.MessageToDict(message)["sealed"])]
+    for text in texts:
+        for card in cards:
+            assert card.encode() not in text, card
+        assert data["rng"].encode() not in text
+    # The plaintext as the opaque form would hold it shares no run of 8 bytes with the blob.
+    plain = zlib.compress(json.dumps({"seat": 0, "state": data}, separators=(",", ":"),
+                                     sort_keys=True).encode(), 9)
+    runs = {plain[i:i + 8] for i in range(len(plain) - 8)}
+    assert not any(blob[i:i + 8] in runs for i in range(len(blob) - 8))
+
+
+def test_any_changed_byte_is_refused() -> None:
+    sealer = Sealer([NEW_KEY, OLD_KEY])
+    blob = sealer.seal({"game": "samara", "month": 8}, 1)
+    for i in range(len(blob)):
+        for flip in (1, 0x80):
+            changed = blob[:i] + bytes([blob[i] ^ flip]) + blob[i + 1:]
+            with pytest.raises(SealError):
+                sealer.open(changed)
+    for length in range(len(blob)):
+        with pytest.raises(SealError):
+            sealer.open(blob[:length])
+    with pytest.raises(SealError, match="truncated"):
+        sealer.open(b"")
+    with pytest.raises(SealError, match="version 2"):
+        sealer.open(bytes([2]) + blob[1:])
+    with pytest.raises(SealError):
+        sealer.open(blob + b"\0")
+
+
+def test_a_rotated_out_key_opens_while_listed_and_not_once_removed() -> None:
+    data = omg_state()
+    old_blob = Sealer([OLD_KEY]).seal(data, 1)
+    rotated = Sealer([NEW_KEY, OLD_KEY])
+    assert rotated.open(old_blob) == (data, 1)
+    assert rotated.seal(data, 1)[1:9] == key_id(NEW_KEY)  # new states: the newest key
+    with pytest.raises(SealError, match=f"key this server does not hold \\(key id "
+                                        f"{key_id(OLD_KEY).hex()}\\)"):
+        Sealer([NEW_KEY]).open(old_blob)
+
+
+def test_the_sealer_travels_by_its_keys_and_shows_only_their_ids() -> None:
+    sealer = Sealer([NEW_KEY, OLD_KEY])
+    copy = pickle.loads(pickle.dumps(sealer))
+    assert copy == sealer and copy.open(sealer.seal({"game": "samara"}, 0))[1] == 0
+    shown = repr(sealer)
+    assert key_id(NEW_KEY).hex() in shown and key_id(OLD_KEY).hex() in shown
+    for key in (NEW_KEY, OLD_KEY):
+        assert key.hex() not in shown and base64.b64encode(key).decode() not in shown
+    with pytest.raises(ValueError, match="listed twice"):
+        Sealer([OLD_KEY, OLD_KEY])
+    with pytest.raises(ValueError, match="not 32 bytes"):
+        Sealer([b"short"])
+    with pytest.raises(ValueError, match="at least one key"):
+        Sealer([])
+
+
+def test_key_files(tmp_path: Path) -> None:
+    path = tmp_path / "seal.key"
+    kid = sealing.write_key_file(path)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    key = sealing.read_key_file(path)
+    assert key_id(key).hex() == kid and len(key) == 32
+    with pytest.raises(FileExistsError):
+        sealing.write_key_file(path)  # never replaces a key
+    for text in (OLD_KEY, OLD_KEY.hex().encode() + b"\n", base64.b64encode(OLD_KEY) + b"\n"):
+        other = tmp_path / "other.key"
+        other.write_bytes(text)
+        other.chmod(0o600)
+        assert sealing.read_key_file(other) == OLD_KEY
+    other.write_bytes(b"not a key\n")
+    with pytest.raises(ValueError, match="holds no 32-byte key"):
+        sealing.read_key_file(other)
+    with pytest.raises(ValueError, match="cannot read the sealing key"):
+        sealing.read_key_file(tmp_path / "missing.key")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="furnace")
+    cli.add_commands(parser.add_subparsers(dest="command", required=True))
+    return parser
+
+
+def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    new, old = tmp_path / "new.key", tmp_path / "old.key"
+    for path in (new, old):
+        args = _parser().parse_args(["seal-key", "new", str(path)])
+        assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    args = _parser().parse_args(["seal-key", "id", str(new), str(old)])
+    assert args.func(args) == 0
+    assert capsys.readouterr().out == printed  # the same ids, in the same words
+    args = _parser().parse_args(["seal-key", "new", str(new)])
+    assert args.func(args) == 2  # never replaces a key
+    config = cli.config_from_args(_parser().parse_args(
+        ["serve", "--seal-key", str(new), "--seal-key", str(old)]))
+    assert config.sealer is not None
+    assert config.sealer.key_ids == [key_id(sealing.read_key_file(p)).hex() for p in (new, old)]
+    assert cli.config_from_args(_parser().parse_args(["serve"])).sealer is None
+    args = _parser().parse_args(["serve", "--seal-key", str(tmp_path / "missing.key")])
+    assert args.func(args) == 2
+    assert "cannot read the sealing key" in capsys.readouterr().err
+
+
+# -- the server --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sealed_stub() -> Iterator[pb_grpc.FurnaceServiceStub]:
+    """A server sealing with NEW_KEY that still opens OLD_KEY's states."""
+    server = BackgroundServer(**TEST_SETTINGS, sealer=Sealer([NEW_KEY, OLD_KEY]))
+    server.start()
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            yield pb_grpc.FurnaceServiceStub(channel)
+    finally:
+        server.stop(grace=0.5)
+
+
+def refused(call: Any, request: Any) -> tuple[grpc.StatusCode, list[str], str | None, str]:
+    with pytest.raises(grpc.RpcError) as caught:
+        call(request)
+    code, fields, reason = rpc_error_info(caught.value)
+    return code, fields, reason, caught.value.details() or ""
+
+
+def sealed_game(stub: pb_grpc.FurnaceServiceStub, seat: int = 0, seed: int = 3,
+                players: int = 2) -> pb.NewGameResponse:
+    reply: pb.NewGameResponse = stub.NewGame(pb.NewGameRequest(
+        game=OMG, num_players=players, seed=seed, observer_seat=seat,
+        state_format=pb.STATE_FORMAT_SEALED))
+    return reply
+
+
+def test_new_game_sealed_for_a_seat_shows_that_seat_only(sealed_stub) -> None:
+    reply = sealed_game(sealed_stub, seat=0)
+    truth = registry.get_game(OMG).new_game(seed=3, num_players=2, options={})
+    assert reply.state.WhichOneof("state") == "sealed" and reply.state.observer_seat == 0
+    assert reply.state.sealed[1:9] == key_id(NEW_KEY)
+    view = json_format.MessageToDict(reply.view)
+    hands = [player["hand"] for player in truth.to_json()["players"]]
+    assert view["players"][0]["hand"] == hands[0]
+    assert view["players"][1]["hand"] == len(hands[1])  # a count, not the cards
+    assert view == json.loads(json.dumps(truth.observation(0)), parse_int=float)
+    assert reply.render == truth.render(0)
+    text = json_format.MessageToJson(reply.state)
+    for card in card_ids(truth.to_json()):
+        assert card not in text
+    for card in hands[1]:
+        assert card not in reply.render and card not in json.dumps(view)
+
+
+def test_list_games_offers_sealed_states_with_keys_only(sealed_stub, stub) -> None:
+    for each, sealed in ((sealed_stub, True), (stub, False)):
+        for info in each.ListGames(pb.ListGamesRequest()).games:
+            formats = list(info.state_formats)
+            assert (pb.STATE_FORMAT_SEALED in formats) is sealed
+            assert (pb.STATE_FORMAT_TYPED in formats) is info.typed_state
+            assert {pb.STATE_FORMAT_OPAQUE, pb.STATE_FORMAT_JSON,
+                    pb.STATE_FORMAT_JSON_OBJECT} <= set(formats)
+
+
+def test_a_sealed_state_is_read_only_through_its_seat(sealed_stub) -> None:
+    reply = sealed_game(sealed_stub, seat=0)
+    other = pb.GameState(sealed=reply.state.sealed, observer_seat=1)
+    code, fields, reason, message = refused(sealed_stub.LegalMoves,
+                                            pb.LegalMovesRequest(state=other))
+    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                      ["state.observer_seat"], "SEAL_MISMATCH")
+    assert "sealed for P1 (seat 0)" in message
+    # Without observer_seat the sealed seat is the observer: never the host.
+    bare = pb.GameState(sealed=reply.state.sealed)
+    listed = sealed_stub.LegalMoves(pb.LegalMovesRequest(state=bare, include_render=True))
+    assert listed.render == reply.render
+    # Nor may an answer unseal it.
+    move = listed.moves[0]
+    for form in (pb.STATE_FORMAT_JSON, pb.STATE_FORMAT_OPAQUE, pb.STATE_FORMAT_TYPED,
+                 pb.STATE_FORMAT_JSON_OBJECT):
+        code, fields, reason, _ = refused(sealed_stub.ApplyMove, pb.ApplyMoveRequest(
+            state=bare, move=move, state_format=form))
+        assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["state_format"],
+                                          "SEAL_MISMATCH")
+
+
+def test_a_changed_byte_is_invalid_argument(sealed_stub) -> None:
+    blob = sealed_game(sealed_stub).state.sealed
+    for i in sorted({0, 1, 5, 9, 15, 21, len(blob) // 2, len(blob) - 17, len(blob) - 1}):
+        changed = blob[:i] + bytes([blob[i] ^ 0x20]) + blob[i + 1:]
+        code, fields, reason, _ = refused(sealed_stub.LegalMoves, pb.LegalMovesRequest(
+            state=pb.GameState(sealed=changed)))
+        assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["state.sealed"],
+                                          "INVALID_SEAL"), i
+    code, fields, reason, message = refused(sealed_stub.ApplyMove, pb.ApplyMoveRequest(
+        state=pb.GameState(sealed=blob[:30]), move=pb.Move(id=0)))
+    assert (fields, reason) == (["state.sealed"], "INVALID_SEAL") and "truncated" in message
+
+
+def test_a_state_sealed_with_the_rotated_out_key_opens_while_listed(sealed_stub) -> None:
+    data = registry.get_game(OMG).new_game(seed=8, num_players=2, options={}).to_json()
+    old = pb.GameState(sealed=Sealer([OLD_KEY]).seal(data, 1))
+    listed = sealed_stub.LegalMoves(pb.LegalMovesRequest(state=old, include_render=True))
+    assert listed.status.game == OMG and "hand:" in listed.render
+    # A key no longer listed: refused, in words.
+    retired = pb.GameState(sealed=Sealer([bytes(32)]).seal(data, 1))
+    code, fields, reason, message = refused(sealed_stub.LegalMoves,
+                                            pb.LegalMovesRequest(state=retired))
+    assert (fields, reason) == (["state.sealed"], "INVALID_SEAL")
+    assert f"key id {key_id(bytes(32)).hex()}" in message
+
+
+def test_apply_move_on_a_sealed_state_answers_sealed_with_the_view(sealed_stub) -> None:
+    reply = sealed_game(sealed_stub, seat=0, seed=5)
+    state = reply.state
+    truth = registry.get_game(OMG).new_game(seed=5, num_players=2, options={})
+    while truth.current_player() == 0:
+        move = sealed_stub.LegalMoves(pb.LegalMovesRequest(state=state)).moves[0]
+        applied = sealed_stub.ApplyMove(pb.ApplyMoveRequest(state=state, move=move))
+        truth.apply(move.id)
+        state = applied.state
+        assert state.WhichOneof("state") == "sealed" and state.observer_seat == 0
+        assert applied.record.move.id == move.id
+        assert json_format.MessageToDict(applied.view) == json.loads(
+            json.dumps(truth.observation(0)), parse_int=float)
+        assert applied.render == truth.render(0)
+        assert applied.status.current_player == truth.current_player()
+
+
+def test_best_move_plays_a_bot_seat_the_observer_cannot_see(sealed_stub) -> None:
+    reply = sealed_game(sealed_stub, seat=0, seed=5)
+    state = reply.state
+    while True:  # the human (seat 0) plays until the bot's turn
+        status = sealed_stub.LegalMoves(pb.LegalMovesRequest(state=state))
+        if status.status.current_player != 0:
+            break
+        state = sealed_stub.ApplyMove(pb.ApplyMoveRequest(state=state,
+                                                          move=status.moves[0])).state
+    bot = status.status.current_player
+    budget = pb.SearchBudget(iterations=30)
+    # The bot places its worker (moves seat 0 may know), then plans from its hand.
+    worker_step = state
+    assert not status.moves_hidden and status.moves
+    first = sealed_stub.BestMove(pb.BestMoveRequest(state=state, budget=budget, seed=1,
+                                                    play=True))
+    # The bot moved on its own cards: neither its secret choice nor its analysis is shown.
+    assert not first.HasField("move") and not first.HasField("analysis")
+    assert first.record.player == bot and first.record.move_hidden
+    state = first.state
+    assert sealed_stub.LegalMoves(pb.LegalMovesRequest(state=state)).moves_hidden
+    # The holder plays its own seat only: not the bot's moves, whether it may know them or
+    # not (legal or not would show its cards).
+    for position in (worker_step, state):
+        data, _ = Sealer([NEW_KEY]).open(position.sealed)
+        truth = registry.get_game(OMG).state_from_json(data)
+        for move in truth.legal_moves()[:1] + [truth.legal_moves()[-1] + 1]:
+            code, fields, reason, _ = refused(sealed_stub.ApplyMove, pb.ApplyMoveRequest(
+                state=position, move=pb.Move(id=move)))
+            assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                              ["state.observer_seat"], "SEAL_MISMATCH")
+    # Without play: refused where the bot's hand decides, as before.
+    code, fields, reason, _ = refused(sealed_stub.BestMove, pb.BestMoveRequest(
+        state=state, budget=budget, seed=1))
+    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                      ["state.observer_seat"], "OBSERVER_CANNOT_SEE_MOVER")
+    played = sealed_stub.BestMove(pb.BestMoveRequest(state=state, budget=budget, seed=1,
+                                                     play=True))
+    assert not played.HasField("move") and not played.HasField("analysis")
+    assert played.state.WhichOneof("state") == "sealed" and played.state.observer_seat == 0
+    assert played.record.player == bot and played.HasField("status")
+    assert played.view.fields["observer"].number_value == 0
+    assert played.render and "hand: " in played.render
+    # The bot's secret move shows as the observer sees it, never its cards.
+    data, seat = Sealer([NEW_KEY]).open(played.state.sealed)
+    after = registry.get_game(OMG).state_from_json(data)
+    assert seat == 0 and played.render == after.render(0)
+    for card in after.to_json()["players"][bot]["hand"]:
+        assert card not in played.render and card not in str(played.record)
+    # Sealed answers only: a readable form of the new position is refused before the search.
+    code, fields, reason, _ = refused(sealed_stub.BestMove, pb.BestMoveRequest(
+        state=state, budget=budget, play=True, state_format=pb.STATE_FORMAT_JSON))
+    assert (fields, reason) == (["state_format"], "SEAL_MISMATCH")
+
+
+def test_best_move_play_in_samara_answers_the_move_and_the_new_position(stub) -> None:
+    game = stub.NewGame(pb.NewGameRequest(game="samara", num_players=2, seed=4))
+    request = pb.BestMoveRequest(state=game.state, budget=pb.SearchBudget(iterations=40),
+                                 seed=9, play=True)
+    played = stub.BestMove(request)
+    assert played.move.text and played.analysis.best_move == played.move
+    applied = stub.ApplyMove(pb.ApplyMoveRequest(state=game.state, move=played.move))
+    assert played.state == applied.state and played.state.WhichOneof("state") == "samara"
+    assert played.record == applied.record and played.record.move == played.move
+    assert played.status == applied.status and played.render == applied.render
+    assert not played.HasField("view")
+    # The same search without play: the same move, and nothing played.
+    request.play = False
+    alone = stub.BestMove(request)
+    assert alone.move == played.move and not alone.HasField("state")
+    # In another form on request.
+    request.play, request.state_format = True, pb.STATE_FORMAT_JSON
+    assert stub.BestMove(request).state.WhichOneof("state") == "json"
+
+
+def test_a_server_without_keys_refuses_sealed_states(stub) -> None:
+    code, fields, reason, message = refused(stub.NewGame, pb.NewGameRequest(
+        game=OMG, num_players=2, seed=1, observer_seat=0, state_format=pb.STATE_FORMAT_SEALED))
+    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["state_format"],
+                                      "NO_SEALING_KEY")
+    assert "no sealing key" in message
+    blob = Sealer([NEW_KEY]).seal(omg_state(), 0)
+    code, fields, reason, _ = refused(stub.LegalMoves, pb.LegalMovesRequest(
+        state=pb.GameState(sealed=blob)))
+    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["state.sealed"],
+                                      "NO_SEALING_KEY")
+
+
+def test_new_game_needs_a_seat_to_seal_for(sealed_stub) -> None:
+    code, fields, reason, _ = refused(sealed_stub.NewGame, pb.NewGameRequest(
+        game=OMG, num_players=2, seed=1, state_format=pb.STATE_FORMAT_SEALED))
+    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["observer_seat"],
+                                      "MISSING_FIELD")
+    code, fields, reason, _ = refused(sealed_stub.NewGame, pb.NewGameRequest(
+        game=OMG, num_players=2, seed=1, observer_seat=2))
+    assert (fields, reason) == (["observer_seat"], "SEAT_OUT_OF_RANGE")
+    # observer_seat without sealing: a readable state for that seat, drawn as it sees it.
+    plain = sealed_stub.NewGame(pb.NewGameRequest(game=OMG, num_players=2, seed=1,
+                                                  observer_seat=1))
+    truth = registry.get_game(OMG).new_game(seed=1, num_players=2, options={})
+    assert plain.state.observer_seat == 1 and plain.render == truth.render(1)
+    assert not plain.HasField("view")
+
+
+# -- docs/api.md, "Sealed states" ----------------------------------------------------------------
+def sealed_examples() -> list[Any]:
+    """The section's examples tagged sealed-rpc:/sealed-reply/sealed-error, in order."""
+    from tests.ai_server import test_api_examples as docs
+
+    text = docs.DOC.read_text(encoding="utf-8")
+    start = text.index("\n## Sealed states\n")
+    section = text[start:text.index("\n## ", start + 5)]
+    examples, pending = [], None
+    for block in docs.FENCE.finditer(section):
+        tag = block.group("info").split()[0] if block.group("info").split() else ""
+        if tag.startswith("sealed-rpc:"):
+            pending = (tag.split(":", 1)[1], block.group("body"))
+        elif tag in ("sealed-reply", "sealed-error"):
+            assert pending is not None, f"{tag} without a request"
+            examples.append(docs.Example(pending[0], pending[1], tag.split("-")[1],
+                                         block.group("body"), 0, "Sealed states"))
+            pending = None
+    assert pending is None
+    return examples
+
+
+def test_the_documented_sealed_examples_hold(sealed_stub, monkeypatch) -> None:
+    from tests.ai_server import test_api_examples as docs
+
+    monkeypatch.setattr(docs, "FORMS", (*docs.FORMS, "sealed"))
+    examples = sealed_examples()
+    assert len(examples) >= 6
+    assert {e.method for e in examples} >= {"NewGame", "ApplyMove", "BestMove", "LegalMoves"}
+    session = docs.Session(sealed_stub)
+    for example in examples:
+        problems = session.run(example)
+        assert not problems, f"{example.method}: {problems}"
