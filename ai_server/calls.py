@@ -563,7 +563,8 @@ def apply_move(request: pb.ApplyMoveRequest) -> pb.ApplyMoveResponse:
     seat = seat_of(request, state)
     observer = loaded.decoded.observer_seat
     mover = state.current_player()
-    if loaded.decoded.form == SEALED and mover not in (TERMINAL, observer):
+    if loaded.decoded.form == SEALED and observer is not None \
+            and mover not in (TERMINAL, observer):
         # The seal keeps the holder to its seat: choosing another seat's moves (or a chance
         # outcome) would alter the game, and whether a move of a seat whose hand decides it
         # is legal would tell what the holder may not see.  BestMove with play moves them.
