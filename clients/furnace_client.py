@@ -144,7 +144,21 @@ def state_json(state: pb.GameState) -> dict[str, Any]:
         return dict(_integral(json_format.MessageToDict(state.json_object)))
     if form is None:
         raise ValueError("empty GameState")
+    if form == "sealed":
+        raise ValueError("a sealed state cannot be read: its seat's view is the answer's "
+                         "`view` (see view_json)")
+    if form == "record":
+        raise ValueError("a game record holds moves, not a position: ask for "
+                         "STATE_FORMAT_JSON_OBJECT to get the position it reaches")
     raise ValueError(f"typed {form} state: request STATE_FORMAT_OPAQUE for the game's JSON")
+
+
+def view_json(response: Any) -> dict[str, Any]:
+    """The seat's view beside a sealed answer (``NewGameResponse``, ``ApplyMoveResponse``,
+    ``BestMoveResponse`` with play) as plain JSON data, integers as ints."""
+    if not response.HasField("view"):
+        raise ValueError("the answer has no view: only sealed answers carry one")
+    return dict(_integral(json_format.MessageToDict(response.view)))
 
 
 def _integral(value: Any) -> Any:

@@ -145,3 +145,15 @@ def test_observer_seat_on_every_state_method(client: FurnaceClient) -> None:
     assert best.move.text == client.best_move(host, iterations=10, seed=1).move.text
     estimate = client.estimate_scores(game.state, playouts=10, seed=2, observer_seat=1)
     assert estimate.playouts == 10 and len(estimate.seats) == 2
+
+
+def test_sealed_states_say_where_their_view_is() -> None:
+    from clients.furnace_client import view_json
+
+    reply = pb.NewGameResponse(state=pb.GameState(sealed=b"\x01opaque", observer_seat=0))
+    with pytest.raises(ValueError, match="sealed state cannot be read"):
+        state_json(reply.state)
+    with pytest.raises(ValueError, match="only sealed answers"):
+        view_json(reply)
+    reply.view.update({"game": "oh-my-goods", "observer": 0, "players": [{"hand": 7}]})
+    assert view_json(reply) == {"game": "oh-my-goods", "observer": 0, "players": [{"hand": 7}]}
