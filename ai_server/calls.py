@@ -63,6 +63,7 @@ from engine.game import (
 from engine.search.config import config_for
 from engine.search.levels import MAX_LEVEL, MIN_LEVEL
 from engine.seats import player_name, seat_label, seat_range
+from engine.state_schema import schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 #: Largest exploration constant accepted.
@@ -168,6 +169,7 @@ def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
         description=info.description,
         typed_state=codecs.has_typed(info.name),
         kernel_available=kernel,
+        state_schema=schema_text(registry.get_game(info.name).state_schema()),
     )
 
 
