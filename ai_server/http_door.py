@@ -30,6 +30,9 @@ same code, message and details (BadRequest, ErrorInfo, RetryInfo).
   limit, as on the native port); JSON bodies get twice the binary size limits of
   :class:`ai_server.wire.WireLimits` (JSON spells out names and escapes strings);
 * ``GET /`` serves the web table (``ai_server/web/static``) when it is built in;
+* ``GET /schemas/<game>.json`` serves the JSON Schema of the game's JSON state
+  (``application/schema+json``), the text of ``GameInfo.state_schema`` in the
+  ListGames answer built at startup (off the event loop); an unknown game is a 404;
 * CORS for the origins of ``SecurityConfig.cors_origins`` (Starlette's middleware):
   preflights allow the headers Connect, gRPC-Web and tokens need, and answers expose
   gRPC-Web's status headers; without origins, no CORS headers at all.
@@ -81,6 +84,9 @@ TOO_MANY_CALLS = "TOO_MANY_CALLS"
 #: Where the web table's files live (``index.html`` and its bundle).
 STATIC_PACKAGE = "ai_server.web"
 STATIC_DIR = "static"
+#: Where the JSON Schemas of the games' states are served: ``/schemas/<game>.json``.
+SCHEMA_PREFIX = "/schemas/"
+SCHEMA_TYPE = "application/schema+json"
 
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
 #: The content types of the door's protocols, per kind of method (``Accept-Post`` of a 415).
@@ -409,6 +415,8 @@ class HttpDoor:
                           for m in wire.SERVICE.methods}
         assert not any(m.client_streaming for m in wire.SERVICE.methods)  # see OneMessage
         self._native_grpc_log = Throttle()
+        #: ``GET /schemas/<game>.json``: the schemas of the ListGames answer, as sent.
+        self.schemas = state_schemas(getattr(servicer, "games", None))
         endpoints = self._endpoints(servicer)
         self.connect = _FurnaceConnectApp(
             service=servicer, endpoints=lambda _: endpoints, codecs=CODECS,
@@ -549,6 +557,9 @@ class HttpDoor:
 
     async def _static(self, scope: dict[str, Any], send: Any) -> None:
         path = scope["path"]
+        if path.startswith(SCHEMA_PREFIX):
+            await self._schema(scope, send)
+            return
         name = "index.html" if path == "/" else path.lstrip("/")
         body = None
         if scope["method"] in ("GET", "HEAD") and "/" not in name.replace("assets/", "", 1) \
@@ -563,6 +574,29 @@ class HttpDoor:
         await _respond(send, 200, b"" if scope["method"] == "HEAD" else body, kind,
                        extra=[(b"cache-control", b"no-cache"),
                               (b"x-content-type-options", b"nosniff")])
+
+
+    async def _schema(self, scope: dict[str, Any], send: Any) -> None:
+        """``GET /schemas/<game>.json``: the game's state schema, made at startup."""
+        name = scope["path"][len(SCHEMA_PREFIX):]
+        body = self.schemas.get(name.removesuffix(".json")) if name.endswith(".json") else None
+        if scope["method"] not in ("GET", "HEAD") or body is None:
+            known = ", ".join(f"{SCHEMA_PREFIX}{game}.json" for game in self.schemas)
+            text = f"no such schema: {name[:60]!r} (available: {known or 'none'})\n"
+            await _respond(send, 404, text.encode(), "text/plain; charset=utf-8")
+            return
+        await _respond(send, 200, b"" if scope["method"] == "HEAD" else body, SCHEMA_TYPE,
+                       extra=[(b"cache-control", b"no-cache"),
+                              (b"x-content-type-options", b"nosniff")])
+
+
+def state_schemas(games: pb.ListGamesResponse | None) -> dict[str, bytes]:
+    """Each game's ``GameInfo.state_schema`` (by name) as the bytes ``GET
+    /schemas/<game>.json`` answers: the ListGames answer's text, so both doors serve
+    the same schema, made once when the server started."""
+    if games is None:
+        return {}
+    return {g.name: g.state_schema.encode() for g in games.games if g.state_schema}
 
 
 async def _respond(send: Any, status: int, body: bytes, kind: str,

@@ -60,6 +60,18 @@ def _progress_bar(label: str) -> Callable[[int, int], None]:
     return show
 
 
+def _cmd_schema(args: argparse.Namespace) -> int:
+    """Print the JSON Schema (draft 2020-12) of a game's JSON state: what a server
+    answers in ``GameInfo.state_schema`` and at ``GET /schemas/<game>.json``."""
+    from engine import registry
+    from engine.state_schema import schema_text
+
+    schema = registry.get_game(args.game).state_schema()
+    print(schema_text(schema) if args.compact else json.dumps(schema, indent=2,
+                                                               ensure_ascii=False))
+    return 0
+
+
 def _cmd_games(args: argparse.Namespace) -> int:
     """List the games; one that fails to load (a corrupt catalogue...) is named with the
     reason, the others are listed all the same (exit status 1 then)."""
@@ -213,6 +225,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("games", help="list the games and their player counts")
     p.set_defaults(func=_cmd_games)
+
+    p = sub.add_parser(
+        "schema", help="print the JSON Schema of a game's JSON state",
+        description="Print the JSON Schema (draft 2020-12) of GAME's JSON state, the one a "
+                    "server serves in ListGames and at GET /schemas/GAME.json (reference: "
+                    "docs/states/).")
+    p.add_argument("game")
+    p.add_argument("--compact", action="store_true",
+                   help="one line, sorted keys: the text the server sends")
+    p.set_defaults(func=_cmd_schema)
 
     p = sub.add_parser(
         "play", help="play against bots in the terminal",

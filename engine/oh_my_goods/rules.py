@@ -45,6 +45,8 @@ from engine.oh_my_goods.catalogue import (
     default_catalogue,
 )
 from engine.playout_rng import MASK64, PlayoutRng
+from engine.state_schema import StateDescription
+from engine.state_schema import check as check_shape
 from engine.validation import (
     UniqueRefs,
     is_int,
@@ -1445,6 +1447,11 @@ _NOTHING_PRODUCED = (0, 0)
 
 def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> OhMyGoodsState:
     n, options = state_header(data, INFO)
+    # The shape (JSON types, fields, static bounds) as the game's one description of its
+    # JSON state says, the description its JSON Schema is made from; the rules below.
+    from engine.oh_my_goods.schema import description
+
+    check_shape(description(catalogue).root, data, "", n)
     state = OhMyGoodsState(catalogue, n, bool(options["second_edition"]))
     _read_round(state, data)
     cards = UniqueRefs(catalogue.card_ids, "card")
@@ -1838,3 +1845,8 @@ class OhMyGoodsGame(Game):
         from engine.oh_my_goods import fast
 
         return fast.kernel_module() is not None
+
+    def state_description(self) -> StateDescription:
+        from engine.oh_my_goods.schema import description
+
+        return description(self.catalogue)

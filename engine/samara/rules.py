@@ -45,6 +45,8 @@ from engine.samara.catalogue import (
     default_catalogue,
 )
 from engine.seats import seat_label
+from engine.state_schema import StateDescription
+from engine.state_schema import check as check_shape
 from engine.validation import (
     UniqueRefs,
     is_int,
@@ -868,6 +870,11 @@ MAX_MONTH = 10_000
 
 def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraState:
     n, options = state_header(data, INFO)
+    # The shape (JSON types, fields, static bounds) as the game's one description of its
+    # JSON state says, the description its JSON Schema is made from; the rules below.
+    from engine.samara.schema import description
+
+    check_shape(description(catalogue).root, data, "", n)
     state = SamaraState(catalogue, n, bool(options["powers"]))
     state.month = _int(data.get("month"), "month", 0, MAX_MONTH)
     tiles = UniqueRefs({t.id: i for i, t in enumerate(catalogue.tiles)}, "tile")
@@ -1111,3 +1118,8 @@ class SamaraGame(Game):
         from engine.samara import fast
 
         return fast.kernel_module() is not None
+
+    def state_description(self) -> StateDescription:
+        from engine.samara.schema import description
+
+        return description(self.catalogue)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from engine.game import Game, GameInfo
+from engine.state_schema import StateDescription
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.codec import state_from_json
 from engine.stephens.components import Catalogue
@@ -54,3 +55,8 @@ class StephensGame(Game):
         from engine.stephens import fast
 
         return fast.kernel_module() is not None
+
+    def state_description(self) -> StateDescription:
+        from engine.stephens.schema import description
+
+        return description(self.catalogue)
