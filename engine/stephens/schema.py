@@ -295,7 +295,8 @@ activation under way, cubes to colour, cards to acquire), during a reset or at s
 needs its `{STACK}`, exactly as the server wrote it: send back the `{STACK}` of the
 last position the server answered, or ask the server to replay the game (a game
 record). A position without `{STACK}` that cannot be the start of `active`'s turn is
-refused (`INVALID_ARGUMENT`, with the reason)."""
+refused (`INVALID_ARGUMENT`, with the reason). A complete example, and what each field
+means at that moment: [the rules' reading](../rules/stephens.md#writing-a-position-at-the-start-of-a-turn)."""
 
 
 def _frames_section() -> str:
