@@ -46,8 +46,10 @@ from engine.game import (
 from engine.validation import short_repr
 
 #: Most moves a record may hold: a replay costs time in proportion, and no game of
-#: ours runs near this long (a whole game is a few hundred moves at most).
-MAX_RECORD_MOVES = 10_000
+#: ours runs near this long (a whole game is a few hundred moves: random 4-player
+#: games of Oh My Goods! run to about 600).  Below the server's limit of 5,000 list
+#: entries per request (ai_server.wire), so that a record over it is named as such.
+MAX_RECORD_MOVES = 4_000
 
 #: The ``format`` and ``version`` of a record file (:func:`record_to_json`).
 FILE_FORMAT = "furnace-record"
