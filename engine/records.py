@@ -259,7 +259,8 @@ def replay_steps(record: GameRecord) -> list[tuple[int, int]]:
 
 
 # -- record files ---------------------------------------------------------------------------
-def record_to_json(record: GameRecord, texts: Sequence[str] | None = None) -> dict[str, Any]:
+def record_to_json(record: GameRecord, texts: Sequence[str | None] | None = None
+                   ) -> dict[str, Any]:
     """``record`` as a JSON-ready dict (a record file, ``furnace play``'s ``save``).
 
     Moves are written as ``{"id": ..., "text": ...}`` (either part as the record has
