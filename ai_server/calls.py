@@ -44,7 +44,7 @@ import grpc
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 
-from ai_server import codecs, errors, sealing, worker
+from ai_server import codecs, errors, records, sealing, worker
 from ai_server.codecs import DecodedState
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid, precondition
@@ -336,10 +336,15 @@ class Loaded:
 
     decoded: DecodedState
     state: State
+    #: The request's game record (GameState.record), when it came as one.
+    record: pb.GameRecord | None = None
 
 
 def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
     """Decode a request's position and have the game validate it."""
+    if present and message.WhichOneof("state") == records.RECORD:
+        decoded, state = records.load_record(message, field)  # replayed, every move checked
+        return _checked(Loaded(decoded, state, message.record), field)
     if present and message.WhichOneof("state") == SEALED:
         decoded = open_sealed(message, field)
     else:
@@ -366,13 +371,17 @@ def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
             raise _stale_seal(where) from None
         raise invalid(f"corrupt state: {type(exc).__name__}: {exc}", where,
                       errors.INVALID_STATE) from None
-    note(game=game.info.name, players=state.num_players)
-    observer = decoded.observer_seat
+    return _checked(Loaded(decoded, state), field)
+
+
+def _checked(loaded: Loaded, field: str) -> Loaded:
+    state, observer = loaded.state, loaded.decoded.observer_seat
+    note(game=state.info.name, players=state.num_players)
     if observer is not None and not 0 <= observer < state.num_players:
         raise invalid(f"observer_seat must be in {seat_range(state.num_players)}, "
                       f"got {observer}",
                       f"{field}.observer_seat", errors.SEAT_OUT_OF_RANGE)
-    return Loaded(decoded, state)
+    return loaded
 
 
 def seat_of(request: Any, state: State, field: str = "seat") -> int | None:
@@ -384,13 +393,6 @@ def seat_of(request: Any, state: State, field: str = "seat") -> int | None:
         raise invalid(f"{field} must be in {seat_range(state.num_players)}, got {seat}", field,
                       errors.SEAT_OUT_OF_RANGE)
     return seat
-
-
-def encode(loaded: Loaded, state: State, requested_format: int) -> pb.GameState:
-    """``state`` in the form the request asks for (else the form it came in)."""
-    observer = loaded.decoded.observer_seat
-    form = answer_form(loaded.decoded.form, requested_format, state.info.name, observer)
-    return encode_for(state, form, observer)
 
 
 # -- sealed states (ai_server.sealing) ----------------------------------------------------
@@ -521,7 +523,8 @@ def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
     # that the game can be dealt again.
     seed = int(request.seed) if request.HasField("seed") else secrets.randbits(53)
     state = game.new_game(seed=seed, num_players=int(request.num_players), options=options)
-    encoded = encode_for(state, form, observer)
+    encoded = records.state_message(records.new_game_record(info, request, seed), observer) \
+        if form == records.RECORD else encode_for(state, form, observer)
     return pb.NewGameResponse(state=encoded, status=status_message(state),
                               render=state.render(observer), view=view_of(state, encoded),
                               seed=seed)
@@ -610,13 +613,17 @@ def play(loaded: Loaded, move: int, requested_format: int) -> dict[str, Any]:
     observer = loaded.decoded.observer_seat
     player = state.current_player()
     seen = state.move_seen_by(move, observer)
+    form = answer_form(loaded.decoded.form, requested_format, state.info.name, observer)
+    # A record answer is the request's record (or its position) plus the move: taken first.
+    recorded = records.state_message(records.answer_record(loaded.record, state, move),
+                                     observer) if form == records.RECORD else None
     events = state.apply(move)
     record = pb.MoveRecord(player=player, events=events_seen_by(events, observer))
     if seen is None:
         record.move_hidden = True  # the observer only learns that `player` moved
     else:
         record.move.CopyFrom(pb.Move(id=move, text=seen))
-    encoded = encode(loaded, state, requested_format)
+    encoded = recorded if recorded is not None else encode_for(state, form, observer)
     return {"state": encoded, "record": record, "status": status_message(state),
             "render": state.render(observer), "view": view_of(state, encoded)}
 

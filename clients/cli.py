@@ -3,7 +3,8 @@
 The ``furnace`` main calls :func:`add_commands` with its subparsers;
 ``python -m clients ...`` works without it.  Every sub-command takes
 ``--server HOST:PORT``.  Positions come from ``--state FILE`` (``-`` for stdin: the
-game's JSON state, as ``new-game``/``apply-move`` print it) or from a new game
+game's JSON state, as ``new-game``/``apply-move`` print it, or a game record file as
+``furnace play``'s ``save`` and ``furnace selfplay --save`` write it) or from a new game
 (``--game NAME --players N --seed S [--option NAME=VALUE]``).  ``--observer SEAT``
 asks as that seat (``GameState.observer_seat``): renders, records and move lists
 show only what it sees; without it the answers are the host's (every hand).
@@ -128,7 +129,10 @@ def load_state(client: FurnaceClient, args: argparse.Namespace) -> pb.GameState:
         raise UsageError("give either --state or --game, not both")
     observer = getattr(args, "observer", None)
     if args.state is not None:
-        return make_state(read_state_file(args.state), observer)
+        try:
+            return make_state(read_state_file(args.state), observer)
+        except (ValueError, TypeError) as exc:  # a record file that is none
+            raise UsageError(f"state in {args.state}: {exc}") from None
     if args.game is None:
         raise UsageError("give --state FILE (- for standard input) or --game NAME for a new game")
     options = dict(parse_option(o) for o in args.option or [])
@@ -464,7 +468,8 @@ def add_commands(subparsers: Any) -> None:
 
     state_args = argparse.ArgumentParser(add_help=False, parents=[game_args])
     state_args.add_argument("--state", metavar="FILE",
-                            help="the game's JSON state (- for standard input); "
+                            help="the game's JSON state, or a game record file "
+                            "(furnace play's save) (- for standard input); "
                             "or start a new game with --game")
     state_args.add_argument("--observer", type=int, default=None, metavar="SEAT",
                             help="ask as this seat (0-based: 0 is P1): answers show and use "

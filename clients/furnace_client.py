@@ -8,7 +8,12 @@ It speaks only the protocol (the generated stubs), never the engine::
         print(reply.move.text, to_dict(reply.analysis))
 
 Positions may be given as a ``GameState`` message, as the game's JSON state (a
-dict or JSON text: sent in the opaque form) or as opaque bytes.  Moves may be a
+dict or JSON text: sent in the opaque form), as opaque bytes, or as a game record
+(:func:`record_state`, or a record file's JSON: the deal and the moves, replayed by
+the server)::
+
+    state = record_state("samara", 2, ["recruit woman", "wait"], seed=7)
+    client.best_move(state, iterations=2000, seed=1)  Moves may be a
 ``Move``, an int (id) or a str (text notation).  Methods return the response
 messages; :func:`to_dict` turns any message into plain data.
 
@@ -93,8 +98,61 @@ def decode_opaque(blob: bytes) -> dict[str, Any]:
     return data
 
 
+#: The ``format`` of a record file (``furnace play``'s save, ``furnace selfplay --save``).
+RECORD_FILE_FORMAT = "furnace-record"
+
+
+def record_state(game: str, num_players: int, moves: Sequence[MoveLike] = (), *,
+                 seed: int | None = None, initial: Mapping[str, Any] | None = None,
+                 options: Mapping[str, OptionLike] | None = None,
+                 observer_seat: int | None = None) -> pb.GameState:
+    """A position as a game record (``GameState.record``): NewGame's deal of ``seed``, or
+    the position ``initial`` (the game's JSON state, e.g. a deal a site made itself),
+    then ``moves`` (ids, texts or ``Move``s) in order.  The server replays it, and names
+    a bad move ``state.record.moves[k]``.
+
+    >>> state = record_state("samara", 2, ["recruit woman", 131104], seed=7)
+    >>> state.record.seed, [m.text or m.id for m in state.record.moves]
+    (7, ['recruit woman', 131104])
+    """
+    if (seed is None) == (initial is None):
+        raise ValueError("a record starts from a seed or from an initial position (one)")
+    record = pb.GameRecord(game=game, num_players=num_players,
+                           moves=[make_move(m) for m in moves])
+    for name, value in (options or {}).items():
+        record.options[name].CopyFrom(option_value(value))
+    if seed is not None:
+        record.seed = seed
+    else:
+        assert initial is not None
+        record.initial.update(dict(initial))
+    message = pb.GameState(record=record)
+    if observer_seat is not None:
+        message.observer_seat = observer_seat
+    return message
+
+
+def record_file_state(data: Mapping[str, Any]) -> pb.GameState:
+    """The ``GameState`` of a record file's JSON (``{"format": "furnace-record", ...}``);
+    ValueError or TypeError for a file that is none (the server checks the rest)."""
+    if not isinstance(data.get("game"), str) or not isinstance(data.get("num_players"), int):
+        raise ValueError("a record file names its game and num_players")
+    moves: list[MoveLike] = []
+    raw_moves = data.get("moves", [])
+    if not isinstance(raw_moves, list):
+        raise ValueError("a record file's moves are a list")
+    for move in raw_moves:
+        if isinstance(move, Mapping):
+            moves.append(pb.Move(**{k: move[k] for k in ("id", "text") if k in move}))
+        else:
+            moves.append(move)
+    return record_state(data["game"], data["num_players"], moves, seed=data.get("seed"),
+                        initial=data.get("initial"), options=data.get("options"))
+
+
 def make_state(state: StateLike, observer_seat: int | None = None) -> pb.GameState:
-    """A ``GameState`` from a message, a JSON dict or text (sent opaque), or opaque bytes.
+    """A ``GameState`` from a message, a JSON dict or text (sent opaque; a record file's
+    JSON is sent as a record), or opaque bytes.
 
     ``observer_seat`` sets whom answers are for; ``None`` keeps the message's own
     (see :func:`host_state` to drop it).
@@ -108,7 +166,9 @@ def make_state(state: StateLike, observer_seat: int | None = None) -> pb.GameSta
         data = json.loads(state)
         if not isinstance(data, dict):
             raise ValueError("a state's JSON must be an object")
-        message = pb.GameState(opaque=encode_opaque(data))
+        message = make_state(data)
+    elif isinstance(state, Mapping) and state.get("format") == RECORD_FILE_FORMAT:
+        message = record_file_state(state)
     elif isinstance(state, Mapping):
         message = pb.GameState(opaque=encode_opaque(state))
     else:

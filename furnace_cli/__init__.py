@@ -128,35 +128,60 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    import random
-
     from engine import registry
-    from engine.search import make_bot, play_game
+    from engine.search import make_bot
 
     game = registry.get_game(args.game)
     specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:500"]
     bots = [make_bot(specs[seat % len(specs)]) for seat in range(args.players)]
-    for g in range(args.games):
-        state = game.new_game(args.seed + g, args.players, _options(args.options))
-        replay = state.clone()
-        outcome, moves = play_game(state, bots, random.Random(args.seed + g))
-        texts = []
-        for move in moves:
-            texts.append(f"P{replay.current_player() + 1} {replay.move_to_text(move)}")
-            replay.apply(move)
-        if args.json:
-            print(json.dumps({"game": game.info.name, "seed": args.seed + g,
-                              "bots": [b.name for b in bots], "moves": texts,
-                              "scores": list(outcome.scores), "rewards": list(outcome.rewards)}))
-        else:
-            print(f"game {g + 1} (seed {args.seed + g}): "
-                  + ", ".join(f"P{s + 1}={b.name}" for s, b in enumerate(bots)))
-            for ply, text in enumerate(texts, 1):
-                print(f"  {ply:3d}. {text}")
-            print("  scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(outcome.scores))
-                  + "; winner(s): "
-                  + ", ".join(f"P{s + 1}" for s, r in enumerate(outcome.rewards) if r > 0))
+    options = _options(args.options)
+    try:
+        save = open(args.save, "w", encoding="utf-8") if args.save else None  # noqa: SIM115
+    except OSError as exc:
+        raise FurnaceError(f"cannot write --save {args.save}: {exc.strerror}") from None
+    try:
+        for g in range(args.games):
+            _selfplay_game(args, game, bots, options, args.seed + g, g + 1, save)
+    finally:
+        if save is not None:
+            save.close()
     return 0
+
+
+def _selfplay_game(args: argparse.Namespace, game: Any, bots: list[Any],
+                   options: dict[str, Any], seed: int, number: int, save: Any) -> None:
+    """Play and print one self-play game; with ``save``, write its record as a line."""
+    import random
+
+    from engine import records
+    from engine.search import play_game
+
+    state = game.new_game(seed, args.players, options)
+    replay = state.clone()
+    outcome, moves = play_game(state, bots, random.Random(seed))
+    plain = []
+    texts = []
+    for move in moves:
+        plain.append(replay.move_to_text(move))
+        texts.append(f"P{replay.current_player() + 1} {plain[-1]}")
+        replay.apply(move)
+    if save is not None:  # one record a line: the deal (its seed) and every move
+        record = records.GameRecord(game.info.name, args.players, options, seed=seed,
+                                    moves=list(moves))
+        save.write(json.dumps(records.record_to_json(record, plain)) + "\n")
+        save.flush()
+    if args.json:
+        print(json.dumps({"game": game.info.name, "seed": seed,
+                          "bots": [b.name for b in bots], "moves": texts,
+                          "scores": list(outcome.scores), "rewards": list(outcome.rewards)}))
+    else:
+        print(f"game {number} (seed {seed}): "
+              + ", ".join(f"P{s + 1}={b.name}" for s, b in enumerate(bots)))
+        for ply, text in enumerate(texts, 1):
+            print(f"  {ply:3d}. {text}")
+        print("  scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(outcome.scores))
+              + "; winner(s): "
+              + ", ".join(f"P{s + 1}" for s, r in enumerate(outcome.rewards) if r > 0))
 
 
 def _cmd_check_kernel(args: argparse.Namespace) -> int:
@@ -250,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search budget of hints (and of remote bots)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--options", help="game options, e.g. powers=false")
-    p.add_argument("--load", help="resume a game saved with 'save FILE'")
+    p.add_argument("--load", help="resume a game saved with 'save FILE' (a game record; "
+                   "a position saved before records loads too)")
     p.add_argument("--server", help="play against a remote Furnace server HOST:PORT")
     p.set_defaults(func=_cmd_play)
     play = p
@@ -263,6 +289,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--options")
     p.add_argument("--json", action="store_true", help="one JSON line per game")
+    p.add_argument("--save", metavar="FILE",
+                   help="write each game as a game record, one JSON object per line (JSON "
+                   "lines): its game, num_players, options, seed and every move's id and "
+                   "text; `furnace play --load` resumes one saved alone, and the API takes it "
+                   "as GameState.record (docs/api.md, Game records)")
     p.set_defaults(func=_cmd_selfplay)
 
     p = sub.add_parser("arena", help="measure bots against each other over many games")

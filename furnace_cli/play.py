@@ -14,15 +14,17 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from engine import registry
+from engine import records, registry
 from engine.game import (
     TERMINAL,
+    Event,
     FurnaceError,
     InvalidStateError,
     State,
     UnknownGameError,
     events_seen_by,
 )
+from engine.records import GameRecord
 from engine.search import Bot, make_bot, search_for
 from engine.seats import seat_label, seat_range
 from engine.validation import read_json_file
@@ -33,34 +35,53 @@ HELP = """commands:
   moves         list the legal moves
   hint [ITERS]  ask the bot for advice (default: --iterations)
   board         draw the position again
-  save FILE     save the whole game as JSON, every hand included (that is what
-                resuming needs: --load FILE); keep the file to yourself
+  save FILE     save the game as a game record (its deal and every move, as JSON;
+                resume it with --load FILE); it tells every hand: keep it to yourself
   help          this text
   quit          stop playing"""
 
 
-def load_state(path: str, game: str | None = None) -> State:
-    """The state saved in ``path`` (of ``game``, when given).
+def load_game(path: str, game: str | None = None) -> tuple[State, GameRecord]:
+    """The game saved in ``path`` (of ``game``, when given): its position and its record.
 
-    Anything wrong with the file is a :class:`FurnaceError` naming it: unreadable,
-    not UTF-8, not JSON (or nested too deeply to read), not a state of a known game,
-    or a state its game's loader rejects.
+    A save is a game record (:mod:`engine.records`: the deal and the moves, replayed
+    here) or, as ``save`` wrote it before records, the position's JSON (then the record
+    starts from that position).  Anything wrong with the file is a
+    :class:`FurnaceError` naming it: unreadable, not UTF-8, not JSON (or nested too
+    deeply to read), not a game of a known game, a bad move, or a state its game's
+    loader rejects.
     """
     data = read_json_file(path, "saved game", InvalidStateError, unreadable=FurnaceError)
-    if not isinstance(data, dict) or not isinstance(data.get("game"), str):
+    if records.is_record_json(data):
+        try:
+            record = records.record_from_json(data)
+        except InvalidStateError as exc:
+            raise InvalidStateError(f"saved game {path}: {exc}") from None
+        name = record.game
+    elif isinstance(data, dict) and isinstance(data.get("game"), str):
+        name = data["game"]
+    else:
         raise InvalidStateError(f"saved game {path} must be a JSON object with a 'game' "
                                 f"field naming the game")
     try:
-        saved = registry.get_game(data["game"]).info.name
+        saved = registry.get_game(name).info.name
     except UnknownGameError as exc:
         raise InvalidStateError(f"saved game {path}: {exc}") from None
     if game is not None and registry.get_game(game).info.name != saved:
         raise InvalidStateError(f"saved game {path} is a game of {saved}, "
                                 f"not {registry.get_game(game).info.name}")
     try:
-        return registry.state_from_json(data)
-    except InvalidStateError as exc:
+        if records.is_record_json(data):
+            return records.replay(record), record
+        state = registry.state_from_json(data)
+    except FurnaceError as exc:
         raise InvalidStateError(f"saved game {path}: {exc}") from None
+    return state, GameRecord(saved, state.num_players, initial=state.to_json())
+
+
+def load_state(path: str, game: str | None = None) -> State:
+    """The position of the game saved in ``path`` (see :func:`load_game`)."""
+    return load_game(path, game)[0]
 
 
 def hint_text(state: State, iterations: int, seed: int) -> str:
@@ -85,10 +106,19 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
     from furnace_cli import _options
 
     if args.load:
-        state = load_state(args.load, args.game)
+        state, record = load_game(args.load, args.game)
     else:
-        state = registry.get_game(args.game).new_game(args.seed, args.players,
-                                                      _options(args.options))
+        options = _options(args.options)
+        state = registry.get_game(args.game).new_game(args.seed, args.players, options)
+        record = GameRecord(state.info.name, state.num_players, options, seed=args.seed)
+    # Every move played is kept: `save` writes the record (ids and texts).
+    texts: list[str | None] = [None] * len(record.moves)  # the loaded moves are as saved
+
+    def play(move: int) -> list[Event]:
+        record.moves.append(move)
+        texts.append(state.move_to_text(move))
+        return state.apply(move)
+
     if not 0 <= args.seat < state.num_players:
         raise FurnaceError(f"--seat must be in {seat_range(state.num_players)}, got {args.seat}")
     if args.iterations < 1:
@@ -108,7 +138,7 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
         if player != human:
             move = bots[player].choose(state, rng)
             seen = state.move_seen_by(move, human)
-            events = state.apply(move)
+            events = play(move)
             output(f"P{player + 1} ({bots[player].name}): "
                    + (seen if seen is not None else "makes a secret choice"))
             for text in events_seen_by(events, human):
@@ -146,7 +176,8 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
                 output("save needs a file name")
                 continue
             try:
-                Path(rest.strip()).write_text(json.dumps(state.to_json()), encoding="utf-8")
+                Path(rest.strip()).write_text(
+                    json.dumps(records.record_to_json(record, texts)), encoding="utf-8")
             except OSError as exc:
                 output(f"cannot save to {rest.strip()}: {exc.strerror}")
                 continue
@@ -169,7 +200,7 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
                 output(f"illegal move {line!r}: {reason}")
                 continue
             output(f"P{human + 1} (you): {state.move_to_text(move)}")
-            for text in events_seen_by(state.apply(move), human):
+            for text in events_seen_by(play(move), human):
                 output(f"  {text}")
             output(state.render(human))
     output(state.render(human))

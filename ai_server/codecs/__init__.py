@@ -43,6 +43,8 @@ JSON = "json"
 JSON_OBJECT = "json_object"
 #: The forms holding the game's JSON document (not a typed message).
 UNTYPED = (OPAQUE, JSON, JSON_OBJECT)
+#: A game record (GameState.record): replayed by ai_server.records, not decoded here.
+RECORD = "record"
 #: Largest integer a double (a Struct number) holds exactly.
 MAX_EXACT_INT = 2**53
 
@@ -211,7 +213,7 @@ def decode_state(message: pb.GameState, field: str = "state",
     form = message.WhichOneof("state") if present else None
     if form is None:
         raise errors.invalid(
-            f"{field} is required: set one of {', '.join([*_BY_FIELD, *UNTYPED])}",
+            f"{field} is required: set one of {', '.join([*_BY_FIELD, *UNTYPED, RECORD])}",
             field, errors.MISSING_FIELD)
     observer = message.observer_seat if message.HasField("observer_seat") else None
     if form == OPAQUE:
@@ -271,6 +273,8 @@ def response_form(request_form: str | None, requested: int, game: str) -> str:
         return JSON
     if requested == pb.STATE_FORMAT_JSON_OBJECT:
         return JSON_OBJECT
+    if requested == pb.STATE_FORMAT_RECORD:
+        return RECORD  # the caller builds it: a record needs the moves (ai_server.records)
     if requested != pb.STATE_FORMAT_UNSPECIFIED:
         raise errors.invalid(f"unknown state_format {requested}", "state_format")
     if request_form is None:

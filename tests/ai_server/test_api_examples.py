@@ -47,7 +47,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 ELLIPSIS = "…"
 STATE = "<state>"
 #: GameState's oneof fields, by their JSON names.
-FORMS = ("samara", "ohMyGoods", "opaque", "json", "jsonObject")
+FORMS = ("samara", "ohMyGoods", "opaque", "json", "jsonObject", "record")
 ANSWERS = ("reply", "stream", "error")
 FENCE = re.compile(r"^```(?P<lang>\w*)(?P<info>[^\n]*)\n(?P<body>.*?)^```[ \t]*$",
                    re.MULTILINE | re.DOTALL)
