@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -282,6 +282,21 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+class PerCatalogue:
+    """A game's ``describe(catalogue)``, made once per catalogue object: the loader asks
+    for the description on every load, and it depends only on the catalogue (ids)."""
+
+    def __init__(self, describe: Callable[[Any], StateDescription]) -> None:
+        self._describe = describe
+        self._made: dict[int, tuple[Any, StateDescription]] = {}
+
+    def __call__(self, catalogue: Any) -> StateDescription:
+        made = self._made.get(id(catalogue))
+        if made is None or made[0] is not catalogue:  # an id reused by a new catalogue
+            made = self._made[id(catalogue)] = (catalogue, self._describe(catalogue))
+        return made[1]
 
 
 def schema_text(schema: Mapping[str, Any]) -> str:

@@ -31,6 +31,7 @@ from engine.state_schema import (
     Const,
     Integer,
     Object,
+    PerCatalogue,
     Prop,
     StateDescription,
     String,
@@ -227,12 +228,5 @@ the answers the seat is shown (`observer_seat`) never reveal it. `rng` may be an
 the random discards when both piles are empty."""
 
 
-_CACHE: dict[int, tuple[Catalogue, StateDescription]] = {}
-
-
-def description(catalogue: Catalogue) -> StateDescription:
-    """:func:`describe`, made once per catalogue (the loader asks for it on every load)."""
-    cached = _CACHE.get(id(catalogue))
-    if cached is None or cached[0] is not catalogue:
-        cached = _CACHE[id(catalogue)] = (catalogue, describe(catalogue))
-    return cached[1]
+#: :func:`describe`, made once per catalogue (the loader asks for it on every load).
+description = PerCatalogue(describe)

@@ -21,6 +21,7 @@ from engine.state_schema import (
     Const,
     Integer,
     Object,
+    PerCatalogue,
     Prop,
     StateDescription,
     String,
@@ -145,12 +146,5 @@ def describe(catalogue: Catalogue) -> StateDescription:
     return StateDescription(INFO, root)
 
 
-_CACHE: dict[int, tuple[Catalogue, StateDescription]] = {}
-
-
-def description(catalogue: Catalogue) -> StateDescription:
-    """:func:`describe`, made once per catalogue (the loader asks for it on every load)."""
-    cached = _CACHE.get(id(catalogue))
-    if cached is None or cached[0] is not catalogue:
-        cached = _CACHE[id(catalogue)] = (catalogue, describe(catalogue))
-    return cached[1]
+#: :func:`describe`, made once per catalogue (the loader asks for it on every load).
+description = PerCatalogue(describe)

@@ -13,11 +13,13 @@ from engine import registry
 from engine.game import State
 
 
-def rpc_error_info(error: grpc.RpcError) -> tuple[grpc.StatusCode, list[str], str | None]:
-    """(code, BadRequest fields, ErrorInfo reason) of a failed call."""
+def rpc_error_details(error: grpc.RpcError
+                      ) -> tuple[grpc.StatusCode, list[str], str | None, dict[str, str]]:
+    """(code, BadRequest fields, ErrorInfo reason, ErrorInfo metadata) of a failed call."""
     status = rpc_status.from_call(error)  # type: ignore[arg-type]
     fields: list[str] = []
     reason = None
+    metadata: dict[str, str] = {}
     if status is not None:
         for detail in status.details:
             if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
@@ -28,8 +30,14 @@ def rpc_error_info(error: grpc.RpcError) -> tuple[grpc.StatusCode, list[str], st
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
                 assert info.domain == "furnace.v1"
-                reason = info.reason
-    return error.code(), fields, reason
+                reason, metadata = info.reason, dict(info.metadata)
+    return error.code(), fields, reason, metadata
+
+
+def rpc_error_info(error: grpc.RpcError) -> tuple[grpc.StatusCode, list[str], str | None]:
+    """(code, BadRequest fields, ErrorInfo reason) of a failed call."""
+    code, fields, reason, _ = rpc_error_details(error)
+    return code, fields, reason
 
 
 def random_positions(count: int, seed: int = 0, players: tuple[int, ...] = (2, 3, 4, 5),

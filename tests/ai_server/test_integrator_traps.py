@@ -17,8 +17,6 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import json_format
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from ai_server.server import BackgroundServer
 from engine import registry
@@ -26,6 +24,7 @@ from engine.search.dispatch import search_for
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
+from tests.ai_server.helpers_furnace import rpc_error_info
 from tests.ai_server.test_http_door import call_json, details_of, post, url
 
 
@@ -45,21 +44,10 @@ def grpc_stub(door: BackgroundServer) -> Iterator[pb_grpc.FurnaceServiceStub]:
         yield pb_grpc.FurnaceServiceStub(channel)
 
 
-def bad_request(error: grpc.RpcError) -> tuple[grpc.StatusCode, str, str]:
-    """(code, BadRequest field, ErrorInfo reason) of a failed call."""
-    status = rpc_status.from_call(error)
-    assert status is not None
-    field = reason = ""
-    for detail in status.details:
-        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-            bad = error_details_pb2.BadRequest()
-            detail.Unpack(bad)
-            field = bad.field_violations[0].field
-        elif detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            reason = info.reason
-    return error.code(), field, reason
+def bad_request(error: grpc.RpcError) -> tuple[grpc.StatusCode, str, str | None]:
+    """(code, the BadRequest field, ErrorInfo reason) of a failed call."""
+    code, fields, reason = rpc_error_info(error)
+    return code, fields[0], reason
 
 
 def stephens_state(observer: int | None = None) -> pb.GameState:

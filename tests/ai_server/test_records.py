@@ -13,14 +13,13 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import json_format
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from ai_server import codecs
 from engine import records, registry
 from engine.game import State
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from tests.ai_server.helpers_furnace import rpc_error_details
 
 
 def random_ids(game: str, players: int, seed: int, count: int) -> list[int]:
@@ -49,24 +48,12 @@ def record_state(game: str, players: int, moves: list[Any], seed: int | None = N
     return pb.GameState(record=record, **fields)
 
 
-def error_of(call: Any, request: Any) -> tuple[grpc.StatusCode, list[str], str, dict[str, str]]:
+def error_of(call: Any, request: Any
+             ) -> tuple[grpc.StatusCode, list[str], str | None, dict[str, str]]:
     """(code, BadRequest fields, ErrorInfo reason, ErrorInfo metadata) of a failing call."""
     with pytest.raises(grpc.RpcError) as info:
         call(request)
-    status = rpc_status.from_call(info.value)  # type: ignore[arg-type]
-    assert status is not None
-    fields: list[str] = []
-    reason, metadata = "", {}
-    for detail in status.details:
-        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-            bad = error_details_pb2.BadRequest()
-            detail.Unpack(bad)
-            fields.extend(v.field for v in bad.field_violations)
-        elif detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            error_info = error_details_pb2.ErrorInfo()
-            detail.Unpack(error_info)
-            reason, metadata = error_info.reason, dict(error_info.metadata)
-    return info.value.code(), fields, reason, metadata
+    return rpc_error_details(info.value)
 
 
 def replayed(record: pb.GameRecord) -> State:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from furnace_cli import build_parser, main
-from furnace_cli.play import play_local
+from tests.cli.scripted import play_scripted
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -106,21 +105,8 @@ def test_bench_json_of_a_hidden_information_game(capsys: pytest.CaptureFixture[s
 
 def _play(tmp_path: Path, lines: list[str], *extra: str, game: str = "samara",
           players: int = 2) -> list[str]:
-    args = build_parser().parse_args(
-        ["play", game, "--players", str(players), "--bots", "random", "--iterations", "20",
-         *extra])
-    feed = iter(lines)
-    printed: list[str] = []
-
-    def read(prompt: str) -> str:
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError from None
-
-    assert isinstance(args, argparse.Namespace)
-    assert play_local(args, input_fn=read, output=printed.append) == 0
-    return printed
+    return play_scripted([game, "--players", str(players), "--bots", "random",
+                          "--iterations", "20", *extra], lines)
 
 
 def test_play_explains_bad_moves_and_keeps_going(tmp_path: Path) -> None:

@@ -3,35 +3,22 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from engine import records, registry
-from furnace_cli import build_parser, main
-from furnace_cli.play import load_game, play_local
+from furnace_cli import main
+from furnace_cli.play import load_game
+from tests.cli.scripted import play_scripted
 
 #: A save written by ``furnace play`` before game records: the position's JSON.
 OLD_SAVE = Path(__file__).parent / "data" / "old_save_oh_my_goods.json"
 
 
 def _play(lines: list[str], *extra: str, game: str = "oh-my-goods") -> list[str]:
-    args = build_parser().parse_args(["play", game, "--bots", "random", "--iterations", "20",
-                                      *extra])
-    assert isinstance(args, argparse.Namespace)
-    feed = iter(lines)
-    printed: list[str] = []
-
-    def read(prompt: str) -> str:
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError from None
-
-    assert play_local(args, input_fn=read, output=printed.append) == 0
-    return printed
+    return play_scripted([game, "--bots", "random", "--iterations", "20", *extra], lines)
 
 
 def test_a_save_from_before_records_still_loads(tmp_path: Path) -> None:
