@@ -35,6 +35,8 @@ MIX: dict[str, int] = {
     "estimate": 1,         # EstimateScores (200 playouts)
     "new_game": 1,         # NewGame, then on to a position of another game
 }
+#: The tasks a player runs once each, in this order, before drawing them by weight.
+FIRST_ROUND = ("new_game", "legal_moves", "play_move", "bot_move", "analyze", "estimate")
 #: A player's pause between two tasks (seconds): people think between moves.
 WAIT_SECONDS = (0.5, 2.5)
 #: Deadline of every call.
@@ -174,6 +176,12 @@ def player_class(positions: list[tuple[pb.GameState, str]], game: str, players: 
             self.state: pb.GameState = self.positions[0][0]
             self.move: str | None = None
             self.jump()
+            # A player starts a game and tries everything once before settling into the
+            # mix: a short run (or a slow machine) then still calls every RPC, which a
+            # draw by weight alone leaves to chance (NewGame is 1 task in 16).
+            for name in FIRST_ROUND:
+                getattr(self, name)()
+                self.wait()
 
         # -- the player's position -------------------------------------------------------
         def jump(self) -> None:

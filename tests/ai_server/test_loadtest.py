@@ -122,3 +122,11 @@ def test_capacity_is_the_best_step_that_holds() -> None:
     assert cap["physical_limit_per_s"] == 20.0 and cap["share_of_physical_limit"] == 0.2
     line = report.summary_line({"steps": steps, "capacity": cap}, Path("r.json"))
     assert line["users"] == 20 and [s["holds"] for s in line["sweep"]] == [True, True, False]
+
+
+def test_every_player_tries_the_whole_mix_first() -> None:
+    from ai_server.loadtest.users import FIRST_ROUND, MIX
+
+    # A short run calls every RPC because each player runs every task once at its start
+    # (drawn by weight alone, NewGame is 1 task in 16 and a slow run may never draw it).
+    assert sorted(FIRST_ROUND) == sorted(MIX) and FIRST_ROUND[0] == "new_game"
