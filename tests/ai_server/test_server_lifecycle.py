@@ -167,14 +167,19 @@ def test_serve_command_stops_gracefully_on_sigterm() -> None:
         with grpc.insecure_channel(f"127.0.0.1:{match.group(1)}") as channel:
             stub = pb_grpc.FurnaceServiceStub(channel)
             state = _state(stub)
-            thread, box = _in_background(
-                stub.BestMove,
-                pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=700)),
-                timeout=10)
-            time.sleep(0.3)
+            # A search that would run 30 s; its first update says it is running (no
+            # guess at how long starting takes), then SIGTERM: it stops with its best
+            # move so far, and the server exits cleanly within its grace period.
+            stream = stub.Analyze(pb.AnalyzeRequest(
+                state=state, budget=pb.SearchBudget(time_limit_ms=30_000),
+                update_interval_ms=100), timeout=60)
+            first = next(stream)
+            assert not first.final
             process.send_signal(signal.SIGTERM)
-            thread.join()
-            assert isinstance(box[0], pb.BestMoveResponse), box[0]
+            rest = list(stream)
+            assert rest and rest[-1].final
+            assert rest[-1].analysis.stop_reason == pb.SEARCH_STOP_REASON_SHUTDOWN
+            assert rest[-1].analysis.best_move.text
         assert process.wait(timeout=15) == 0
     finally:
         if process.poll() is None:

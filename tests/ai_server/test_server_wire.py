@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import Any
 
 import grpc
@@ -18,6 +17,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from ai_server import codecs, errors, fuzz, wire
+from ai_server.loopwatch import LoopWatchdog
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
@@ -86,13 +86,11 @@ def test_invalid_utf8_is_invalid_argument(channel) -> None:
 # -- size and counts ---------------------------------------------------------------------
 def test_oversized_request_is_refused_before_parsing(big_channel) -> None:
     body = heavy_spots(1_800_000)  # 3.6 MB: under the transport's 4 MiB
-    started = time.monotonic()
     error = raw_error(big_channel, "LegalMoves", body)
     code, fields, reason = rpc_error_info(error)
     assert code == grpc.StatusCode.INVALID_ARGUMENT, error.details()
     assert fields == ["request"] and reason == wire.REQUEST_TOO_LARGE
     assert f"{len(body)} bytes" in error.details()
-    assert time.monotonic() - started < 5.0
 
 
 def test_element_heavy_state_is_refused_before_game_code(server, big_channel,
@@ -122,10 +120,13 @@ def test_heavy_requests_do_not_stall_other_calls(big_channel, channel) -> None:
     """Cheap calls keep being answered while heavy requests are decoded and refused.
 
     Before, one 3.6 MB typed state with 1.8 million empty entries held the event
-    loop for about ten seconds: every other call waited.
+    loop for about ten seconds: every other call waited.  The check is the server's
+    loop watchdog (tests/conftest.py fails a test during which anything held a
+    server's loop past 100 ms), not a latency: decoding runs in the decode threads.
     """
     heavy = [heavy_spots(1_800_000), heavy_spots(300_000), heavy_spots(400_000)] * 2
     answers: list[str] = []
+    held_before = len(LoopWatchdog.held_anywhere)
 
     def send_heavy() -> None:
         for body in heavy:
@@ -137,17 +138,15 @@ def test_heavy_requests_do_not_stall_other_calls(big_channel, channel) -> None:
 
     sender = threading.Thread(target=send_heavy)
     sender.start()
-    latencies = []
+    answered = 0
     list_games = channel.unary_unary(f"/{SERVICE}/ListGames", request_serializer=None,
                                      response_deserializer=None)
-    while sender.is_alive() or not latencies:
-        started = time.monotonic()
-        list_games(b"", timeout=30)
-        latencies.append(time.monotonic() - started)
+    while sender.is_alive() or not answered:
+        assert list_games(b"", timeout=30)
+        answered += 1
     sender.join()
     assert answers == ["INVALID_ARGUMENT"] * len(heavy)
-    # Generous: a cheap call takes milliseconds; the old stall was ten seconds.
-    assert max(latencies) < 2.0, latencies
+    assert LoopWatchdog.held_anywhere[held_before:] == []
 
 
 def test_string_and_map_limits(channel) -> None:
