@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any
 
-from ai_server import corelog, fuzz, observe, sealing, security
+from ai_server import corelog, observe, sealing, security
 from ai_server.config import CALL_WORKERS_PER_CORE, ServerConfig, default_workers
 
 _DEFAULTS = ServerConfig()
@@ -128,10 +128,6 @@ def add_commands(subparsers: Any) -> None:
         "theirs (default: none, sealed states refused)")
     parser.set_defaults(func=run_serve)
     _add_seal_key_command(subparsers)
-    fuzz.add_command(subparsers)
-    from ai_server.loadtest import cli as loadtest_cli
-
-    loadtest_cli.add_command(subparsers)
 
 
 def _add_seal_key_command(subparsers: Any) -> None:

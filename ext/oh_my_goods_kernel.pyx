@@ -5,7 +5,7 @@
 ``KernelState`` reproduces :class:`engine.oh_my_goods.rules.OhMyGoodsState` move for
 move: the same legal moves in the same order, the same automatic play of forced moves,
 the same successor states -- including the SplitMix64 generator the state carries for
-its shuffles and draws -- (checked by ``engine.kernelcheck`` and
+its shuffles and draws -- (checked by ``checks.kernel`` and
 ``tests/oh_my_goods/test_kernel.py``) and the same random playouts (SplitMix64 from
 :mod:`engine.playout_rng`, ``moves[next() % n]``).
 

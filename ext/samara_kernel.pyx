@@ -4,7 +4,7 @@
 
 ``KernelState`` reproduces :class:`engine.samara.rules.SamaraState` move for move:
 the same legal moves in the same order, the same successor states (checked by
-``engine.kernelcheck`` and ``tests/samara/test_kernel.py``) and the same random
+``checks.kernel`` and ``tests/samara/test_kernel.py``) and the same random
 playouts (SplitMix64 from :mod:`engine.playout_rng`, ``moves[next() % n]``).
 
 Layout.  The whole position is one ``St`` struct, so a copy is a ``memcpy``:

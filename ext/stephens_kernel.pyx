@@ -6,7 +6,7 @@
 the same legal moves in the same order, the same automatic play of procedures and
 single-option decisions (``engine.stephens.flow.advance``), the same successor
 states -- including the SplitMix64 generator the state carries for its shuffles --
-(checked by ``engine.kernelcheck`` and ``tests/stephens/test_kernel.py``) and the
+(checked by ``checks.kernel`` and ``tests/stephens/test_kernel.py``) and the
 same random and guided playouts (SplitMix64 from :mod:`engine.playout_rng`).
 
 Scope.  The solo game (one player against the Automa) is not mirrored:

@@ -96,7 +96,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 def _cmd_arena(args: argparse.Namespace) -> int:
     from engine import registry
-    from engine.search import run_arena
+    from tournaments import run_arena
 
     game = registry.get_game(args.game)
     specs = [s for s in args.bots.split(",") if s.strip()]
@@ -154,7 +154,7 @@ def _selfplay_game(args: argparse.Namespace, game: Any, bots: list[Any],
     import random
 
     from engine import records
-    from engine.search import play_game
+    from tournaments import play_game
 
     state = game.new_game(seed, args.players, options)
     replay = state.clone()
@@ -185,8 +185,8 @@ def _selfplay_game(args: argparse.Namespace, game: Any, bots: list[Any],
 
 
 def _cmd_check_kernel(args: argparse.Namespace) -> int:
+    from checks.kernel import check_kernel
     from engine import registry
-    from engine.kernelcheck import check_kernel
 
     game = registry.get_game(args.game)
     progress = None if args.quiet else _progress_bar(f"check-kernel {game.info.name}")
@@ -209,7 +209,7 @@ def _cmd_check_games(args: argparse.Namespace) -> int:
 
 def _cmd_fuzz_states(args: argparse.Namespace) -> int:
     from engine import registry
-    from engine.fuzz import fuzz
+    from fuzzers.states import fuzz
 
     name = registry.get_game(args.game).info.name
     progress = None if args.quiet else _progress_bar(f"fuzz-states {name}")
@@ -373,8 +373,12 @@ def build_parser() -> argparse.ArgumentParser:
     # `play --server` (a hosted server: TLS, tokens).
     from ai_server import cli as server_cli
     from clients import cli as client_cli
+    from fuzzers import server as server_fuzz
+    from load import cli as loadtest_cli
 
     server_cli.add_commands(sub)
+    server_fuzz.add_command(sub)
+    loadtest_cli.add_command(sub)
     client_cli.add_commands(sub)
     client_cli.add_connection_arguments(play)
     return parser

@@ -1,7 +1,7 @@
 """``furnace ladder``: a rating ladder between bot specs, with its table and plot.
 
-The round robin and the ratings are :mod:`engine.search.ladder` and
-:mod:`engine.search.ratings`; this module turns the report into what a person
+The round robin and the ratings are :mod:`tournaments.ladder` and
+:mod:`tournaments.ratings`; this module turns the report into what a person
 reads.  Everything goes to one directory (``--out``, default ``ladder-<game>``):
 
 * ``games.jsonl`` - every finished game, one JSON line each; ``--resume`` reads it
@@ -33,7 +33,7 @@ def run_ladder_command(args: argparse.Namespace, options: Mapping[str, Any],
     ``progress_bar(label)`` makes the progress callback.  Bad input raises
     :class:`FurnaceError` (exit status 2) before any game is played."""
     from engine import registry
-    from engine.search.ladder import run_ladder
+    from tournaments.ladder import run_ladder
 
     game = registry.get_game(args.game)
     specs = [s.strip() for s in args.bots.split(",") if s.strip()]

@@ -1,6 +1,6 @@
 """Locust load test of a Furnace gRPC server (protocol only: no engine imports).
 
-For measurements, prefer ``furnace loadtest`` (ai_server/loadtest/): the same kind of
+For measurements, prefer ``furnace loadtest`` (load/): the same kind of
 gRPC user run in-process, positions sampled from self-play games, 100 ms searches,
 a report with plots, and a capacity sweep (docs/operations.md, "Capacity").  This
 file is for the ``locust`` command line and its web UI.

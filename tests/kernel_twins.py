@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from checks.kernel import game_options
 from engine.game import Game, State
-from engine.kernelcheck import game_options
 
 
 def kernel_state_or_skip(fast: ModuleType, title: str) -> Any:

@@ -32,9 +32,9 @@ from typing import Any
 
 import pytest
 
+from checks.kernel import game_options
 from engine import registry
 from engine.game import IllegalMoveError, State, events_seen_by
-from engine.kernelcheck import game_options
 from engine.search import (
     RandomBot,
     estimate_scores,

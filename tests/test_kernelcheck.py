@@ -1,4 +1,4 @@
-"""engine.kernelcheck: the kernel-versus-rules checker, on Samara and on a toy game."""
+"""checks.kernel: the kernel-versus-rules checker, on Samara and on a toy game."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from checks.kernel import check_kernel, game_options, kernel_player_counts
 from engine import registry
 from engine.game import (
     TERMINAL,
@@ -21,7 +22,6 @@ from engine.game import (
     State,
     rank_groups,
 )
-from engine.kernelcheck import check_kernel, game_options, kernel_player_counts
 from engine.samara import GAME, fast
 
 SAMARA = registry.get_game("samara")

@@ -4,7 +4,7 @@ States reach ``Game.state_from_json`` from untrusted clients (the gRPC server, s
 games).  For every registered game (:func:`engine.registry.game_names`), valid states
 of seeded random games of every player count and option combination are mutated
 one field at a time (boundary, out-of-range, wrong-type and inconsistent values,
-entries removed, repeated, moved or swapped between places) by :mod:`engine.fuzz`,
+entries removed, repeated, moved or swapped between places) by :mod:`fuzzers.states`,
 and each mutated state must be
 
 * rejected with :class:`~engine.game.InvalidStateError` raised by a check of the
@@ -29,10 +29,11 @@ import signal
 
 import pytest
 
-from engine import fuzz, registry
+from engine import registry
 from engine.game import InvalidStateError
 from engine.samara import GAME as SAMARA
 from engine.samara.rules import Decision, SamaraGame
+from fuzzers import states as fuzz
 
 #: Mutated states per game and test case, and test cases per game (xdist spreads them).
 STATES = 150

@@ -1,5 +1,6 @@
 """Game-agnostic search: MCTS (UCT) with reward vectors, ISMCTS for hidden information,
-bots, the arena, the rating ladder, root parallelism.
+bots, root parallelism.  (Tournaments between bots, the arena and the rating ladder,
+are a tool above the product: :mod:`tournaments`.)
 
 Everything here talks only to the protocol of :mod:`engine.game`; no module
 knows any particular game.  What suits one game (its score-margin scale, its leaf
@@ -15,7 +16,6 @@ from engine.search.analysis import (
     build_analysis,
     merge_root_stats,
 )
-from engine.search.arena import play_game, run_arena, wilson_interval
 from engine.search.bots import (
     Bot,
     BotSpecError,
@@ -42,17 +42,8 @@ from engine.search.evaluate import (
     heuristic_outcome,
 )
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS, DeterminizationError, ismcts_search
-from engine.search.ladder import LadderError, run_ladder
 from engine.search.mcts import DEFAULT_C, MCTS, mcts_search
 from engine.search.parallel import parallel_search, warm_up
-from engine.search.ratings import (
-    Pairing,
-    Rating,
-    RatingError,
-    RatingFit,
-    fit_ratings,
-    intervals_overlap,
-)
 
 __all__ = [
     "DEFAULT_C",
@@ -71,14 +62,9 @@ __all__ = [
     "Evaluator",
     "GreedyBot",
     "IsmctsBot",
-    "LadderError",
     "MctsBot",
     "MoveStats",
-    "Pairing",
     "RandomBot",
-    "Rating",
-    "RatingError",
-    "RatingFit",
     "RolloutEvaluator",
     "RootStats",
     "SearchConfig",
@@ -88,20 +74,14 @@ __all__ = [
     "build_analysis",
     "config_for",
     "estimate_scores",
-    "fit_ratings",
     "heuristic_outcome",
-    "intervals_overlap",
     "ismcts_search",
     "make_bot",
     "make_tree",
     "mcts_search",
     "merge_root_stats",
     "parallel_search",
-    "play_game",
-    "run_arena",
-    "run_ladder",
     "search_for",
     "search_kind",
     "warm_up",
-    "wilson_interval",
 ]

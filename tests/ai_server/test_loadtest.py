@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from ai_server.loadtest import report
-from ai_server.loadtest.runner import Probe, Sample, StepData
+from load import report
+from load.runner import Probe, Sample, StepData
 
 ROOT = Path(__file__).resolve().parents[2]
 MIX_RPCS = {"NewGame", "LegalMoves", "CheckMove", "ApplyMove", "BestMove", "Analyze",
@@ -125,7 +125,7 @@ def test_capacity_is_the_best_step_that_holds() -> None:
 
 
 def test_every_player_tries_the_whole_mix_first() -> None:
-    from ai_server.loadtest.users import FIRST_ROUND, MIX
+    from load.users import FIRST_ROUND, MIX
 
     # A short run calls every RPC because each player runs every task once at its start
     # (drawn by weight alone, NewGame is 1 task in 16 and a slow run may never draw it).

@@ -7,7 +7,7 @@ Two fuzzers:
   FAILED_PRECONDITION, RESOURCE_EXHAUSTED, errors always carrying a
   ``google.rpc.ErrorInfo``.  Most cases avoid the search path (bad budgets, broken
   states); a few run tiny searches.
-* ``test_fuzz_raw_requests``: thousands of raw cases from :mod:`ai_server.fuzz`
+* ``test_fuzz_raw_requests``: thousands of raw cases from :mod:`fuzzers.server`
   (random bytes, truncations and bit flips of valid requests, hostile well-formed
   requests: huge repeated fields and maps, deep nesting, out-of-range numbers,
   long strings, unknown games, zip bombs, crafted typed states) sent past the
@@ -34,9 +34,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ai_server import fuzz
 from ai_server.codecs import samara as samara_codec
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from fuzzers import server as fuzz
 from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
 BASE_STATES: list[dict[str, Any]] = positions_json(16, seed=77)

@@ -16,9 +16,10 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from ai_server import codecs, errors, fuzz, wire
+from ai_server import codecs, errors, wire
 from ai_server.loopwatch import LoopWatchdog
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from fuzzers import server as fuzz
 from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
 SERVICE = "furnace.v1.FurnaceService"

@@ -19,10 +19,10 @@ import pytest
 from google.protobuf import json_format, struct_pb2
 
 from ai_server import codecs
-from ai_server.fuzz import length_delimited, typed_state, wrap_state
 from clients.furnace_client import state_json
 from engine import registry
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
+from fuzzers.server import length_delimited, typed_state, wrap_state
 from tests.ai_server.helpers_furnace import rpc_error_info
 
 

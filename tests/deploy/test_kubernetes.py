@@ -168,3 +168,17 @@ def test_dockerfile_builds_in_stages_and_runs_as_non_root() -> None:
     _, warnings = security.config_from_args(args)  # open on purpose: said explicitly
     assert args.allow_unauthenticated and warnings
     assert _container()["image"].split(":")[0] == "furnace"
+
+
+def test_the_image_gets_every_package() -> None:
+    """Every package pyproject.toml installs is copied into the image and not left out
+    of its build context: the `furnace` command imports the tools too."""
+    project = (ROOT / "pyproject.toml").read_text()
+    include = re.search(r"^include = \[(.*?)\]", project, re.MULTILINE | re.DOTALL)
+    assert include
+    packages = [name.rstrip("*") for name in re.findall(r'"([^"]+)"', include.group(1))]
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    ignored = (ROOT / "deploy" / "Dockerfile.dockerignore").read_text().split()
+    for package in packages:
+        assert re.search(rf"^COPY {package} {package}$", dockerfile, re.MULTILINE), package
+        assert package not in ignored, package

@@ -30,10 +30,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from engine import registry
-from engine.fuzz import path_text as fuzz_path
-from engine.fuzz import pattern, walk
 from engine.game import InvalidStateError
 from engine.state_schema import Array, Node, Object, OneOf, field_rows, json_schema
+from fuzzers.states import path_text as fuzz_path
+from fuzzers.states import pattern, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Random games per game and player count, and their seed.

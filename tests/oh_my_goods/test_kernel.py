@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine.kernelcheck import check_kernel
+from checks.kernel import check_kernel
 from engine.oh_my_goods import GAME, fast
 from engine.oh_my_goods.rules import MAX_ROUNDS, OhMyGoodsState
 from tests.kernel_twins import assert_same, game_setups, kernel_state_or_skip, random_positions
@@ -25,7 +25,7 @@ def twin(state: OhMyGoodsState) -> Any:
 
 
 def test_check_kernel_finds_no_mismatch() -> None:
-    """engine.kernelcheck finds no difference over 30 seeded games."""
+    """checks.kernel finds no difference over 30 seeded games."""
     report = check_kernel(GAME, 30, 11)
     assert report["mismatches"] == 0, report["examples"]
     assert report["steps"] > 30 * 50

@@ -9,12 +9,12 @@ from functools import cache
 
 import pytest
 
-from engine import fuzz
 from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.oh_my_goods import GAME, CatalogueError, load_catalogue
 from engine.oh_my_goods.catalogue import parse_catalogue
 from engine.oh_my_goods.rules import decode_move, encode_move, state_from_json
 from engine.validation import packaged_catalogue_json
+from fuzzers import states as fuzz
 
 
 def random_positions(games: int = 9, every: int = 13):

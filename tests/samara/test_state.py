@@ -8,12 +8,13 @@ import random
 
 import pytest
 
-from engine import fuzz, registry
+from engine import registry
 from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.samara import GAME, CatalogueError, load_catalogue
 from engine.samara.catalogue import COMPASS, SAW, SQUARE, parse_catalogue
 from engine.samara.rules import Decision, SamaraState, state_from_json
 from engine.validation import packaged_catalogue_json
+from fuzzers import states as fuzz
 
 
 def random_positions(games: int = 12, every: int = 7):

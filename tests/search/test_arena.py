@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from engine.search.arena import (
+from engine.search.bots import BotSpecError, RandomBot
+from tournaments.arena import (
     play_arena_game,
     play_game,
     result_keys,
@@ -15,7 +16,6 @@ from engine.search.arena import (
     seat_assignment,
     wilson_interval,
 )
-from engine.search.bots import BotSpecError, RandomBot
 
 from .toy_games import LotteryGame, RaceGame, race
 

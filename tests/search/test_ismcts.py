@@ -12,7 +12,6 @@ import pytest
 from engine.game import Outcome, State
 from engine.search import search_for, search_kind
 from engine.search.analysis import Analysis
-from engine.search.arena import run_arena
 from engine.search.bots import (
     DEFAULT_ISMCTS_ITERATIONS,
     BotSpecError,
@@ -26,6 +25,7 @@ from engine.search.ismcts import (
     ismcts_search,
 )
 from engine.search.mcts import mcts_search
+from tournaments.arena import run_arena
 
 from .hidden_toy_games import TricksGame, TricksState, deal
 from .toy_games import LotteryState, race

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from engine import registry
-from engine.search.arena import run_arena
-from engine.search.ladder import (
+from tournaments.arena import run_arena
+from tournaments.ladder import (
     RESULTS_FORMAT,
     LadderError,
     default_anchor,

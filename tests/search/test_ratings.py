@@ -8,7 +8,7 @@ import math
 import pytest
 
 from engine.game import FurnaceError
-from engine.search.ratings import (
+from tournaments.ratings import (
     ELO_PER_NAT,
     Pairing,
     Rating,

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from engine.search.arena import play_game
 from engine.search.bots import GreedyBot
 from engine.stephens import heuristic as h
 from engine.stephens.contracts import Payment, fulfilment_payments
@@ -14,6 +13,7 @@ from engine.stephens.frames import Frame
 from engine.stephens.rules import StephensGame
 from engine.stephens.vocabulary import FN_UR
 from tests.stephens.helpers import attach, blank, contract, cubes
+from tournaments.arena import play_game
 
 # The annealer's benefit: 1 coin and 1 influence, no payment.
 ANNEALER = h.COIN + h.INFLUENCE

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from checks.kernel import check_kernel, kernel_player_counts
 from engine.game import play_random_moves
 from engine.guided_playout import MOVE_SLOTS, guided_playout
-from engine.kernelcheck import check_kernel, kernel_player_counts
 from engine.search.evaluate import TruncatedPlayoutEvaluator
 from engine.stephens import GAME, fast
 from engine.stephens.frames import Frame
@@ -46,7 +46,7 @@ def twin(state: StephensState) -> Any:
 
 
 def test_check_kernel_finds_no_mismatch() -> None:
-    """engine.kernelcheck finds no difference over 6 seeded games of 2, 3 and 4 players."""
+    """checks.kernel finds no difference over 6 seeded games of 2, 3 and 4 players."""
     report = check_kernel(GAME, 6, 11)
     assert report["mismatches"] == 0, report["examples"]
     assert report["steps"] > 6 * 100

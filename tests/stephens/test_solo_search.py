@@ -8,13 +8,13 @@ import math
 import pytest
 
 from engine.game import Outcome
-from engine.search import run_arena
 from engine.search._common import backup_values, solo_utility
 from engine.search.config import SearchConfig
 from engine.search.ismcts import ISMCTS
 from engine.search.mcts import MCTS
 from engine.stephens.rules import StephensGame
 from furnace_cli import main
+from tournaments import run_arena
 
 GAME = StephensGame()
 

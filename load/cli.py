@@ -181,16 +181,16 @@ def run_loadtest(args: argparse.Namespace) -> int:
         import matplotlib  # noqa: F401
     except ImportError as exc:
         return _error(f"{exc.name} is not installed: pip install 'furnace[load]'")
-    from ai_server.loadtest import positions as positions_module
-    from ai_server.loadtest import report as report_module
-    from ai_server.loadtest import runner
+    from load import positions as positions_module
+    from load import report as report_module
+    from load import runner
 
     runner.prepare()
     from locust import __version__ as locust_version
 
-    from ai_server.loadtest.users import MIX, WAIT_SECONDS, player_class
     from clients.furnace_client import encode_opaque
     from furnace_proto.furnace.v1 import furnace_pb2 as pb
+    from load.users import MIX, WAIT_SECONDS, player_class
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     directory = Path(args.report_dir or f"loadtest-{args.game}-{stamp}")

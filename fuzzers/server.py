@@ -159,13 +159,13 @@ def base_positions(seed: int, count: int = 12) -> list[dict[str, Any]]:
 
 
 def costly_positions() -> list[dict[str, Any]]:
-    """Valid positions that are expensive to answer (``ai_server/fuzz_positions``):
+    """Valid positions that are expensive to answer (``fuzzers/positions``):
     Stephens rows of 13, 17 and 18 of one seat's workers at their activation decision
     (a ladder game reached the first; 18 is every disk of a seat, the most a row may
     hold).  Validation, legal moves, checks, applies and searches of them all run."""
     from importlib import resources
 
-    folder = resources.files("ai_server").joinpath("fuzz_positions")
+    folder = resources.files("fuzzers").joinpath("positions")
     return [json.loads(entry.read_text()) for entry in sorted(folder.iterdir(),
                                                                key=lambda e: e.name)
             if entry.name.endswith(".json")]

@@ -37,7 +37,8 @@ def sample_positions(game_name: str, players: int, count: int = 200, seed: int =
     seeded self-play games where a seat is to move."""
     from engine import registry
     from engine.game import CHANCE, TERMINAL
-    from engine.search import make_bot, play_game
+    from engine.search import make_bot
+    from tournaments import play_game
 
     game = registry.get_game(game_name)
     games = games or max(4, count // 25)

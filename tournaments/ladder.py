@@ -3,7 +3,7 @@
 Schedule: every pair of specs ``(a, b)``, ``a`` listed before ``b``, plays
 ``games`` games (the count is *per pair*: ``k`` specs play
 ``games * k * (k - 1) / 2`` games).  Each pair's games follow the arena's rules
-(:mod:`engine.search.arena`) for two specs: game ``g`` seats ``a`` first when
+(:mod:`tournaments.arena`) for two specs: game ``g`` seats ``a`` first when
 ``g`` is even and ``b`` first when it is odd, and games ``2d`` and ``2d + 1``
 form deal ``d``: the same setup and chance seeds with the seats swapped.  The
 seeds depend only on the ladder's seed and ``g``, so every pair plays the same
@@ -23,7 +23,7 @@ refuses it unless game, players, seed, options and specs match, and plays only
 the missing games; a line cut off mid-write is dropped.  A resumed ladder may
 ask for more games per pair than before: the recorded ones are kept.
 
-Ratings: :func:`engine.search.ratings.fit_ratings` on the pairwise points (a
+Ratings: :func:`tournaments.ratings.fit_ratings` on the pairwise points (a
 win share, so draws count half), anchored at ``random`` when it plays, else at
 the first spec; see that module for the regularisation and the intervals.
 
@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.game import FurnaceError, Game, Outcome
-from engine.search.arena import play_arena_game, play_arena_game_by_name, seat_assignment
 from engine.search.bots import Bot, make_bot
-from engine.search.ratings import DEFAULT_VIRTUAL_DRAWS, Pairing, fit_ratings
+from tournaments.arena import play_arena_game, play_arena_game_by_name, seat_assignment
+from tournaments.ratings import DEFAULT_VIRTUAL_DRAWS, Pairing, fit_ratings
 
 #: ``progress(games_done, games_total)``, called after every game.
 LadderProgress = Callable[[int, int], None]

@@ -46,15 +46,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from engine import registry
-from engine.game import CHANCE, FurnaceError, Game, IllegalMoveError, InvalidStateError, State
-from engine.kernelcheck import (
+from checks.kernel import (
     _compare,
     _compare_determinize,
     _compare_rollout,
     game_options,
     kernel_player_counts,
 )
+from engine import registry
+from engine.game import CHANCE, FurnaceError, Game, IllegalMoveError, InvalidStateError, State
 from engine.processes import process_pool
 from engine.validation import short_repr as short
 

@@ -7,7 +7,7 @@ channel exists, as locust's documentation asks for gRPC users.
 * :class:`LocalServer` runs ``python -m ai_server serve`` on loopback, on any free
   port, with metrics on, and the per-client quota off (every user comes from
   one address, which the server would count as one client).
-* :func:`run_step` runs ``users`` players (:class:`~ai_server.loadtest.users.
+* :func:`run_step` runs ``users`` players (:class:`~load.users.
   FurnacePlayer`) with locust's library API (an ``Environment`` and its local
   runner), waits until they are all spawned, then measures for ``duration``
   seconds: every call (from locust's ``request`` events, :class:`Collector`), the
@@ -246,7 +246,7 @@ def probe(started: float, metrics_url: str | None) -> Probe:
 
 @dataclass
 class StepData:
-    """What one step measured (turned into numbers by :mod:`ai_server.loadtest.report`)."""
+    """What one step measured (turned into numbers by :mod:`load.report`)."""
 
     users: int
     duration: float

@@ -1,7 +1,7 @@
 """The locust side of ``furnace loadtest``: a gRPC user and the players' mix.
 
 Locust is imported only by :func:`player_class`, inside a load test: importing
-locust monkey-patches the process for gevent (:func:`ai_server.loadtest.runner.
+locust monkey-patches the process for gevent (:func:`load.runner.
 prepare` does it first, with gRPC's gevent integration).  It speaks only the
 protocol (no engine import).
 
@@ -9,7 +9,7 @@ The gRPC user follows locust's documented recipe for gRPC: a client interceptor
 on the user's channel (:class:`LocustInterceptor`) times every call and fires
 locust's ``request`` event with the RPC's name, its latency, its response and, on
 failure, the ``grpc.RpcError``, so locust's own statistics and every listener
-(the load test's :class:`~ai_server.loadtest.runner.Collector`) see each call.
+(the load test's :class:`~load.runner.Collector`) see each call.
 A server stream (Analyze) is timed from the call to its last message.
 """
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ai_server.loadtest.runner import Probe, Sample, StepData
+from load.runner import Probe, Sample, StepData
 
 #: RPCs that do no search: they must stay quick whatever the searches do.
 CHEAP_RPCS = ("NewGame", "LegalMoves", "CheckMove", "ApplyMove")
