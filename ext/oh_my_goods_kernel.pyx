@@ -1219,18 +1219,7 @@ cdef inline double work_promise(const St* s, const Cat* c, int seat) noexcept no
 
 # -- determinization helpers -----------------------------------------------------------------
 
-cdef inline int _randbelow(object getrandbits, int n) except -1:
-    """``random.Random._randbelow``: rejection sampling on ``n.bit_length()`` bits."""
-    cdef int k = 0
-    cdef int m = n
-    cdef long r
-    while m:
-        k += 1
-        m >>= 1
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return <int>r
+include "random_draws.pxi"
 
 
 cdef inline void _sort_cards(unsigned char* cards, int n) noexcept nogil:

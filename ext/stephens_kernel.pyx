@@ -2865,18 +2865,7 @@ cdef class KernelState:
                 f"army={self.s.army} decisions={self.s.nframes}>")
 
 
-cdef int _randbelow(object getrandbits, int n) except -1:
-    """``random.Random._randbelow``: rejection sampling on ``n.bit_length()`` bits."""
-    cdef int k = 0
-    cdef int m = n
-    cdef long r
-    while m:
-        k += 1
-        m >>= 1
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return <int>r
+include "random_draws.pxi"
 
 
 cdef int _reshuffle(unsigned char* cards, int n, object getrandbits) except -1:
