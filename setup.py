@@ -31,6 +31,9 @@ def extensions() -> list[Extension]:
         Extension(
             "ext." + Path(source).stem,
             [source],
+            # The shared glue every kernel includes: a change to one rebuilds them all,
+            # and an sdist carries them (an include is read at build time).
+            depends=sorted(glob("ext/*.pxi", root_dir=ROOT)),
             extra_compile_args=args,
         )
         for source in sorted(glob("ext/*.pyx", root_dir=ROOT))

@@ -1159,33 +1159,7 @@ cdef class KernelCatalogue:
 
 
 include "catalogue_cache.pxi"
-
-
-def _within(value, lo, hi, what):
-    """``value`` if it is an integer in ``lo..hi``; ValueError otherwise."""
-    if not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{what} must be an integer in {lo}..{hi}, not {_short(value)}")
-    return value
-
-
-def _short(value):
-    text = repr(value) if isinstance(value, (int, str, type(None))) else type(value).__name__
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-cdef void _fill_cards(unsigned char* dest, object cards, unsigned char* placed, int ncards,
-                      str where) except *:
-    """Copy a pile of card numbers; each card of the catalogue may be in one place only
-    (``placed`` marks them), so no pile can outgrow its array during play."""
-    cdef int i, card
-    if len(cards) > ncards:
-        raise ValueError(f"{where}: more than the {ncards} cards of the game")
-    for i, value in enumerate(cards):
-        card = _within(value, 0, ncards - 1, f"{where}[{i}]")
-        if placed[card]:
-            raise ValueError(f"{where}[{i}]: card {card} is in two places")
-        placed[card] = 1
-        dest[i] = card
+include "reference_checks.pxi"
 
 
 # -- heuristic terms (rules.OhMyGoodsState._plan_promise / _work_promise) -------------------
@@ -1219,18 +1193,7 @@ cdef inline double work_promise(const St* s, const Cat* c, int seat) noexcept no
 
 # -- determinization helpers -----------------------------------------------------------------
 
-cdef inline int _randbelow(object getrandbits, int n) except -1:
-    """``random.Random._randbelow``: rejection sampling on ``n.bit_length()`` bits."""
-    cdef int k = 0
-    cdef int m = n
-    cdef long r
-    while m:
-        k += 1
-        m >>= 1
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return <int>r
+include "random_draws.pxi"
 
 
 cdef inline void _sort_cards(unsigned char* cards, int n) noexcept nogil:

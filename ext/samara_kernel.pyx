@@ -808,14 +808,7 @@ cdef class KernelCatalogue:
 
 
 include "catalogue_cache.pxi"
-
-
-def _within(value, lo, hi, what):
-    """``value`` if it is an integer in ``lo..hi``; ValueError otherwise."""
-    if not isinstance(value, int) or not lo <= value <= hi:
-        text = repr(value) if isinstance(value, (int, str, type(None))) else type(value).__name__
-        raise ValueError(f"{what} must be an integer in {lo}..{hi}, not {text[:40]}")
-    return value
+include "reference_checks.pxi"
 
 
 # -- the state ------------------------------------------------------------------------------

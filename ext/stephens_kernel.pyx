@@ -2198,35 +2198,7 @@ cdef class KernelCatalogue:
 
 
 include "catalogue_cache.pxi"
-
-
-def _within(value, lo, hi, what):
-    """``value`` if it is an integer in ``lo..hi``; ValueError otherwise."""
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ValueError(f"{what} must be an integer in {lo}..{hi}, not {_short(value)}")
-    return value
-
-
-def _short(value):
-    text = repr(value) if isinstance(value, (int, str, type(None))) else type(value).__name__
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-cdef int _fill(unsigned char* dest, object cards, unsigned char* placed, int ncards,
-               str where) except -1:
-    """Copy a pile of card numbers and return its length; each card of the catalogue
-    may be in one place only (``placed`` marks them), so no pile can outgrow its array
-    during play."""
-    cdef int i, card
-    if len(cards) > ncards:
-        raise ValueError(f"{where}: more than the {ncards} cards of the game")
-    for i, value in enumerate(cards):
-        card = _within(value, 0, ncards - 1, f"{where}[{i}]")
-        if placed[card]:
-            raise ValueError(f"{where}[{i}]: card {card} is in two places")
-        placed[card] = 1
-        dest[i] = card
-    return len(cards)
+include "reference_checks.pxi"
 
 
 cdef void _fill_spaces(signed char* dest, object cards, int nspaces, unsigned char* placed,
@@ -2523,33 +2495,34 @@ cdef class KernelState:
                 s.factories[i][r] = _within(state.factories[i][r], 0, 1 << 20,
                                             "small factories")
         for i in range(2):
-            s.npdeck[i] = _fill(s.pdeck[i], state.profession_decks[i], placed, c.nprof,
-                                "profession deck")
+            s.npdeck[i] = _fill_cards(s.pdeck[i], state.profession_decks[i], placed, c.nprof,
+                                      "profession deck")
         _fill_spaces(s.pdisplay, state.profession_display, 4, placed, c.nprof,
                      "profession display")
         for i in range(2):
-            s.npdiscard[i] = _fill(s.pdiscard[i], state.profession_discards[i], placed,
-                                   c.nprof, "profession discard")
-        s.nbox = _fill(s.box, state.box, placed, c.nprof, "box")
+            s.npdiscard[i] = _fill_cards(s.pdiscard[i], state.profession_discards[i], placed,
+                                         c.nprof, "profession discard")
+        s.nbox = _fill_cards(s.box, state.box, placed, c.nprof, "box")
         if len(state.places) != 6:
             raise ValueError("6 places expected")
         for i in range(6):
-            s.nplaces[i] = _fill(s.places[i], state.places[i], placed, c.nprof, "places")
+            s.nplaces[i] = _fill_cards(s.places[i], state.places[i], placed, c.nprof, "places")
         if len(state.master) != c.nprof or len(state.apprentice) != c.nprof:
             raise ValueError("a master and an apprentice per profession expected")
         for i in range(c.nprof):
             s.master[i] = _within(state.master[i], NOBODY, n - 1, "master")
             s.apprentice[i] = _within(state.apprentice[i], NOBODY, n - 1, "apprentice")
-        s.ncdeck = _fill(s.cdeck, state.contract_deck, con_placed, c.ncon, "contract deck")
+        s.ncdeck = _fill_cards(s.cdeck, state.contract_deck, con_placed, c.ncon, "contract deck")
         _fill_spaces(s.cdisplay, state.contract_display, c.ncdisp, con_placed, c.ncon,
                      "contract display")
-        s.ncdiscard = _fill(s.cdiscard, state.contract_discard, con_placed, c.ncon,
-                            "contract discard")
-        s.nideck = _fill(s.ideck, state.investment_deck, inv_placed, c.ninv, "investment deck")
+        s.ncdiscard = _fill_cards(s.cdiscard, state.contract_discard, con_placed, c.ncon,
+                                  "contract discard")
+        s.nideck = _fill_cards(s.ideck, state.investment_deck, inv_placed, c.ninv,
+                               "investment deck")
         _fill_spaces(s.idisplay, state.investment_display, c.nidisp, inv_placed, c.ninv,
                      "investment display")
-        s.nidiscard = _fill(s.idiscard, state.investment_discard, inv_placed, c.ninv,
-                            "investment discard")
+        s.nidiscard = _fill_cards(s.idiscard, state.investment_discard, inv_placed, c.ninv,
+                                  "investment discard")
         for p, player in enumerate(state.players):
             pl = &s.players[p]
             if player.influence_stack or player.lost_disk != -1:
@@ -2575,16 +2548,16 @@ cdef class KernelState:
                 pl.unlocked[i] = _within(player.unlocked[i], 0, 1, "unlocked")
             for i in range(3):
                 pl.reserved[i] = _within(player.reserved[i], 0, 1 << 20, "reserved")
-            pl.ncontracts = _fill(pl.contracts, player.contracts, con_placed, c.ncon,
-                                  "contracts")
+            pl.ncontracts = _fill_cards(pl.contracts, player.contracts, con_placed, c.ncon,
+                                        "contracts")
             for r in range(c.ninvrows):
-                pl.ninvestments[r] = _fill(pl.investments[r], player.investments[r],
-                                           inv_placed, c.ninv, "investments")
+                pl.ninvestments[r] = _fill_cards(pl.investments[r], player.investments[r],
+                                                 inv_placed, c.ninv, "investments")
                 if pl.ninvestments[r] > MAXCOLS:
                     raise ValueError(f"player {p}: more than {MAXCOLS} investment columns")
             for r in range(c.ncrows):
-                pl.nfulfilled[r] = _fill(pl.fulfilled[r], player.fulfilled[r], con_placed,
-                                         c.ncon, "fulfilled")
+                pl.nfulfilled[r] = _fill_cards(pl.fulfilled[r], player.fulfilled[r], con_placed,
+                                               c.ncon, "fulfilled")
         if len(state.decisions) > MAXFRAMES - 16:
             raise ValueError("the decision stack is too deep for the kernel")
         s.nframes = 0
@@ -2865,18 +2838,7 @@ cdef class KernelState:
                 f"army={self.s.army} decisions={self.s.nframes}>")
 
 
-cdef int _randbelow(object getrandbits, int n) except -1:
-    """``random.Random._randbelow``: rejection sampling on ``n.bit_length()`` bits."""
-    cdef int k = 0
-    cdef int m = n
-    cdef long r
-    while m:
-        k += 1
-        m >>= 1
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return <int>r
+include "random_draws.pxi"
 
 
 cdef int _reshuffle(unsigned char* cards, int n, object getrandbits) except -1:
