@@ -129,7 +129,8 @@ def test_json_object_answers_keep_integers(door: BackgroundServer) -> None:
         {"game": "samara", "numPlayers": 2, "seed": "1",
          "stateFormat": "STATE_FORMAT_JSON_OBJECT"}).encode())
     text = body.decode()
-    assert '"num_players":2,' in text and '"month":' in text
+    # (a Struct keeps no key order: "num_players" may be the object's last key)
+    assert re.search(r'"num_players":2[,}]', text) and '"month":' in text
     assert not re.search(r"\d\.0\b", text), "an integer written as a decimal"
     state = json.loads(text)["state"]["jsonObject"]
     assert list(range(state["num_players"])) == [0, 1]
