@@ -1079,14 +1079,7 @@ class OhMyGoodsState(State):
         its seat to move can play on.
         """
         twin = self.clone()
-        unseen = list(self.deck)
-        for p, player in enumerate(self.players):
-            for goods in player.goods:
-                unseen.extend(c for c in goods if c not in self.shown)
-            if observer is not None and p != observer:
-                unseen.extend(player.hand)
-                if player.plan is not None and self._plan_hidden(p, observer):
-                    unseen.append(player.plan)
+        unseen = self._unseen_by(observer)
         unseen.sort()
         rng.shuffle(unseen)
         pile = set(self.reshuffled)
@@ -1203,8 +1196,10 @@ class OhMyGoodsState(State):
         if self.step == "run":
             if held == 0:
                 return True
-            unseen = self._unseen_by(observer)
-            return not any(self._run_depends_on_hand(mover, slot, held, unseen)
+            counts = [0] * len(RESOURCES)  # the unseen cards by resource
+            for card in self._unseen_by(observer):
+                counts[RESOURCES.index(self.catalogue.cards[card].resource)] += 1
+            return not any(self._run_depends_on_hand(mover, slot, held, counts)
                            for slot in range(self.num_slots(mover)))
         if self.step == "build":
             costs = {self.catalogue.cards[c].cost for c in self._unseen_by(observer)}
@@ -1212,30 +1207,28 @@ class OhMyGoodsState(State):
             return all(cost <= coins for cost in costs) or all(cost > coins for cost in costs)
         return True
 
-    def _unseen_by(self, observer: int) -> list[int]:
-        """The cards ``observer`` cannot see: the deck, face-down goods, other hands
-        and other seats' hidden plans (where another seat's hand and plan come from,
-        as :meth:`determinize` deals them)."""
+    def _unseen_by(self, observer: int | None) -> list[int]:
+        """The cards ``observer`` cannot see: the deck, face-down goods, and for a seat
+        other hands and other seats' hidden plans (what :meth:`determinize` deals
+        afresh, and where another seat's hand and plan come from)."""
         unseen = list(self.deck)
         for p, player in enumerate(self.players):
             for goods in player.goods:
                 unseen.extend(c for c in goods if c not in self.shown)
-            if p != observer:
+            if observer is not None and p != observer:
                 unseen.extend(player.hand)
                 if player.plan is not None and self._plan_hidden(p, observer):
                     unseen.append(player.plan)
         return unseen
 
-    def _run_depends_on_hand(self, seat: int, slot: int, held: int,
-                             unseen: list[int]) -> bool:
+    def _run_depends_on_hand(self, seat: int, slot: int, held: int, counts: list[int]
+                             ) -> bool:
         """Whether producing (or, in the second edition's last round, chaining) at
-        ``slot`` is allowed with some hand of ``held`` cards out of ``unseen`` and
-        refused with another."""
+        ``slot`` is allowed with some hand of ``held`` cards out of the unseen ones
+        (``counts``: how many of each resource) and refused with another."""
         if slot in self.handled or not self.is_production(seat, slot):
             return False
-        counts = [0] * len(RESOURCES)
-        for card in unseen:
-            counts[RESOURCES.index(self.catalogue.cards[card].resource)] += 1
+        unseen = sum(counts)
         mode = self.occupant_mode(seat, slot)
         if mode is not None:
             need = self.requirement(seat, slot)
@@ -1243,7 +1236,7 @@ class OhMyGoodsState(State):
             useful = [min(need[r], counts[r]) for r in range(len(RESOURCES))]
             # Fewest needed units a hand can hold: it takes every card it can that
             # covers nothing first; most: it takes needed cards first.
-            least = max(0, held - (len(unseen) - sum(useful)))
+            least = max(0, held - (unseen - sum(useful)))
             most = min(held, sum(useful))
             short_any = max(0, need[5] - held)
             if sum(need[:5]) - least + short_any > slack >= sum(need[:5]) - most + short_any:
@@ -1253,10 +1246,9 @@ class OhMyGoodsState(State):
             if building.chain:
                 resource, sources = self._chain_sources(seat, slot)
                 if resource is not None and min(sources, default=0) >= 0:
-                    wanted = sum(1 for c in unseen
-                                 if self.catalogue.cards[c].resource == resource)
+                    wanted = counts[RESOURCES.index(resource)]
                     # Some hand holds one and some does not.
-                    return wanted > 0 and len(unseen) - wanted >= held
+                    return wanted > 0 and unseen - wanted >= held
         return False
 
     def move_seen_by(self, move: int, observer: int | None) -> str | None:
