@@ -222,8 +222,9 @@ def test_a_seat_is_shown_only_what_it_sees(name: str) -> None:
 
 
 #: Twins tried before concluding that nothing hidden from a seat decides the moves it
-#: is not shown (a hand that changes them can be a rare deal).
-MAX_TWINS = 128
+#: is not shown (a hand or plan that changes them can be a rare deal: a secret plan
+#: costing more than 20 coins took 323 deals).
+MAX_TWINS = 512
 
 
 @pytest.mark.parametrize("name", GAMES)
