@@ -65,7 +65,7 @@ from engine.game import (
 from engine.search.config import config_for
 from engine.search.levels import MAX_LEVEL, MIN_LEVEL
 from engine.seats import player_name, seat_label, seat_range
-from engine.state_schema import schema_text
+from engine.state_schema import json_schema, schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 #: Largest exploration constant accepted.
@@ -173,7 +173,7 @@ def game_info_message(info: GameInfo, kernel: bool, sealed: bool = False) -> pb.
         typed_state=codecs.has_typed(info.name),
         kernel_available=kernel,
         state_formats=state_formats(info.name, sealed),
-        state_schema=schema_text(registry.get_game(info.name).state_schema()),
+        state_schema=schema_text(json_schema(registry.get_game(info.name).state_description())),
     )
 
 

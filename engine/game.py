@@ -428,21 +428,9 @@ class Game(abc.ABC):
         """The one description of this game's JSON state (:mod:`engine.state_schema`):
         each field's type, meaning and who sees it, from which its JSON Schema, its
         reference page and the loader's shape checks all come.  Every registered game
-        gives one; a game that does not cannot serve :meth:`state_schema`."""
+        gives one; a game that does not has no JSON Schema
+        (:func:`engine.state_schema.json_schema` makes it from this description)."""
         raise NotImplementedError(f"{self.info.title} does not describe its JSON state")
-
-    def state_schema(self) -> dict[str, Any]:
-        """The JSON Schema (draft 2020-12) of the JSON state ``State.to_json`` writes and
-        :meth:`state_from_json` reads, made from :meth:`state_description`.
-
-        >>> from engine import registry
-        >>> schema = registry.get_game("samara").state_schema()
-        >>> schema["$schema"], schema["properties"]["game"]["const"]
-        ('https://json-schema.org/draft/2020-12/schema', 'samara')
-        """
-        from engine.state_schema import json_schema
-
-        return json_schema(self.state_description())
 
 
 def rank_groups(keys: Sequence[tuple[Any, ...]]) -> list[list[int]]:

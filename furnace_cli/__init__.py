@@ -64,9 +64,9 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     """Print the JSON Schema (draft 2020-12) of a game's JSON state: what a server
     answers in ``GameInfo.state_schema`` and at ``GET /schemas/<game>.json``."""
     from engine import registry
-    from engine.state_schema import schema_text
+    from engine.state_schema import json_schema, schema_text
 
-    schema = registry.get_game(args.game).state_schema()
+    schema = json_schema(registry.get_game(args.game).state_description())
     print(schema_text(schema) if args.compact else json.dumps(schema, indent=2,
                                                                ensure_ascii=False))
     return 0

@@ -1,13 +1,8 @@
 """Oh My Goods! (Pfister, 2015) for 2-4 players: rules and card catalogue."""
 
 from engine.oh_my_goods.catalogue import Catalogue, CatalogueError, load_catalogue
-from engine.oh_my_goods.rules import (
-    INFO,
-    OhMyGoodsGame,
-    OhMyGoodsState,
-    decode_move,
-    encode_move,
-)
+from engine.oh_my_goods.rules import OhMyGoodsGame, OhMyGoodsState
+from engine.oh_my_goods.vocabulary import INFO, decode_move, encode_move
 
 GAME = OhMyGoodsGame()
 

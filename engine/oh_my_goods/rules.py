@@ -28,7 +28,6 @@ from engine.game import (
     Event,
     Game,
     GameInfo,
-    GameOption,
     IllegalMoveError,
     InvalidStateError,
     MoveParseError,
@@ -36,6 +35,7 @@ from engine.game import (
     State,
     rank_groups,
 )
+from engine.oh_my_goods import fast
 from engine.oh_my_goods.catalogue import (
     ANY,
     EXTRA_CARD,
@@ -43,6 +43,47 @@ from engine.oh_my_goods.catalogue import (
     Building,
     Catalogue,
     default_catalogue,
+)
+from engine.oh_my_goods.render import render_view
+from engine.oh_my_goods.schema import description
+from engine.oh_my_goods.vocabulary import (
+    BUILD,
+    BUILDINGS_TO_END,
+    CHAIN,
+    CHAIN_ONLY,
+    COINS_PER_VP,
+    DEAL,
+    DONE,
+    HIRE,
+    IDLE,
+    INFO,
+    KEEP,
+    KIND_WORDS,
+    MAX_ROUNDS,
+    MODE_WORDS,
+    NO_CARD,
+    ORDERLY,
+    PASS,
+    PAY,
+    PHASES,
+    PLACE,
+    PLAN,
+    PLAN_NONE,
+    PRODUCE,
+    REDRAW,
+    SCRAP,
+    SHIFT,
+    SHIFT_COST,
+    SLOPPY,
+    START_COAL,
+    START_HAND,
+    STEPS,
+    STOP,
+    SUPPLY,
+    WORK_ORDERLY,
+    WORK_SLOPPY,
+    decode_move,
+    encode_move,
 )
 from engine.playout_rng import MASK64, PlayoutRng
 from engine.state_schema import StateDescription
@@ -58,54 +99,6 @@ from engine.validation import (
 )
 from engine.validation import expect as _expect
 from engine.validation import state_int as _int
-
-INFO = GameInfo(
-    name="oh-my-goods",
-    title="Oh My Goods!",
-    min_players=2,
-    max_players=4,
-    perfect_information=False,
-    has_chance=True,
-    private_information=True,
-    options=(
-        GameOption("second_edition", False,
-                   "second-edition rules: optional whole-hand redraw in phase I, and every "
-                   "building's chain may fire in the last round"),
-    ),
-    description="Produce goods in chains from a shared market of cards; build for points.",
-    # How search plays the game (its score-margin scale) is engine/search/config.py's.
-)
-
-START_HAND = 5
-START_COAL = 7
-DEAL = 2
-BUILDINGS_TO_END = 8
-#: The last round when nobody reaches BUILDINGS_TO_END: a game whose players stop
-#: building would otherwise never end (see docs/rules/oh-my-goods.md).
-MAX_ROUNDS = 100
-COINS_PER_VP = 5
-SHIFT_COST = 2
-ORDERLY, SLOPPY = 0, 1
-MODE_WORDS = ("orderly", "sloppy")
-
-# A move is ``kind << 10 | arg``.
-(KEEP, REDRAW, SHIFT, WORK_ORDERLY, WORK_SLOPPY, IDLE, PLAN, PLAN_NONE, PRODUCE, SUPPLY,
- CHAIN, STOP, CHAIN_ONLY, DONE, BUILD, SCRAP, PAY, HIRE, PLACE, PASS) = range(20)
-NO_CARD = 1023  # CHAIN's argument when the chain takes no hand card
-KIND_WORDS = ("keep", "redraw", "shift", "work", "work", "idle", "plan", "plan", "produce",
-              "supply", "chain", "stop", "chain-only", "done", "build", "scrap", "pay", "hire",
-              "place", "pass")
-PHASES = ("redraw", "shift", "choose", "act", "over")
-STEPS = ("run", "supply", "chain", "build", "hire", "place")
-
-
-def encode_move(kind: int, arg: int = 0) -> int:
-    return kind << 10 | arg
-
-
-def decode_move(move: int) -> tuple[int, int]:
-    return move >> 10, move & 1023
-
 
 #: Every move code is below this (the kinds take the bits from 10 up).
 MOVE_CODE_LIMIT = len(KIND_WORDS) << 10
@@ -1018,8 +1011,6 @@ class OhMyGoodsState(State):
         return self.outcome()
 
     def search_state(self) -> State:
-        from engine.oh_my_goods import fast
-
         return fast.kernel_twin(self) or self
 
     # -- information -------------------------------------------------------------
@@ -1380,8 +1371,6 @@ class OhMyGoodsState(State):
         }
 
     def render(self, observer: int | None = None) -> str:
-        from engine.oh_my_goods.render import render_view
-
         return render_view(self.observation(observer), self.catalogue)
 
 
@@ -1441,8 +1430,6 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> OhMyGoods
     n, options = state_header(data, INFO)
     # The shape (JSON types, fields, static bounds) as the game's one description of its
     # JSON state says, the description its JSON Schema is made from; the rules below.
-    from engine.oh_my_goods.schema import description
-
     check_shape(description(catalogue).root, data, "", n)
     state = OhMyGoodsState(catalogue, n, bool(options["second_edition"]))
     _read_round(state, data)
@@ -1834,11 +1821,7 @@ class OhMyGoodsGame(Game):
         return state_from_json(data, self.catalogue)
 
     def kernel_available(self) -> bool:
-        from engine.oh_my_goods import fast
-
         return fast.kernel_module() is not None
 
     def state_description(self) -> StateDescription:
-        from engine.oh_my_goods.schema import description
-
         return description(self.catalogue)

@@ -8,14 +8,15 @@ phase II worker and plan until they are revealed (their seat), goods face down o
 buildings (no seat, but those in ``shown_goods``).
 
 >>> from engine.oh_my_goods import GAME
->>> GAME.state_schema()["properties"]["players"]["items"]["properties"]["hand"]["x-visible-to"]
+>>> from engine.state_schema import json_schema
+>>> json_schema(GAME.state_description())["properties"]["players"]["items"]["properties"]["hand"]["x-visible-to"]
 'owner'
 """
 
 from __future__ import annotations
 
 from engine.oh_my_goods.catalogue import RESOURCES, Catalogue
-from engine.oh_my_goods.rules import (
+from engine.oh_my_goods.vocabulary import (
     BUILDINGS_TO_END,
     INFO,
     MAX_ROUNDS,

@@ -1,7 +1,9 @@
-"""Samara (Cwali, 2015) for 2-5 players: rules, catalogue and kernel bridge."""
+"""Samara (Cwali, 2015) for 2-5 players: vocabulary, rules, catalogue, state description,
+render and kernel bridge."""
 
 from engine.samara.catalogue import Catalogue, CatalogueError, load_catalogue
-from engine.samara.rules import INFO, SamaraGame, SamaraState, decode_move, encode_move
+from engine.samara.rules import SamaraGame, SamaraState
+from engine.samara.vocabulary import INFO, decode_move, encode_move
 
 GAME = SamaraGame()
 

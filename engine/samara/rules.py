@@ -24,7 +24,6 @@ from engine.game import (
     Event,
     Game,
     GameInfo,
-    GameOption,
     IllegalMoveError,
     InvalidStateError,
     MoveParseError,
@@ -33,6 +32,7 @@ from engine.game import (
     rank_groups,
 )
 from engine.playout_rng import PlayoutRng
+from engine.samara import fast
 from engine.samara.catalogue import (
     COMPASS,
     GLASS_A,
@@ -43,6 +43,29 @@ from engine.samara.catalogue import (
     TOOL_NAMES,
     Catalogue,
     default_catalogue,
+)
+from engine.samara.render import render_state
+from engine.samara.schema import description
+from engine.samara.vocabulary import (
+    BUILD,
+    BURY,
+    DECISION_KIND,
+    GIVE,
+    GIVE_KINDS,
+    IMPRISON,
+    INFO,
+    KIND_WORDS,
+    MAX_MONTH,
+    MAX_TOOLS,
+    MONTH_NAMES,
+    PRISON_MONTHS,
+    RECRUIT,
+    TOOL,
+    VACATION,
+    WAIT,
+    WEAKEN,
+    decode_move,
+    encode_move,
 )
 from engine.seats import seat_label
 from engine.state_schema import StateDescription
@@ -58,43 +81,6 @@ from engine.validation import (
 )
 from engine.validation import expect as _expect
 from engine.validation import state_int as _int
-
-INFO = GameInfo(
-    name="samara",
-    title="Samara",
-    min_players=2,
-    max_players=5,
-    perfect_information=True,
-    has_chance=False,
-    options=(
-        GameOption("powers", True, "use the special powers of the 13 named tiles"),
-    ),
-    description="Worker placement on a time track: build prestige with tools, strength and time.",
-)
-
-MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
-               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-MAX_TOOLS = (2, 1, 1, 1, 1)  # per kind, in TOOL_NAMES order
-
-# Move kinds.  A move is ``kind << 16 | spot << 10 | arg << 5 | workers`` where
-# ``workers`` is a bit mask over the mover's workers in the current month (bit 0
-# is the acting worker) and ``arg`` is a tool kind, a trainee or a worker index.
-WAIT, VACATION, RECRUIT, TOOL, BUILD, GIVE, WEAKEN, BURY, IMPRISON = range(9)
-KIND_WORDS = ("wait", "vacation", "recruit", "tool", "build", "give", "weaken", "bury",
-              "imprison")
-DECISION_KIND = {"give": GIVE, "weaken": WEAKEN, "bury": BURY, "imprison": IMPRISON}
-PRISON_MONTHS = 5
-GIVE_KINDS = {"any": (SAW, COMPASS, SQUARE, GLASS_A, GLASS_B), "saw": (SAW,),
-              "trowel": (COMPASS, SQUARE), "glass": (GLASS_A, GLASS_B)}
-
-
-def encode_move(kind: int, spot: int = 0, arg: int = 0, workers: int = 0) -> int:
-    return kind << 16 | spot << 10 | arg << 5 | workers
-
-
-def decode_move(move: int) -> tuple[int, int, int, int]:
-    return move >> 16, (move >> 10) & 63, (move >> 5) & 31, move & 31
-
 
 #: Every move code is below this (the kinds take the bits from 16 up).
 MOVE_CODE_LIMIT = len(KIND_WORDS) << 16
@@ -779,8 +765,6 @@ class SamaraState(State):
         return self.clone()
 
     def search_state(self) -> State:
-        from engine.samara import fast
-
         return fast.kernel_twin(self) or self
 
     def to_json(self) -> dict[str, Any]:
@@ -818,8 +802,6 @@ class SamaraState(State):
 
     def render(self, observer: int | None = None) -> str:
         # Perfect information: every seat sees the same board.
-        from engine.samara.render import render_state
-
         return render_state(self)
 
 
@@ -864,16 +846,11 @@ def state_from_json(data: Mapping[str, Any], catalogue: Catalogue | None = None)
         raise InvalidStateError(f"corrupt Samara state: {type(exc).__name__}: {exc}") from exc
 
 
-#: Months a saved game may have reached (a sanity bound: games end within a few years).
-MAX_MONTH = 10_000
-
 
 def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraState:
     n, options = state_header(data, INFO)
     # The shape (JSON types, fields, static bounds) as the game's one description of its
     # JSON state says, the description its JSON Schema is made from; the rules below.
-    from engine.samara.schema import description
-
     check_shape(description(catalogue).root, data, "", n)
     state = SamaraState(catalogue, n, bool(options["powers"]))
     state.month = _int(data.get("month"), "month", 0, MAX_MONTH)
@@ -1115,11 +1092,7 @@ class SamaraGame(Game):
         return state_from_json(data, self.catalogue)
 
     def kernel_available(self) -> bool:
-        from engine.samara import fast
-
         return fast.kernel_module() is not None
 
     def state_description(self) -> StateDescription:
-        from engine.samara.schema import description
-
         return description(self.catalogue)

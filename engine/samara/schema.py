@@ -6,7 +6,8 @@ against this description before its rules checks, and the JSON Schema of
 it.  Samara has no hidden information: every field is seen by everyone.
 
 >>> from engine.samara import GAME
->>> schema = GAME.state_schema()
+>>> from engine.state_schema import json_schema
+>>> schema = json_schema(GAME.state_description())
 >>> schema["properties"]["foremen"]["items"]["properties"]["tools"]["properties"]["saw"]["maximum"]
 2
 """
@@ -14,7 +15,7 @@ it.  Samara has no hidden information: every field is seen by everyone.
 from __future__ import annotations
 
 from engine.samara.catalogue import LASTING_POWERS, TOOL_NAMES, Catalogue
-from engine.samara.rules import DECISION_KIND, GIVE_KINDS, INFO, MAX_MONTH, MAX_TOOLS
+from engine.samara.vocabulary import DECISION_KIND, GIVE_KINDS, INFO, MAX_MONTH, MAX_TOOLS
 from engine.state_schema import (
     Array,
     Boolean,

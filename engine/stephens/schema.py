@@ -11,7 +11,8 @@ contract, investment and Automa decks, the profession decks below their top card
 and the generator, which no seat sees.
 
 >>> from engine.stephens import GAME
->>> schema = GAME.state_schema()
+>>> from engine.state_schema import json_schema
+>>> schema = json_schema(GAME.state_description())
 >>> "decisions" in schema["required"], schema["properties"]["rng"]["x-visible-to"]
 (False, 'nobody')
 """

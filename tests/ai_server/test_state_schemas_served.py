@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from ai_server.security import SecurityConfig
 from ai_server.server import BackgroundServer
 from engine import registry
-from engine.state_schema import schema_text
+from engine.state_schema import json_schema, schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
@@ -54,7 +54,7 @@ def test_list_games_and_http_serve_the_engines_schema(server: BackgroundServer) 
     served = {g.name: g.state_schema for g in games.games}
     assert set(served) == set(registry.game_names())
     for name, text in served.items():
-        engine = registry.get_game(name).state_schema()
+        engine = json_schema(registry.get_game(name).state_description())
         assert text == schema_text(engine)  # compact, sorted keys
         assert json.loads(text) == engine
         Draft202012Validator.check_schema(json.loads(text))

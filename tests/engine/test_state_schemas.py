@@ -2,7 +2,7 @@
 the loaders on shape, and their reference pages up to date.
 
 Each game describes its JSON state once (``Game.state_description()``); the schema
-(``Game.state_schema()``), the reference (``docs/states/``) and, for Samara and Oh My
+(``json_schema(Game.state_description())``), the reference (``docs/states/``) and, for Samara and Oh My
 Goods!, the loader's shape checks come from it.  Here, with the reference validator
 (``jsonschema``):
 
@@ -64,7 +64,7 @@ def _json_type(value: Any) -> str:
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(registry.get_game(name).state_schema())
+    return Draft202012Validator(json_schema(registry.get_game(name).state_description()))
 
 
 @cache
@@ -104,7 +104,7 @@ def _corpus(name: str) -> tuple[tuple[dict[str, Any], ...], dict[str, set[str]],
 @pytest.mark.parametrize("name", registry.game_names())
 def test_schema_is_valid_draft_2020_12_and_describes_every_field(name: str) -> None:
     game = registry.get_game(name)
-    schema = game.state_schema()
+    schema = json_schema(game.state_description())
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema == json_schema(game.state_description())
@@ -127,7 +127,7 @@ def test_schema_is_valid_draft_2020_12_and_describes_every_field(name: str) -> N
 
 def test_hidden_information_is_annotated() -> None:
     def visible(name: str, *path: str) -> str:
-        node = registry.get_game(name).state_schema()
+        node = json_schema(registry.get_game(name).state_description())
         seen = "everyone"
         for key in path:
             node = node["items"] if key == "[]" else node["properties"][key]
@@ -142,12 +142,12 @@ def test_hidden_information_is_annotated() -> None:
     assert visible("stephens", "solo", "automa_deck") == "nobody"
     assert visible("stephens", "contracts", "display") == "everyone"
     assert visible("samara", "foremen", "[]", "tools") == "everyone"
-    deal = registry.get_game("oh-my-goods").state_schema()["properties"]["deck"]["x-deal"]
+    deal = json_schema(registry.get_game("oh-my-goods").state_description())["properties"]["deck"]["x-deal"]
     assert "top last" in deal
 
 
 def test_stephens_decision_stack_may_be_left_out() -> None:
-    schema = registry.get_game("stephens").state_schema()
+    schema = json_schema(registry.get_game("stephens").state_description())
     assert "decisions" not in schema["required"]
     assert "omit at the start of a turn; the server builds it" in \
         schema["properties"]["decisions"]["description"].lower()
