@@ -50,11 +50,11 @@ from engine.stephens.moves import (
     encode,
     kind_of,
 )
-from engine.stephens.state import StephensState
+from engine.stephens.position import Position
 
-Moves = Callable[[StephensState, Frame], list[int]]
-Reason = Callable[[StephensState, Frame, int], "str | None"]
-Apply = Callable[[StephensState, Frame, int, list[Event]], None]
+Moves = Callable[[Position, Frame], list[int]]
+Reason = Callable[[Position, Frame, int], "str | None"]
+Apply = Callable[[Position, Frame, int, list[Event]], None]
 
 
 @dataclass(frozen=True)
@@ -68,17 +68,17 @@ class Handler:
     apply: Apply
 
 
-def _assign_moves(state: StephensState, frame: Frame) -> list[int]:
+def _assign_moves(state: Position, frame: Frame) -> list[int]:
     return turn.worker_moves(state, frame.seat) + [encode(SKIP)]
 
 
-def _assign_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def _assign_reason(state: Position, frame: Frame, move: int) -> str | None:
     if kind_of(move) == SKIP:
         return "skip takes nothing more"
     return turn.worker_reason(state, frame.seat, move)
 
 
-def _assign_apply(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def _assign_apply(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     if kind_of(move) == SKIP:
         events.append(Event(f"P{frame.seat + 1} assigns no worker"))
@@ -124,7 +124,7 @@ BEGIN, END, PASS = 0, 1, 2
 
 
 # -- the end of the game --------------------------------------------------------------------
-def check_end(state: StephensState, events: list[Event]) -> None:
+def check_end(state: Position, events: list[Event]) -> None:
     """Note the round in which some score first meets the French army (not in the solo
     game: docs/rules/stephens.md A-12)."""
     if state.end_round == 0 and not state.solo and max(p.vp for p in state.players) >= state.army:
@@ -133,7 +133,7 @@ def check_end(state: StephensState, events: list[Event]) -> None:
                             f"after round {state.round + 1}"))
 
 
-def last_turn(state: StephensState) -> bool:
+def last_turn(state: Position) -> bool:
     return (state.end_round > 0 and state.round == state.end_round + 1
             and state.active == state.num_players - 1)
 
@@ -151,7 +151,7 @@ def turn_start(seat: int) -> list[Frame]:
     return [Frame.make("turn", seat, stage=END), Frame.make("action", seat, discarded=0)]
 
 
-def run_turn(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_turn(state: Position, frame: Frame, events: list[Event]) -> None:
     stage = frame.num("stage")
     if stage == BEGIN:
         assert state.decisions == [frame], "a turn begins on an otherwise empty stack"
@@ -178,7 +178,7 @@ def run_turn(state: StephensState, frame: Frame, events: list[Event]) -> None:
     state.decisions.append(Frame.make("turn", state.active, stage=BEGIN))
 
 
-def run_procedure(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_procedure(state: Position, frame: Frame, events: list[Event]) -> None:
     if frame.kind == "turn":
         run_turn(state, frame, events)
     elif frame.kind == "reset":
@@ -190,14 +190,14 @@ def run_procedure(state: StephensState, frame: Frame, events: list[Event]) -> No
 
 
 # -- moves ----------------------------------------------------------------------------------
-def legal_moves(state: StephensState) -> list[int]:
+def legal_moves(state: Position) -> list[int]:
     if not state.decisions:
         return []
     frame = state.decisions[-1]
     return HANDLERS[frame.kind].moves(state, frame)
 
 
-def reason(state: StephensState, move: int) -> str:
+def reason(state: Position, move: int) -> str:
     """Why an illegal ``move`` is refused, in words."""
     if not state.decisions:
         return "the game is over"
@@ -209,14 +209,14 @@ def reason(state: StephensState, move: int) -> str:
     return found or f"not a legal move now (P{frame.seat + 1} must {handler.what})"
 
 
-def play(state: StephensState, move: int, events: list[Event]) -> list[int]:
+def play(state: Position, move: int, events: list[Event]) -> list[int]:
     """Play a legal move, then :func:`advance`; returns the legal moves after it."""
     frame = state.decisions[-1]
     HANDLERS[frame.kind].apply(state, frame, move, events)
     return advance(state, events)
 
 
-def advance(state: StephensState, events: list[Event]) -> list[int]:
+def advance(state: Position, events: list[Event]) -> list[int]:
     """Run procedures and single-option decisions until a real choice or the end;
     returns the legal moves of that choice (none at the end)."""
     while True:

@@ -48,7 +48,7 @@ from engine.stephens.moves import (
     payload_of,
     unpack,
 )
-from engine.stephens.state import StephensState
+from engine.stephens.position import Position
 from engine.stephens.supply import supply_reason
 from engine.stephens.vocabulary import COLOURS, FURNACES, SMALL_FACTORIES, WOODEN_NAMES
 
@@ -56,18 +56,18 @@ ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, SUPPLY_STEP, FULFIL_STEP, 
     range(1, 9)
 
 
-def start_reset(state: StephensState, trigger: int, final: bool, events: list[Event]) -> None:
+def start_reset(state: Position, trigger: int, final: bool, events: list[Event]) -> None:
     state.decisions.append(Frame.make("reset", trigger, step=RESET_VP if final else ARMY,
                                       final=int(final)))
     events.append(Event("the final reset phase" if final else
                         f"P{trigger + 1} triggered a reset phase"))
 
 
-def turn_order(state: StephensState, first: int) -> list[int]:
+def turn_order(state: Position, first: int) -> list[int]:
     return [(first + k) % state.num_players for k in range(state.num_players)]
 
 
-def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_reset_step(state: Position, frame: Frame, events: list[Event]) -> None:
     """Run the step the reset frame on top names; decisions it asks for go above it."""
     step = frame.num("step")
     cat = state.catalogue
@@ -120,7 +120,7 @@ def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> N
 
 
 # -- R4: investment columns ------------------------------------------------------------------
-def columns_moves(state: StephensState, frame: Frame) -> list[int]:
+def columns_moves(state: Position, frame: Frame) -> list[int]:
     return [encode(COLUMNS, sum(1 << k for k in chosen))
             for chosen in column_sets(state, frame.seat)]
 
@@ -129,13 +129,13 @@ def _chosen(mask: int) -> list[int]:
     return [k for k in range(56) if mask >> k & 1]
 
 
-def columns_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def columns_reason(state: Position, frame: Frame, move: int) -> str | None:
     from engine.stephens.investments import columns_reason as reason
 
     return reason(state, frame.seat, _chosen(payload_of(move)))
 
 
-def apply_columns(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_columns(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     chosen = _chosen(payload_of(move))
     activate_columns(state, frame.seat, chosen)
@@ -164,11 +164,11 @@ def _completable(deliveries: tuple[tuple[int, int, int], ...], start: int,
     return False
 
 
-def _deliveries(state: StephensState) -> tuple[tuple[int, int, int], ...]:
+def _deliveries(state: Position) -> tuple[tuple[int, int, int], ...]:
     return tuple(b.deliver for b in state.catalogue.bonuses)
 
 
-def supply_moves(state: StephensState, frame: Frame) -> list[int]:
+def supply_moves(state: Position, frame: Frame) -> list[int]:
     left = tuple(state.players[frame.seat].reserved)
     deliveries = _deliveries(state)
     out = []
@@ -181,7 +181,7 @@ def supply_moves(state: StephensState, frame: Frame) -> list[int]:
     return out
 
 
-def supply_move_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def supply_move_reason(state: Position, frame: Frame, move: int) -> str | None:
     cat = state.catalogue
     b = payload_of(move)
     if b >= len(cat.bonuses):
@@ -195,7 +195,7 @@ def supply_move_reason(state: StephensState, frame: Frame, move: int) -> str | N
     return supply_reason(state, frame.seat, [b])
 
 
-def apply_supply(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_supply(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     cat = state.catalogue
     b = payload_of(move)
     bonus = cat.bonuses[b]
@@ -231,7 +231,7 @@ def apply_supply(state: StephensState, frame: Frame, move: int, events: list[Eve
                                           gained=gains["accessories"]))
 
 
-def run_influence(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_influence(state: Position, frame: Frame, events: list[Event]) -> None:
     state.decisions.pop()
     gained = gain_influence(state.catalogue, state.players[frame.seat], frame.num("n"))
     events.append(Event(f"P{frame.seat + 1} gains {gained} influence"
@@ -240,7 +240,7 @@ def run_influence(state: StephensState, frame: Frame, events: list[Event]) -> No
 
 
 # -- R7: fulfilling contracts -----------------------------------------------------------------
-def fulfil_moves(state: StephensState, frame: Frame) -> list[int]:
+def fulfil_moves(state: Position, frame: Frame) -> list[int]:
     cat = state.catalogue
     player = state.players[frame.seat]
     lowest = frame.num("type")
@@ -253,7 +253,7 @@ def fulfil_moves(state: StephensState, frame: Frame) -> list[int]:
     return out + [encode(SKIP)]
 
 
-def _payment(state: StephensState, move: int) -> tuple[int, Payment] | None:
+def _payment(state: Position, move: int) -> tuple[int, Payment] | None:
     cat = state.catalogue
     payload = payload_of(move)
     contract = payload & 0xFF
@@ -266,7 +266,7 @@ def _payment(state: StephensState, move: int) -> tuple[int, Payment] | None:
     return contract, Payment(tuple(cubes), spec.accessories, tuple(placed_fields[:types]))
 
 
-def fulfil_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def fulfil_reason(state: Position, frame: Frame, move: int) -> str | None:
     from engine.stephens.contracts import fulfil_reason as reason
 
     if kind_of(move) == SKIP:
@@ -285,7 +285,7 @@ def fulfil_reason(state: StephensState, frame: Frame, move: int) -> str | None:
     return reason(state, frame.seat, contract, pay)
 
 
-def apply_fulfil(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_fulfil(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     if kind_of(move) == SKIP:
         state.decisions.pop()
         return

@@ -32,6 +32,7 @@ from engine.stephens.activation import most_any_cubes, row_workers
 from engine.stephens.displays import CONTRACTS, INVESTMENTS, display
 from engine.stephens.frames import PROCEDURES, Frame
 from engine.stephens.investments import investment_columns
+from engine.stephens.position import EMPTY, Position
 from engine.stephens.reset import (
     ARMY,
     DONE,
@@ -44,7 +45,6 @@ from engine.stephens.reset import (
 from engine.stephens.reset import (
     INVESTMENTS as INVESTMENT_STEP,
 )
-from engine.stephens.state import EMPTY, StephensState
 from engine.stephens.vocabulary import PLACES, SMALL_FACTORIES
 
 #: The most "any" cubes or accessories one decision names (a generous bound).
@@ -55,7 +55,7 @@ class _Fail(Exception):
     pass
 
 
-def check_stack(state: StephensState) -> None:
+def check_stack(state: Position) -> None:
     """Raise :class:`InvalidStateError` naming the frame when the stack is impossible."""
     try:
         _Stack(state).check()
@@ -64,7 +64,7 @@ def check_stack(state: StephensState) -> None:
 
 
 class _Stack:
-    def __init__(self, state: StephensState) -> None:
+    def __init__(self, state: Position) -> None:
         self.state = state
         self.frames = state.decisions
         self.i = 0

@@ -26,14 +26,14 @@ from collections.abc import Sequence
 
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import gain_influence
-from engine.stephens.state import StephensState
+from engine.stephens.position import Position
 from engine.stephens.vocabulary import WOODEN_NAMES
 
 #: Bonuses that open a decision of their own (piece 2 resolves them).
 FOLLOW_UPS = ("acquire", "assign")
 
 
-def supply_plans(state: StephensState, seat: int) -> list[tuple[int, ...]]:
+def supply_plans(state: Position, seat: int) -> list[tuple[int, ...]]:
     """Every way to supply all of ``seat``'s reserved cubes, each as a non-decreasing
     sequence of bonus indices, in lexicographic order."""
     bonuses = state.catalogue.bonuses
@@ -52,7 +52,7 @@ def supply_plans(state: StephensState, seat: int) -> list[tuple[int, ...]]:
     return out
 
 
-def supply_reason(state: StephensState, seat: int, plan: Sequence[int]) -> str | None:
+def supply_reason(state: Position, seat: int, plan: Sequence[int]) -> str | None:
     """Why ``plan`` is not a way for ``seat`` to supply its reserved cubes, or None."""
     bonuses = state.catalogue.bonuses
     if any(not 0 <= b < len(bonuses) for b in plan):
@@ -69,7 +69,7 @@ def supply_reason(state: StephensState, seat: int, plan: Sequence[int]) -> str |
     return None
 
 
-def supply_factories(state: StephensState, seat: int, plan: Sequence[int],
+def supply_factories(state: Position, seat: int, plan: Sequence[int],
                      accessory_types: Sequence[int] = ()) -> list[int]:
     """Supply ``plan``: the cubes go into the factories, the simple bonuses to
     ``seat`` (one accessory type per accessory bonus, in ``plan`` order).  Returns

@@ -92,6 +92,8 @@ ANY = -1
 #: What a small-factory supply combination gives.
 BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
 
+#: The solo game's difficulties (the option ``difficulty``), easiest first.
+DIFFICULTIES = ("easy", "normal", "hard")
 #: The Automa's arrows and instruction kinds (the rules: engine/stephens/solo.py).
 DIRECTIONS = ("cw", "ccw")
 AUTOMA_ACTIONS = ("furnace", "factory", "profession")
