@@ -28,8 +28,6 @@ from __future__ import annotations
 from engine.game import Event
 from engine.stephens.abilities import has_ability
 from engine.stephens.displays import (
-    CONTRACTS,
-    INVESTMENTS,
     PILES,
     card_id,
     costs,
@@ -52,7 +50,7 @@ from engine.stephens.moves import (
     unpack,
 )
 from engine.stephens.position import EMPTY, Position
-from engine.stephens.vocabulary import COLOURS
+from engine.stephens.vocabulary import COLOURS, CONTRACTS, INVESTMENTS
 
 EITHER = 2
 __all__ = ["CONTRACTS", "EITHER", "INVESTMENTS", "acquire_moves", "acquire_reason",

@@ -22,10 +22,11 @@ Every draw is reported as an event: the revealed card is public from then on.
 from __future__ import annotations
 
 from engine.game import Event
+from engine.stephens.opponents import closed_space
 from engine.stephens.position import EMPTY, Position
 from engine.stephens.randomness import shuffle
+from engine.stephens.vocabulary import CONTRACTS
 
-CONTRACTS, INVESTMENTS = 0, 1
 PILES = ("contract", "investment")
 
 
@@ -57,7 +58,7 @@ def slide_and_refill(state: Position, pile: int, events: list[Event]) -> None:
     cards = [c for c in spaces if c != EMPTY]
     source = deck(state, pile)
     revealed = []
-    room = len(spaces) - (state.opponent >= 0 and _closed(state, pile) is not None)
+    room = len(spaces) - (state.opponent >= 0 and closed_space(state, pile) is not None)
     while len(cards) < room and source:
         cards.append(source.pop())
         revealed.append(card_id(state, pile, cards[-1]))
@@ -65,12 +66,6 @@ def slide_and_refill(state: Position, pile: int, events: list[Event]) -> None:
     if revealed:
         events.append(Event(f"new {PILES[pile]} card(s) on the display: "
                             f"{', '.join(revealed)}"))
-
-
-def _closed(state: Position, pile: int) -> int | None:
-    from engine.stephens.solo import closed_space
-
-    return closed_space(state, pile)
 
 
 def discard_cheapest(state: Position, pile: int, events: list[Event]) -> None:

@@ -17,16 +17,19 @@ the Scoring track, or a score reaches the army (L1028-L1030, L1769-L1775); it is
 checked after every step.  The round it happens in is then played out (every
 player has had as many turns), one more round follows, then the final reset
 phase and the final scoring (L1298-L1301, L1341-L1350).
+
+Where the solo game differs (no end by score, the Automa's turn between the
+player's, its supply in every reset, its own frames), the flow calls the game's
+:class:`~engine.stephens.hooks.Hooks`: :data:`MULTI_PLAYER` here, ``solo.SOLO``
+for one player.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from engine.game import Event
 from engine.stephens import acquisition, reset, solo, turn
 from engine.stephens.frames import FRAME_KINDS, PROCEDURES, Frame
+from engine.stephens.hooks import Handler, Hooks, nothing
 from engine.stephens.moves import (
     ACCESSORIES,
     ACTIVATE,
@@ -43,7 +46,6 @@ from engine.stephens.moves import (
     INVESTMENT,
     PRODUCTS,
     REINFORCE,
-    REMOVE,
     SKIP,
     SUPPLY,
     UNLOCK,
@@ -51,21 +53,6 @@ from engine.stephens.moves import (
     kind_of,
 )
 from engine.stephens.position import Position
-
-Moves = Callable[[Position, Frame], list[int]]
-Reason = Callable[[Position, Frame, int], "str | None"]
-Apply = Callable[[Position, Frame, int, list[Event]], None]
-
-
-@dataclass(frozen=True)
-class Handler:
-    """A decision kind: its move kinds, what it offers, why it refuses, how it plays."""
-
-    what: str  # the decision in words, for messages
-    kinds: tuple[int, ...]
-    moves: Moves
-    reason: Reason
-    apply: Apply
 
 
 def _assign_moves(state: Position, frame: Frame) -> list[int]:
@@ -115,19 +102,15 @@ HANDLERS: dict[str, Handler] = {
                       reset.supply_moves, reset.supply_move_reason, reset.apply_supply),
     "fulfil": Handler("fulfil contracts", (FULFIL, SKIP), reset.fulfil_moves,
                       reset.fulfil_reason, reset.apply_fulfil),
-    "remove": Handler("choose the cubes the Automa removes", (REMOVE,), solo.remove_moves,
-                      solo.remove_reason, solo.apply_remove),
 }
-assert set(HANDLERS) | PROCEDURES == set(FRAME_KINDS)
 
 BEGIN, END, PASS = 0, 1, 2
 
 
-# -- the end of the game --------------------------------------------------------------------
+# -- the multi-player game -----------------------------------------------------------------
 def check_end(state: Position, events: list[Event]) -> None:
-    """Note the round in which some score first meets the French army (not in the solo
-    game: docs/rules/stephens.md A-12)."""
-    if state.end_round == 0 and not state.solo and max(p.vp for p in state.players) >= state.army:
+    """Note the round in which some score first meets the French army."""
+    if state.end_round == 0 and max(p.vp for p in state.players) >= state.army:
         state.end_round = state.round
         events.append(Event(f"the French army ({state.army}) meets a score: the game ends "
                             f"after round {state.round + 1}"))
@@ -138,6 +121,36 @@ def last_turn(state: Position) -> bool:
             and state.active == state.num_players - 1)
 
 
+def last_turn_over(state: Position, events: list[Event]) -> bool:
+    """After the last turn of the round after the end was triggered, the final reset."""
+    if not last_turn(state):
+        return False
+    reset.start_reset(state, 0, True, events)
+    return True
+
+
+def next_player(state: Position, events: list[Event]) -> None:
+    """The turn passes clockwise; a new round starts with the first player."""
+    state.active = (state.active + 1) % state.num_players
+    if state.active == 0:
+        state.round += 1
+    state.decisions.append(Frame.make("turn", state.active, stage=BEGIN))
+
+
+MULTI_PLAYER = Hooks(check_end=check_end, last_turn_over=last_turn_over,
+                     next_turn=next_player, army_advanced=nothing, factories_emptied=nothing,
+                     procedures={}, decisions={})
+#: The decisions of each game: the flow's own and the game's.
+SOLO_HANDLERS = {**HANDLERS, **solo.SOLO.decisions}
+assert set(SOLO_HANDLERS) | PROCEDURES == set(FRAME_KINDS)
+
+
+def hooks_of(state: Position) -> tuple[Hooks, dict[str, Handler]]:
+    """The game's hooks and its decisions: the solo game's for one player."""
+    return (solo.SOLO, SOLO_HANDLERS) if state.solo else (MULTI_PLAYER, HANDLERS)
+
+
+# -- the turn -------------------------------------------------------------------------------
 def turn_start(seat: int) -> list[Frame]:
     """The whole decision stack at the start of ``seat``'s turn, as :func:`run_turn`
     leaves it (the turn frame is always the bottom one): the turn, waiting to end, and
@@ -151,7 +164,7 @@ def turn_start(seat: int) -> list[Frame]:
     return [Frame.make("turn", seat, stage=END), Frame.make("action", seat, discarded=0)]
 
 
-def run_turn(state: Position, frame: Frame, events: list[Event]) -> None:
+def run_turn(state: Position, frame: Frame, events: list[Event], hooks: Hooks) -> None:
     stage = frame.num("stage")
     if stage == BEGIN:
         assert state.decisions == [frame], "a turn begins on an otherwise empty stack"
@@ -159,34 +172,25 @@ def run_turn(state: Position, frame: Frame, events: list[Event]) -> None:
         return
     if stage == END:
         state.decisions.pop()
-        if state.solo and state.final_reset:
-            return  # solo: the player's turn after the final reset is the last (L1604-L1609)
-        if last_turn(state):
-            reset.start_reset(state, 0, True, events)
+        if hooks.last_turn_over(state, events):
             return
         state.decisions.append(Frame.make("turn", state.active, stage=PASS))
         if sum(n == 0 for n in state.furnaces) >= 2:
             reset.start_reset(state, state.active, False, events)
         return
     state.decisions.pop()
-    if state.solo:  # the Automa plays between the player's turns (L1561-L1563)
-        state.decisions.append(Frame.make("automa", 0, stage=solo.ACT))
-        return
-    state.active = (state.active + 1) % state.num_players
-    if state.active == 0:
-        state.round += 1
-    state.decisions.append(Frame.make("turn", state.active, stage=BEGIN))
+    hooks.next_turn(state, events)
 
 
-def run_procedure(state: Position, frame: Frame, events: list[Event]) -> None:
+def run_procedure(state: Position, frame: Frame, events: list[Event], hooks: Hooks) -> None:
     if frame.kind == "turn":
-        run_turn(state, frame, events)
+        run_turn(state, frame, events, hooks)
     elif frame.kind == "reset":
-        reset.run_reset_step(state, frame, events)
-    elif frame.kind == "automa":
-        solo.run_automa(state, frame, events)
-    else:
+        reset.run_reset_step(state, frame, events, hooks)
+    elif frame.kind == "influence":
         reset.run_influence(state, frame, events)
+    else:
+        hooks.procedures[frame.kind](state, frame, events)
 
 
 # -- moves ----------------------------------------------------------------------------------
@@ -194,7 +198,7 @@ def legal_moves(state: Position) -> list[int]:
     if not state.decisions:
         return []
     frame = state.decisions[-1]
-    return HANDLERS[frame.kind].moves(state, frame)
+    return hooks_of(state)[1][frame.kind].moves(state, frame)
 
 
 def reason(state: Position, move: int) -> str:
@@ -202,7 +206,7 @@ def reason(state: Position, move: int) -> str:
     if not state.decisions:
         return "the game is over"
     frame = state.decisions[-1]
-    handler = HANDLERS[frame.kind]
+    handler = hooks_of(state)[1][frame.kind]
     if kind_of(move) not in handler.kinds:
         return f"it is P{frame.seat + 1}'s decision: {handler.what}"
     found = handler.reason(state, frame, move)
@@ -212,22 +216,23 @@ def reason(state: Position, move: int) -> str:
 def play(state: Position, move: int, events: list[Event]) -> list[int]:
     """Play a legal move, then :func:`advance`; returns the legal moves after it."""
     frame = state.decisions[-1]
-    HANDLERS[frame.kind].apply(state, frame, move, events)
+    hooks_of(state)[1][frame.kind].apply(state, frame, move, events)
     return advance(state, events)
 
 
 def advance(state: Position, events: list[Event]) -> list[int]:
     """Run procedures and single-option decisions until a real choice or the end;
     returns the legal moves of that choice (none at the end)."""
+    hooks, handlers = hooks_of(state)
     while True:
-        check_end(state, events)
+        hooks.check_end(state, events)
         if not state.decisions:
             return []
         frame = state.decisions[-1]
         if frame.kind in PROCEDURES:
-            run_procedure(state, frame, events)
+            run_procedure(state, frame, events, hooks)
             continue
-        handler = HANDLERS[frame.kind]
+        handler = handlers[frame.kind]
         moves = handler.moves(state, frame)
         if len(moves) != 1:
             return moves

@@ -35,8 +35,11 @@ from engine.game import Event
 from engine.stephens.abilities import gain_influence
 from engine.stephens.acquisition import EITHER, open_acquisition
 from engine.stephens.contracts import Payment, fulfil, fulfilment_payments
+from engine.stephens.contracts import fulfil_reason as payment_reason
 from engine.stephens.frames import Frame
+from engine.stephens.hooks import Hooks
 from engine.stephens.investments import activate_columns, column_sets, investment_columns
+from engine.stephens.investments import columns_reason as chosen_columns_reason
 from engine.stephens.moves import (
     COLUMNS,
     FULFIL,
@@ -67,8 +70,9 @@ def turn_order(state: Position, first: int) -> list[int]:
     return [(first + k) % state.num_players for k in range(state.num_players)]
 
 
-def run_reset_step(state: Position, frame: Frame, events: list[Event]) -> None:
-    """Run the step the reset frame on top names; decisions it asks for go above it."""
+def run_reset_step(state: Position, frame: Frame, events: list[Event], hooks: Hooks) -> None:
+    """Run the step the reset frame on top names; decisions it asks for go above it.
+    The game's ``hooks`` follow the army step and the emptying of the small factories."""
     step = frame.num("step")
     cat = state.catalogue
     if step == DONE:
@@ -79,9 +83,7 @@ def run_reset_step(state: Position, frame: Frame, events: list[Event]) -> None:
     if step == ARMY:
         state.army = max(0, state.army - cat.army.step)
         events.append(Event(f"the French army advances to {state.army}"))
-        if state.solo and not state.final_reset and state.army <= state.final_space():
-            state.final_reset = 1  # solo: this reset is the final one (L1554-L1559, A-11)
-            events.append(Event("this is the final reset phase"))
+        hooks.army_advanced(state, events)
     elif step == REFILL:
         refill = cat.army.refill(state.army, state.num_players)
         empty = [f for f, n in enumerate(state.furnaces) if n == 0]
@@ -104,10 +106,7 @@ def run_reset_step(state: Position, frame: Frame, events: list[Event]) -> None:
         if any(any(f) for f in state.factories):
             events.append(Event("the small factories are emptied"))
         state.factories = [[0, 0, 0] for _ in SMALL_FACTORIES]
-        if state.solo:  # the Automa supplies first (L1589-L1596)
-            from engine.stephens.solo import automa_supply
-
-            automa_supply(state, events)
+        hooks.factories_emptied(state, events)  # solo: the Automa supplies first (L1589-L1596)
     elif step == SUPPLY_STEP:
         for seat in reversed(order):
             if any(state.players[seat].reserved):
@@ -130,9 +129,7 @@ def _chosen(mask: int) -> list[int]:
 
 
 def columns_reason(state: Position, frame: Frame, move: int) -> str | None:
-    from engine.stephens.investments import columns_reason as reason
-
-    return reason(state, frame.seat, _chosen(payload_of(move)))
+    return chosen_columns_reason(state, frame.seat, _chosen(payload_of(move)))
 
 
 def apply_columns(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
@@ -267,8 +264,6 @@ def _payment(state: Position, move: int) -> tuple[int, Payment] | None:
 
 
 def fulfil_reason(state: Position, frame: Frame, move: int) -> str | None:
-    from engine.stephens.contracts import fulfil_reason as reason
-
     if kind_of(move) == SKIP:
         return None if payload_of(move) == 0 else "skip takes nothing more"
     found = _payment(state, move)
@@ -282,7 +277,7 @@ def fulfil_reason(state: Position, frame: Frame, move: int) -> str | None:
         return (f"fulfil contracts of different types in type order: "
                 f"{cat.contract_types[lowest]} contracts were fulfilled before this "
                 f"{cat.contract_types[spec.type]} one")
-    return reason(state, frame.seat, contract, pay)
+    return payment_reason(state, frame.seat, contract, pay)
 
 
 def apply_fulfil(state: Position, frame: Frame, move: int, events: list[Event]) -> None:

@@ -32,18 +32,24 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 
 from engine.game import Event, InvalidOptionError
-from engine.stephens.acquisition import CONTRACTS, INVESTMENTS
 from engine.stephens.components import AutomaCard
 from engine.stephens.displays import discard_pile, display, slide_and_refill, take_profession
 from engine.stephens.frames import Frame
+from engine.stephens.hooks import Handler, Hooks, nothing
 from engine.stephens.moves import REMOVE, encode, pack, payload_of, unpack
+from engine.stephens.opponents import closed_space
 from engine.stephens.position import EMPTY, Position
 from engine.stephens.randomness import below, shuffle
+from engine.stephens.reset import start_reset
+from engine.stephens.scoring import scores
+from engine.stephens.turn import activate_row
 from engine.stephens.vocabulary import (
     AUTOMA,
+    CONTRACTS,
     DIFFICULTIES,
     DIRECTIONS,
     FURNACES,
+    INVESTMENTS,
     NOBODY,
     PLACES,
     SMALL_FACTORIES,
@@ -115,13 +121,9 @@ def setup_solo(state: Position, difficulty: int, opponent: int) -> None:
         apply_opponent_setup(state)
 
 
-def opponent_effect(state: Position) -> str | None:
-    return state.catalogue.solo.opponents[state.opponent].effect if state.opponent >= 0 else None
-
-
 def apply_opponent_setup(state: Position) -> None:
     """The opponent card's setup effects (L1780-L1797); its rules during the game are
-    read where they apply (:func:`closed_space`, ``abilities``, ``turn``)."""
+    read where they apply (:mod:`engine.stephens.opponents`, ``abilities``)."""
     cat = state.catalogue
     card = cat.solo.opponents[state.opponent]
     player = state.players[0]
@@ -141,36 +143,6 @@ def apply_opponent_setup(state: Position) -> None:
                 deck = state.contract_deck if pile == CONTRACTS else state.investment_deck
                 deck.append(spaces[space])
                 spaces[space] = EMPTY
-
-
-def closed_space(state: Position, pile: int) -> int | None:
-    """The display space of ``pile`` an opponent card closes for the game (the one
-    costing 5, L1791-L1793), or None."""
-    if state.opponent < 0 or opponent_effect(state) != "no-cost-5-spaces":
-        return None
-    cat = state.catalogue
-    costs = cat.contract_costs if pile == CONTRACTS else cat.investment_costs
-    n = cat.solo.opponents[state.opponent].n
-    return costs.index(n) if n in costs else None
-
-
-def accessory_gain_ok(state: Position, held: list[int], delta: list[int]) -> bool:
-    """Opponent card "accessory-sets": a duplicate accessory only after completing the
-    previous set of 3 different ones (L1784-L1786): each accessory gained must be of a
-    type the player holds fewest of (counting those placed on fulfilled contracts)."""
-    if opponent_effect(state) != "accessory-sets":
-        return True
-    placed = state.players[0].placed_accessories
-    counts = [h + p + min(d, 0) for h, p, d in zip(held, placed, delta, strict=True)]
-    gains = [max(d, 0) for d in delta]
-    for _ in range(sum(gains)):
-        low = min(counts)
-        t = next((t for t, g in enumerate(gains) if g and counts[t] == low), None)
-        if t is None:
-            return False
-        gains[t] -= 1
-        counts[t] += 1
-    return True
 
 
 # -- ranks and targets --------------------------------------------------------------------------
@@ -195,8 +167,6 @@ def target_score(state: Position) -> int:
 def result(state: Position) -> str:
     """The solo result of the score as it stands: a rank, or against an opponent card
     "beat opponent-k" / "lost to opponent-k" (a score reaching the target wins)."""
-    from engine.stephens.scoring import scores
-
     score = scores(state)[0]
     if state.opponent >= 0:
         name = state.catalogue.solo.opponents[state.opponent].id
@@ -242,8 +212,6 @@ def run_automa(state: Position, frame: Frame, events: list[Event]) -> None:
     state.decisions.pop()
     if current_card(state).disk:
         automa_disk(state, events)
-    from engine.stephens.reset import start_reset
-
     state.round += 1
     state.decisions.append(Frame.make("turn", 0, stage=0))
     if not state.final_reset and sum(n == 0 for n in state.furnaces) >= 2:
@@ -274,8 +242,6 @@ def automa_furnace(state: Position, start: int, direction: int, costs: tuple[int
         events.append(Event(f"the Automa removes a cube from {FURNACES[furnace]}"))
         place = place_of_furnace(furnace)
         if place is not None:
-            from engine.stephens.turn import activate_row
-
             activate_row(state, place, 0, events)
         elif cat.furnaces[furnace].colour == WHITE and costs:
             pile = CONTRACTS if cat.furnaces[furnace].action == "contract" else INVESTMENTS
@@ -423,3 +389,38 @@ def automa_supply(state: Position, events: list[Event]) -> None:
         placed.append(f"{WOODEN_NAMES[colour]} to {SMALL_FACTORIES[factory]}")
     if placed:
         events.append(Event(f"the Automa supplies {', '.join(placed)}"))
+
+
+# -- the solo game in the flow --------------------------------------------------------------
+def note_final_reset(state: Position, events: list[Event]) -> None:
+    """The reset whose army step reaches the difficulty's space is the final one
+    (L1554-L1559, docs/rules/stephens.md A-11)."""
+    if not state.final_reset and state.army <= state.final_space():
+        state.final_reset = 1
+        events.append(Event("this is the final reset phase"))
+
+
+def last_turn_over(state: Position, events: list[Event]) -> bool:
+    """The player's turn after the final reset is the last (L1604-L1609)."""
+    return bool(state.final_reset)
+
+
+def automa_turn(state: Position, events: list[Event]) -> None:
+    """The Automa plays between the player's turns (L1561-L1563)."""
+    state.decisions.append(Frame.make("automa", 0, stage=ACT))
+
+
+#: The solo game's hooks: no score ends it (docs/rules/stephens.md A-12), the final
+#: reset does; the Automa takes a turn after each of the player's and supplies the
+#: small factories in every reset; its own frames are its turn and the cubes the player
+#: chooses for it to remove.
+SOLO = Hooks(
+    check_end=nothing,
+    last_turn_over=last_turn_over,
+    next_turn=automa_turn,
+    army_advanced=note_final_reset,
+    factories_emptied=automa_supply,
+    procedures={"automa": run_automa},
+    decisions={"remove": Handler("choose the cubes the Automa removes", (REMOVE,),
+                                 remove_moves, remove_reason, apply_remove)},
+)

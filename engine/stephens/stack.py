@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from engine.game import InvalidStateError
 from engine.stephens.activation import most_any_cubes, row_workers
-from engine.stephens.displays import CONTRACTS, INVESTMENTS, display
+from engine.stephens.displays import display
 from engine.stephens.frames import PROCEDURES, Frame
 from engine.stephens.investments import investment_columns
+from engine.stephens.opponents import closed_space
 from engine.stephens.position import EMPTY, Position
 from engine.stephens.reset import (
     ARMY,
@@ -45,7 +46,7 @@ from engine.stephens.reset import (
 from engine.stephens.reset import (
     INVESTMENTS as INVESTMENT_STEP,
 )
-from engine.stephens.vocabulary import PLACES, SMALL_FACTORIES
+from engine.stephens.vocabulary import CONTRACTS, INVESTMENTS, PLACES, SMALL_FACTORIES
 
 #: The most "any" cubes or accessories one decision names (a generous bound).
 MOST_ANY = 12
@@ -184,8 +185,6 @@ class _Stack:
                 first = top.get("first")
                 if isinstance(first, int) and 0 <= first < len(spaces):
                     hole = first
-            from engine.stephens.solo import closed_space
-
             closed = closed_space(self.state, kind)
             if closed is not None and spaces[closed] != EMPTY:
                 raise _Fail(f"{name}.display: the space costing 5 is closed by the opponent "

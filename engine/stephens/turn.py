@@ -24,6 +24,7 @@ from itertools import combinations_with_replacement
 
 from engine.game import Event
 from engine.stephens.abilities import has_ability, products_limit, unlock
+from engine.stephens.abilities import unlock_reason as disk_unlock_reason
 from engine.stephens.acquisition import CONTRACTS, INVESTMENTS, open_acquisition
 from engine.stephens.activation import (
     Exchange,
@@ -62,6 +63,7 @@ from engine.stephens.moves import (
     unpack,
     wooden_counts,
 )
+from engine.stephens.opponents import accessory_gain_ok
 from engine.stephens.position import EMPTY, Position
 from engine.stephens.vocabulary import (
     COLOURS,
@@ -325,8 +327,6 @@ def colour_moves(state: Position, frame: Frame) -> list[int]:
     held, exchange, kind, _ = _exchange(state, frame)
     deltas = exchanges(held, exchange)
     if kind == ACCESSORIES and state.opponent >= 0:
-        from engine.stephens.solo import accessory_gain_ok
-
         deltas = [d for d in deltas if accessory_gain_ok(state, held, list(d))]
     return [encode_exchange(kind, delta) for delta in deltas]
 
@@ -342,8 +342,6 @@ def colour_reason(state: Position, frame: Frame, move: int) -> str | None:
         if short:
             return f"you do not hold that many {', '.join(short)}"
         if kind == ACCESSORIES and state.opponent >= 0:
-            from engine.stephens.solo import accessory_gain_ok
-
             if not accessory_gain_ok(state, held, delta):
                 return ("the opponent card: a duplicate accessory only after completing the "
                         "previous set of 3 different ones")
@@ -371,11 +369,9 @@ def unlock_moves(state: Position, frame: Frame) -> list[int]:
 
 
 def unlock_reason(state: Position, frame: Frame, move: int) -> str | None:
-    from engine.stephens.abilities import unlock_reason as reason
-
     cat = state.catalogue
     disk = payload_of(move)
-    found = reason(cat, state.players[frame.seat], disk)
+    found = disk_unlock_reason(cat, state.players[frame.seat], disk)
     if found is not None:
         return found
     return (f"{cat.disks[disk].id}: take the influence disk on the lowest space first "
