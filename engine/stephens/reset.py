@@ -29,8 +29,6 @@ in the order the player wants (the order sets their columns, A-40).
 
 from __future__ import annotations
 
-from functools import cache
-
 from engine.game import Event
 from engine.stephens.abilities import gain_influence
 from engine.stephens.acquisition import EITHER, open_acquisition
@@ -52,7 +50,7 @@ from engine.stephens.moves import (
     unpack,
 )
 from engine.stephens.position import Position
-from engine.stephens.supply import supply_reason
+from engine.stephens.supply import completable, deliveries_of, supply_reason
 from engine.stephens.vocabulary import COLOURS, FURNACES, SMALL_FACTORIES, WOODEN_NAMES
 
 ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, SUPPLY_STEP, FULFIL_STEP, DONE = \
@@ -146,34 +144,15 @@ def apply_columns(state: Position, frame: Frame, move: int, events: list[Event])
 
 
 # -- R6: supplying the small factories ------------------------------------------------------
-@cache
-def _completable(deliveries: tuple[tuple[int, int, int], ...], start: int,
-                 left: tuple[int, int, int]) -> bool:
-    """Whether ``left`` cubes can be supplied exactly with combinations from ``start`` on."""
-    if not any(left):
-        return True
-    for b in range(start, len(deliveries)):
-        d = deliveries[b]
-        if all(x <= h for x, h in zip(d, left, strict=True)):
-            rest = (left[0] - d[0], left[1] - d[1], left[2] - d[2])
-            if _completable(deliveries, b, rest):
-                return True
-    return False
-
-
-def _deliveries(state: Position) -> tuple[tuple[int, int, int], ...]:
-    return tuple(b.deliver for b in state.catalogue.bonuses)
-
-
 def supply_moves(state: Position, frame: Frame) -> list[int]:
     left = tuple(state.players[frame.seat].reserved)
-    deliveries = _deliveries(state)
+    deliveries = deliveries_of(state.catalogue)
     out = []
     for b in range(max(0, frame.num("last")), len(deliveries)):
         d = deliveries[b]
         if all(x <= h for x, h in zip(d, left, strict=True)):
             rest = (left[0] - d[0], left[1] - d[1], left[2] - d[2])
-            if _completable(deliveries, b, rest):
+            if completable(deliveries, b, rest):
                 out.append(encode(SUPPLY, b))
     return out
 

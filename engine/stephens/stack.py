@@ -40,12 +40,11 @@ from engine.stephens.reset import (
     FULFIL_STEP,
     RESET_VP,
     SUPPLY_STEP,
-    _completable,
-    _deliveries,
 )
 from engine.stephens.reset import (
     INVESTMENTS as INVESTMENT_STEP,
 )
+from engine.stephens.supply import completable, deliveries_of
 from engine.stephens.vocabulary import CONTRACTS, INVESTMENTS, PLACES, SMALL_FACTORIES
 
 #: The most "any" cubes or accessories one decision names (a generous bound).
@@ -416,8 +415,8 @@ class _Stack:
         for name in ("accessories", "influence", "assign", "acquire"):
             self.value(frame, name, 0, MOST_ANY)
         reserved = tuple(state.players[frame.seat].reserved)
-        if not any(reserved) or not _completable(_deliveries(state), max(last, 0),
-                                                 (reserved[0], reserved[1], reserved[2])):
+        if not any(reserved) or not completable(deliveries_of(cat), max(last, 0),
+                                                (reserved[0], reserved[1], reserved[2])):
             raise self.fail("the reserved cubes cannot be supplied in catalogue order from "
                             "the last combination", self.i - 1)
 

@@ -23,9 +23,11 @@ caller.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import gain_influence
+from engine.stephens.components import Catalogue
 from engine.stephens.position import Position
 from engine.stephens.vocabulary import WOODEN_NAMES
 
@@ -101,3 +103,24 @@ def supply_factories(state: Position, seat: int, plan: Sequence[int],
         else:
             follow_ups.append(b)
     return follow_ups
+
+
+@cache
+def completable(deliveries: tuple[tuple[int, int, int], ...], start: int,
+                left: tuple[int, int, int]) -> bool:
+    """Whether ``left`` cubes can be supplied exactly with combinations from ``start`` on
+    (``deliveries``: :func:`deliveries_of`)."""
+    if not any(left):
+        return True
+    for b in range(start, len(deliveries)):
+        d = deliveries[b]
+        if all(x <= h for x, h in zip(d, left, strict=True)):
+            rest = (left[0] - d[0], left[1] - d[1], left[2] - d[2])
+            if completable(deliveries, b, rest):
+                return True
+    return False
+
+
+def deliveries_of(catalogue: Catalogue) -> tuple[tuple[int, int, int], ...]:
+    """The cubes (orange, pink, black) each supply combination takes, in catalogue order."""
+    return tuple(b.deliver for b in catalogue.bonuses)
