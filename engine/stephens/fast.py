@@ -7,13 +7,10 @@ runs on the reference rules in :mod:`engine.stephens`.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from engine.fastpath import kernel_twin_or_none, load_kernel
-
-if TYPE_CHECKING:
-    from engine.game import State
-    from engine.stephens.position import Position
+from engine.game import State
+from engine.stephens.position import Position
 
 KERNEL_MODULE = "ext.stephens_kernel"
 

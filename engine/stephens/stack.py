@@ -30,6 +30,7 @@ from __future__ import annotations
 from engine.game import InvalidStateError
 from engine.stephens.activation import most_any_cubes, row_workers
 from engine.stephens.displays import display
+from engine.stephens.flow import legal_moves
 from engine.stephens.frames import PROCEDURES, Frame
 from engine.stephens.investments import investment_columns
 from engine.stephens.opponents import closed_space
@@ -152,8 +153,6 @@ class _Stack:
             # workers in the row); it always has one, doing nothing or better, and a
             # single one is offered as it is (docs/rules/stephens.md, the loader).
             return
-        from engine.stephens.flow import legal_moves
-
         if len(legal_moves(state)) < 2:
             raise self.fail(f"the {top.kind!r} decision on top must offer a choice (a single "
                             f"option is played at once)", len(self.frames) - 1)

@@ -26,7 +26,7 @@ from engine.stephens.displays import take_profession
 from engine.stephens.frames import Frame
 from engine.stephens.placement import placement_reason, reinforce_reason
 from engine.stephens.position import EMPTY, Position
-from engine.stephens.vocabulary import PLACES, side_of_place
+from engine.stephens.vocabulary import AUTOMA, PLACES, side_of_place
 
 
 def disks_left(state: Position, seat: int) -> int:
@@ -41,8 +41,6 @@ def cap_reason(state: Position, seat: int) -> str | None:
     and apprentices) may never exceed the Automa's by more than 3 (L1564-L1568)."""
     if not state.solo:
         return None
-    from engine.stephens.vocabulary import AUTOMA
-
     mine, automa = state.workers_of(seat), state.workers_of(AUTOMA)
     if mine + 1 <= automa + SOLO_WORKER_LEAD:
         return None
