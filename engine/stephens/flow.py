@@ -140,14 +140,19 @@ def next_player(state: Position, events: list[Event]) -> None:
 MULTI_PLAYER = Hooks(check_end=check_end, last_turn_over=last_turn_over,
                      next_turn=next_player, army_advanced=nothing, factories_emptied=nothing,
                      procedures={}, decisions={})
-#: The decisions of each game: the flow's own and the game's.
+#: The solo game's decisions: the flow's own and the Automa's.
 SOLO_HANDLERS = {**HANDLERS, **solo.SOLO.decisions}
 assert set(SOLO_HANDLERS) | PROCEDURES == set(FRAME_KINDS)
 
 
-def hooks_of(state: Position) -> tuple[Hooks, dict[str, Handler]]:
-    """The game's hooks and its decisions: the solo game's for one player."""
-    return (solo.SOLO, SOLO_HANDLERS) if state.solo else (MULTI_PLAYER, HANDLERS)
+def hooks_of(state: Position) -> Hooks:
+    """The game's hooks: the solo game's for one player."""
+    return solo.SOLO if state.solo else MULTI_PLAYER
+
+
+def handlers_of(state: Position) -> dict[str, Handler]:
+    """The game's decisions by frame kind: the flow's, and the solo game's for one player."""
+    return SOLO_HANDLERS if state.solo else HANDLERS
 
 
 # -- the turn -------------------------------------------------------------------------------
@@ -198,7 +203,7 @@ def legal_moves(state: Position) -> list[int]:
     if not state.decisions:
         return []
     frame = state.decisions[-1]
-    return hooks_of(state)[1][frame.kind].moves(state, frame)
+    return handlers_of(state)[frame.kind].moves(state, frame)
 
 
 def reason(state: Position, move: int) -> str:
@@ -206,7 +211,7 @@ def reason(state: Position, move: int) -> str:
     if not state.decisions:
         return "the game is over"
     frame = state.decisions[-1]
-    handler = hooks_of(state)[1][frame.kind]
+    handler = handlers_of(state)[frame.kind]
     if kind_of(move) not in handler.kinds:
         return f"it is P{frame.seat + 1}'s decision: {handler.what}"
     found = handler.reason(state, frame, move)
@@ -216,14 +221,14 @@ def reason(state: Position, move: int) -> str:
 def play(state: Position, move: int, events: list[Event]) -> list[int]:
     """Play a legal move, then :func:`advance`; returns the legal moves after it."""
     frame = state.decisions[-1]
-    hooks_of(state)[1][frame.kind].apply(state, frame, move, events)
+    handlers_of(state)[frame.kind].apply(state, frame, move, events)
     return advance(state, events)
 
 
 def advance(state: Position, events: list[Event]) -> list[int]:
     """Run procedures and single-option decisions until a real choice or the end;
     returns the legal moves of that choice (none at the end)."""
-    hooks, handlers = hooks_of(state)
+    hooks, handlers = hooks_of(state), handlers_of(state)
     while True:
         hooks.check_end(state, events)
         if not state.decisions:

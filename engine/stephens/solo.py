@@ -19,6 +19,10 @@ is the final one (``state.final_reset``); after it the Automa (when the player
 triggered it) and the player take their last turn, the player's being the last
 (L1598-L1609).  Readings: docs/rules/stephens.md, "The solo game".
 
+The flow (:mod:`engine.stephens.flow`) reaches all of this through one set of hooks,
+:data:`SOLO`; the opponent cards' standing rules live in
+:mod:`engine.stephens.opponents`, below the rules they change.
+
 >>> from engine.stephens.rules import StephensGame
 >>> state = StephensGame().new_game(seed=4, num_players=1)
 >>> len(state.automa_deck), state.bag, state.furnaces, state.workers_of(AUTOMA)

@@ -9,8 +9,8 @@ twin for search).  The rules know only the data; this class sits above them all.
 
 >>> from engine.stephens.setup import new_state
 >>> state = new_state(seed=3, num_players=2)
->>> state.current_player(), state.legal_moves()[:1] == [state.parse_move("accessories blowpipe")]
-(0, True)
+>>> state.current_player(), state.legal_moves_text()
+(0, ['accessories blowpipe', 'accessories shears', 'accessories mould'])
 """
 
 from __future__ import annotations
