@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from engine.game import IllegalMoveError
 from engine.stephens.components import Catalogue
-from engine.stephens.state import Player
+from engine.stephens.position import Player
 from engine.stephens.vocabulary import INFLUENCE_DISK
 
 

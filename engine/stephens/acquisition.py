@@ -28,8 +28,6 @@ from __future__ import annotations
 from engine.game import Event
 from engine.stephens.abilities import has_ability
 from engine.stephens.displays import (
-    CONTRACTS,
-    INVESTMENTS,
     PILES,
     card_id,
     costs,
@@ -51,15 +49,15 @@ from engine.stephens.moves import (
     payload_of,
     unpack,
 )
-from engine.stephens.state import EMPTY, StephensState
-from engine.stephens.vocabulary import COLOURS
+from engine.stephens.position import EMPTY, Position
+from engine.stephens.vocabulary import COLOURS, CONTRACTS, INVESTMENTS
 
 EITHER = 2
 __all__ = ["CONTRACTS", "EITHER", "INVESTMENTS", "acquire_moves", "acquire_reason",
            "apply_acquire", "move_to_text", "open_acquisition"]
 
 
-def open_acquisition(state: StephensState, seat: int, kind: int, white: bool) -> None:
+def open_acquisition(state: Position, seat: int, kind: int, white: bool) -> None:
     """Push ``seat``'s acquisition of ``kind`` (CONTRACTS, INVESTMENTS or EITHER);
     ``white``: it comes with plate glass from a furnace (C2 applies)."""
     cat = state.catalogue
@@ -73,7 +71,7 @@ def open_acquisition(state: StephensState, seat: int, kind: int, white: bool) ->
         cheapest=int(has_ability(cat, player, "discard-cheapest")), first=-1, row=-1))
 
 
-def price(state: StephensState, frame: Frame, pile: int, space: int) -> tuple[int, bool]:
+def price(state: Position, frame: Frame, pile: int, space: int) -> tuple[int, bool]:
     """(what the card on ``space`` costs this player, whether the discount is used)."""
     cost = costs(state, pile)[space]
     if frame.num("discount") and cost > 1:
@@ -83,7 +81,7 @@ def price(state: StephensState, frame: Frame, pile: int, space: int) -> tuple[in
     return cost, False
 
 
-def _budget(state: StephensState, seat: int, pile: int) -> int:
+def _budget(state: Position, seat: int, pile: int) -> int:
     player = state.players[seat]
     return player.influence if pile == CONTRACTS else player.coins
 
@@ -93,7 +91,7 @@ def _space_allowed(frame: Frame, space: int, row: int = -1) -> bool:
     return first < 0 or space > first or (row >= 0 and row == frame.num("row"))
 
 
-def acquire_moves(state: StephensState, frame: Frame) -> list[int]:
+def acquire_moves(state: Position, frame: Frame) -> list[int]:
     seat, kind = frame.seat, frame.num("pile")
     player = state.players[seat]
     out = []
@@ -118,7 +116,7 @@ def acquire_moves(state: StephensState, frame: Frame) -> list[int]:
     return out
 
 
-def acquire_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def acquire_reason(state: Position, frame: Frame, move: int) -> str | None:
     cat = state.catalogue
     seat, kind = frame.seat, frame.num("pile")
     what, payload = kind_of(move), payload_of(move)
@@ -167,7 +165,7 @@ def acquire_reason(state: StephensState, frame: Frame, move: int) -> str | None:
     return None
 
 
-def apply_acquire(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_acquire(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     """Play a legal acquisition move; the frame is on top of the stack."""
     seat = frame.seat
     what, payload = kind_of(move), payload_of(move)
@@ -204,7 +202,7 @@ def apply_acquire(state: StephensState, frame: Frame, move: int, events: list[Ev
         _finish(state, frame, events)
 
 
-def _finish(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def _finish(state: Position, frame: Frame, events: list[Event]) -> None:
     """The acquisition ends: the display slides and refills."""
     state.decisions.pop()
     kind = frame.num("pile")

@@ -50,7 +50,7 @@ from operator import ge
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import influence_cap
 from engine.stephens.components import Benefit, Catalogue
-from engine.stephens.state import Player, StephensState
+from engine.stephens.position import Player, Position
 
 #: The resource vector of one player during a plan: these scalars, then the cubes
 #: held and the cubes gained so far, the accessories held and gained.
@@ -140,7 +140,7 @@ def most_any_cubes(cat: Catalogue) -> tuple[int, int]:
     return paid, gained
 
 
-def row_workers(state: StephensState, seat: int, place: int) -> list[Worker]:
+def row_workers(state: Position, seat: int, place: int) -> list[Worker]:
     """``seat``'s masters and apprentices in the row of ``place``, by card and space."""
     out = []
     for card in sorted(state.places[place]):
@@ -151,7 +151,7 @@ def row_workers(state: StephensState, seat: int, place: int) -> list[Worker]:
     return out
 
 
-def _options_of(state: StephensState, worker: Worker) -> tuple[Choice, ...]:
+def _options_of(state: Position, worker: Worker) -> tuple[Choice, ...]:
     return concrete_options(state.catalogue.professions[worker.card].benefit)
 
 
@@ -170,20 +170,20 @@ def _take(have: Resources, choice: Choice, caps: dict[int, int]) -> Resources | 
     return tuple(out)
 
 
-def activation_reason(state: StephensState, seat: int, place: int,
+def activation_reason(state: Position, seat: int, place: int,
                       steps: Sequence[Step], exclude: int = 0) -> str | None:
     """Why ``seat`` cannot play ``steps`` in this activation, or None.  ``exclude`` is a
     bitmask of workers (indices of :func:`row_workers`) that already collected."""
     return _run(state, seat, place, steps, exclude)[1]
 
 
-def plan_outcome(state: StephensState, seat: int, place: int,
+def plan_outcome(state: Position, seat: int, place: int,
                  steps: Sequence[Step], exclude: int = 0) -> Resources | None:
     """``seat``'s resources after ``steps``, or None when they cannot be played."""
     return _run(state, seat, place, steps, exclude)[0]
 
 
-def _run(state: StephensState, seat: int, place: int,
+def _run(state: Position, seat: int, place: int,
          steps: Sequence[Step], exclude: int = 0) -> tuple[Resources | None, str | None]:
     cat = state.catalogue
     player = state.players[seat]
@@ -243,7 +243,7 @@ def _commute(a: Choice, b: Choice) -> bool:
     return not any((a.pay[k] or b.pay[k]) and (a.gain[k] or b.gain[k]) for k in range(SIZE))
 
 
-def activation_plans(state: StephensState, seat: int, place: int, *,
+def activation_plans(state: Position, seat: int, place: int, *,
                      prune: bool = True, exclude: int = 0) -> list[ActivationPlan]:
     """One plan per distinct outcome for ``seat`` in this activation (doing nothing
     included), minus dominated outcomes when ``prune``; sorted by steps.  Workers in
@@ -322,7 +322,7 @@ def activation_plans(state: StephensState, seat: int, place: int, *,
     return sorted((ActivationPlan(first[o], o) for o in outcomes), key=lambda p: p.steps)
 
 
-def apply_plan(state: StephensState, seat: int, place: int, steps: Sequence[Step],
+def apply_plan(state: Position, seat: int, place: int, steps: Sequence[Step],
                exclude: int = 0) -> tuple[Exchange, Exchange]:
     """Play ``steps`` for ``seat``: coins, influence, VP and the tracks change now; the
     returned exchanges of cubes and of accessories still need their colours and types
@@ -372,7 +372,7 @@ def apply_exchange(held: list[int], delta: Sequence[int]) -> None:
 
 
 # -- words ----------------------------------------------------------------------------------
-def describe_plan(state: StephensState, seat: int, place: int, steps: Sequence[Step]) -> str:
+def describe_plan(state: Position, seat: int, place: int, steps: Sequence[Step]) -> str:
     """The steps in words: ``card: option; card: option``, or ``nothing``."""
     cat = state.catalogue
     workers = row_workers(state, seat, place)

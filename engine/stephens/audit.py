@@ -1,5 +1,5 @@
 """Invariants of a Stephens position, as sentences: what ``furnace check-games`` checks
-after every move on top of the protocol (:meth:`StephensState.audit`).
+after every move on top of the protocol (:meth:`engine.stephens.state.StephensState.audit`).
 
 Every player's 21 disks are accounted for (on the player board, on profession cards,
 the 3 track markers), nobody holds more than 3 contracts to fulfil, the placement
@@ -18,11 +18,14 @@ from collections import Counter
 
 from engine.stephens.abilities import has_ability, influence_cap
 from engine.stephens.catalogue import MARKER_DISKS
+from engine.stephens.flow import legal_moves
 from engine.stephens.placement import placement_holds
-from engine.stephens.state import EMPTY, StephensState
+from engine.stephens.position import EMPTY, Position
+from engine.stephens.vocabulary import AUTOMA
+from engine.stephens.workers import SOLO_WORKER_LEAD
 
 
-def audit(state: StephensState) -> list[str]:
+def audit(state: Position) -> list[str]:
     cat = state.catalogue
     problems = []
     pending = Counter(f.seat for f in state.decisions if f.kind == "unlock")
@@ -45,9 +48,6 @@ def audit(state: StephensState) -> list[str]:
         if any(player.reserved) and not any(f.kind == "reset" for f in state.decisions):
             problems.append(f"{who}: cubes reserved on investments outside a reset")
     if state.solo:
-        from engine.stephens.vocabulary import AUTOMA
-        from engine.stephens.workers import SOLO_WORKER_LEAD
-
         if state.workers_of(0) > state.workers_of(AUTOMA) + SOLO_WORKER_LEAD:
             problems.append(f"P1 has {state.workers_of(0)} workers, more than the Automa's "
                             f"{state.workers_of(AUTOMA)} + {SOLO_WORKER_LEAD}")
@@ -61,12 +61,12 @@ def audit(state: StephensState) -> list[str]:
     problems += _cards(state)
     if min(state.furnaces) < 0 or any(min(f) < 0 for f in state.factories):
         problems.append("a negative number of cubes in a furnace or small factory")
-    if state.decisions and not state.legal_moves():
-        problems.append(f"P{state.current_player() + 1} has no legal move")
+    if state.decisions and not legal_moves(state):
+        problems.append(f"P{state.decisions[-1].seat + 1} has no legal move")
     return problems
 
 
-def _cards(state: StephensState) -> list[str]:
+def _cards(state: Position) -> list[str]:
     """Each profession, contract and investment in exactly one place."""
     cat = state.catalogue
     professions = [*state.profession_decks[0], *state.profession_decks[1],

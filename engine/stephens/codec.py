@@ -1,6 +1,7 @@
-"""A Stephens position as JSON, and back, rejecting impossible positions.
+"""A Stephens position read back from JSON, rejecting impossible positions.
 
-:func:`state_from_json` checks everything :func:`state_to_json` writes and names
+:func:`state_from_json` checks everything
+:func:`engine.stephens.encoding.state_to_json` writes (the field names live there) and names
 the offending field: every card is somewhere exactly once, red cards sit on the
 left, a fulfilled contract in the row of its type, an investment in the row of
 its colour, the influence marker under its cap, the placement rule holds on the
@@ -35,23 +36,34 @@ import reprlib
 from collections.abc import Mapping
 from typing import Any
 
-from engine.game import InvalidStateError
+from engine.game import InvalidOptionError, InvalidStateError
 from engine.playout_rng import MASK64
 from engine.stephens.abilities import influence_cap
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.components import Catalogue
+from engine.stephens.encoding import (
+    AUTOMA_WORD,
+    BIG,
+    GAME,
+    OPTIONAL_FIELDS,
+    PLAYER_FIELDS,
+    SOLO_FIELDS,
+    STATE_FIELDS,
+    VERSION,
+)
 from engine.stephens.flow import turn_start
 from engine.stephens.frames import Frame
 from engine.stephens.placement import placement_holds
+from engine.stephens.position import EMPTY, Player
 from engine.stephens.setup import MAX_PLAYERS, MIN_PLAYERS
+from engine.stephens.solo import solo_options
 from engine.stephens.stack import check_stack
-from engine.stephens.state import EMPTY, Player, StephensState
+from engine.stephens.state import StephensState
 from engine.stephens.vocabulary import (
     AUTOMA,
     BLUE_DECK,
     COLOURS,
     FURNACES,
-    NOBODY,
     PLACES,
     RED,
     SIDES,
@@ -65,116 +77,7 @@ from engine.stephens.vocabulary import (
 )
 from engine.validation import expect, state_int
 
-GAME = "stephens"
-VERSION = 1
-STATE_FIELDS = ("game", "version", "num_players", "options", "rng", "round", "end_round",
-                "active", "army",
-                "furnaces", "small_factories", "professions", "places", "contracts",
-                "investments", "players", "decisions")
-#: Fields a position may leave out.  Without ``decisions`` it is the start of the
-#: ``active`` seat's turn: the loader builds the engine's stack for it (a position
-#: whose other fields say a decision is pending is refused, naming the field).
-OPTIONAL_FIELDS = ("decisions",)
-#: Solo positions add this section (the Automa and the solo rules).
-SOLO_FIELDS = ("automa_deck", "automa_revealed", "bag", "final_reset")
-#: A worker of the Automa on a profession card, in JSON.
-AUTOMA_WORD = "automa"
-PLAYER_FIELDS = ("coins", "influence", "vp", "forest", "dune", "cubes", "accessories",
-                 "unlocked", "contracts", "investments", "reserved", "fulfilled",
-                 "placed_accessories")
-#: Generous bounds for unbounded counters (VP beyond the printed 55, coins, cubes).
-BIG = 10_000
 
-
-# -- writing --------------------------------------------------------------------------------
-def state_to_json(state: StephensState) -> dict[str, Any]:
-    cat = state.catalogue
-    prof = [p.id for p in cat.professions]
-    con = [c.id for c in cat.contracts]
-    inv = [c.id for c in cat.investments]
-
-    def ids(names: list[str], cards: list[int]) -> list[str | None]:
-        return [None if c == EMPTY else names[c] for c in cards]
-
-    def owner(seat: int) -> int | str | None:
-        return None if seat == NOBODY else AUTOMA_WORD if seat == AUTOMA else seat
-
-    data = {
-        "game": GAME,
-        "version": VERSION,
-        "num_players": state.num_players,
-        "options": _options_to_json(state),
-        "rng": format(state.rng[0], "016x"),
-        "round": state.round,
-        "end_round": state.end_round,
-        "active": state.active,
-        "army": state.army,
-        "furnaces": dict(zip(FURNACES, state.furnaces, strict=True)),
-        "small_factories": {name: dict(zip(WOODEN_NAMES, cubes, strict=True))
-                            for name, cubes in zip(SMALL_FACTORIES, state.factories,
-                                                   strict=True)},
-        "professions": {
-            "red_deck": ids(prof, state.profession_decks[0]),
-            "blue_deck": ids(prof, state.profession_decks[1]),
-            "display": ids(prof, state.profession_display),
-            "red_discard": ids(prof, state.profession_discards[0]),
-            "blue_discard": ids(prof, state.profession_discards[1]),
-            "box": ids(prof, state.box),
-        },
-        "places": {name: [{"card": prof[c], "master": owner(state.master[c]),
-                           "apprentice": owner(state.apprentice[c])} for c in cards]
-                   for name, cards in zip(PLACES, state.places, strict=True)},
-        "contracts": {"deck": ids(con, state.contract_deck),
-                      "display": ids(con, state.contract_display),
-                      "discard": ids(con, state.contract_discard)},
-        "investments": {"deck": ids(inv, state.investment_deck),
-                        "display": ids(inv, state.investment_display),
-                        "discard": ids(inv, state.investment_discard)},
-        "players": [_player_to_json(cat, p) for p in state.players],
-        "decisions": [f.to_json() for f in state.decisions],
-    }
-    if state.solo:
-        automa = [c.id for c in cat.solo.automa_cards]
-        data["solo"] = {"automa_deck": [automa[c] for c in state.automa_deck],
-                        "automa_revealed": [automa[c] for c in state.automa_revealed],
-                        "bag": dict(zip(WOODEN_NAMES, state.bag, strict=True)),
-                        "final_reset": state.final_reset}
-    return data
-
-
-def _options_to_json(state: StephensState) -> dict[str, str]:
-    if not state.solo:
-        return {}
-    from engine.stephens.solo import DIFFICULTIES
-
-    return {"difficulty": DIFFICULTIES[state.difficulty],
-            "opponent": "none" if state.opponent < 0 else
-            state.catalogue.solo.opponents[state.opponent].id}
-
-
-def _player_to_json(cat: Catalogue, p: Player) -> dict[str, Any]:
-    board = cat.board
-    return {
-        "coins": p.coins,
-        "influence": p.influence,
-        "vp": p.vp,
-        "forest": p.forest,
-        "dune": p.dune,
-        "cubes": dict(zip(COLOURS, p.cubes, strict=True)),
-        "accessories": dict(zip(cat.accessories, p.accessories, strict=True)),
-        "unlocked": [d.id for d, flag in zip(cat.disks, p.unlocked, strict=True) if flag],
-        "contracts": [cat.contracts[c].id for c in p.contracts],
-        "investments": {COLOURS[colour]: [cat.investments[c].id for c in row]
-                        for colour, row in zip(board.investment_rows, p.investments,
-                                               strict=True)},
-        "reserved": dict(zip(WOODEN_NAMES, p.reserved, strict=True)),
-        "fulfilled": {cat.contract_types[kind]: [cat.contracts[c].id for c in row]
-                      for kind, row in zip(board.contract_rows, p.fulfilled, strict=True)},
-        "placed_accessories": dict(zip(cat.accessories, p.placed_accessories, strict=True)),
-    }
-
-
-# -- reading --------------------------------------------------------------------------------
 def state_from_json(data: Any, catalogue: Catalogue | None = None) -> StephensState:
     """Rebuild and validate a position; :class:`InvalidStateError` names the field."""
     try:
@@ -325,9 +228,6 @@ class _Reader:
             expect(value == {}, "options: the options 'difficulty' and 'opponent' belong to "
                                 "the solo game (1 player)")
             return
-        from engine.game import InvalidOptionError
-        from engine.stephens.solo import solo_options
-
         options = _obj(value, "options", ("difficulty", "opponent"))
         for name in ("difficulty", "opponent"):
             expect(isinstance(options[name], str), f"options.{name} must be a string, got "

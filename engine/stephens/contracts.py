@@ -32,7 +32,7 @@ from itertools import combinations_with_replacement
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import has_ability
 from engine.stephens.components import Contract
-from engine.stephens.state import StephensState
+from engine.stephens.position import Position
 from engine.stephens.vocabulary import COLOURS
 
 
@@ -63,7 +63,7 @@ def _cube_payments(required: tuple[int, ...], replace: int | None) -> set[tuple[
     return options
 
 
-def fulfilment_payments(state: StephensState, seat: int, contract: int) -> list[Payment]:
+def fulfilment_payments(state: Position, seat: int, contract: int) -> list[Payment]:
     """The ways ``seat`` can pay ``contract`` from its supply now, sorted; empty when
     it cannot.  Dominated payments (more cubes of some colour, none fewer, same
     accessories) are left out."""
@@ -101,7 +101,7 @@ def _payments(spec: Contract, replace: int | None, held: tuple[int, ...],
     return tuple(sorted(Payment(c, spec.accessories, p) for c in cubes for p in placements))
 
 
-def fulfil_reason(state: StephensState, seat: int, contract: int,
+def fulfil_reason(state: Position, seat: int, contract: int,
                   payment: Payment) -> str | None:
     """Why ``seat`` may not fulfil ``contract`` with ``payment``, or None."""
     cat = state.catalogue
@@ -116,7 +116,7 @@ def fulfil_reason(state: StephensState, seat: int, contract: int,
     return None
 
 
-def fulfil(state: StephensState, seat: int, contract: int, payment: Payment) -> None:
+def fulfil(state: Position, seat: int, contract: int, payment: Payment) -> None:
     """Pay ``contract`` and move it to the next space of its row."""
     reason = fulfil_reason(state, seat, contract, payment)
     if reason is not None:

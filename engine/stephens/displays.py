@@ -22,42 +22,43 @@ Every draw is reported as an event: the revealed card is public from then on.
 from __future__ import annotations
 
 from engine.game import Event
+from engine.stephens.opponents import closed_space
+from engine.stephens.position import EMPTY, Position
 from engine.stephens.randomness import shuffle
-from engine.stephens.state import EMPTY, StephensState
+from engine.stephens.vocabulary import CONTRACTS
 
-CONTRACTS, INVESTMENTS = 0, 1
 PILES = ("contract", "investment")
 
 
-def display(state: StephensState, pile: int) -> list[int]:
+def display(state: Position, pile: int) -> list[int]:
     return state.contract_display if pile == CONTRACTS else state.investment_display
 
 
-def deck(state: StephensState, pile: int) -> list[int]:
+def deck(state: Position, pile: int) -> list[int]:
     return state.contract_deck if pile == CONTRACTS else state.investment_deck
 
 
-def discard_pile(state: StephensState, pile: int) -> list[int]:
+def discard_pile(state: Position, pile: int) -> list[int]:
     return state.contract_discard if pile == CONTRACTS else state.investment_discard
 
 
-def card_id(state: StephensState, pile: int, card: int) -> str:
+def card_id(state: Position, pile: int, card: int) -> str:
     cat = state.catalogue
     return (cat.contracts if pile == CONTRACTS else cat.investments)[card].id
 
 
-def costs(state: StephensState, pile: int) -> tuple[int, ...]:
+def costs(state: Position, pile: int) -> tuple[int, ...]:
     cat = state.catalogue
     return cat.contract_costs if pile == CONTRACTS else cat.investment_costs
 
 
-def slide_and_refill(state: StephensState, pile: int, events: list[Event]) -> None:
+def slide_and_refill(state: Position, pile: int, events: list[Event]) -> None:
     """Slide the cards toward the cheapest space and refill the dear end from the deck."""
     spaces = display(state, pile)
     cards = [c for c in spaces if c != EMPTY]
     source = deck(state, pile)
     revealed = []
-    room = len(spaces) - (state.opponent >= 0 and _closed(state, pile) is not None)
+    room = len(spaces) - (state.opponent >= 0 and closed_space(state, pile) is not None)
     while len(cards) < room and source:
         cards.append(source.pop())
         revealed.append(card_id(state, pile, cards[-1]))
@@ -67,13 +68,7 @@ def slide_and_refill(state: StephensState, pile: int, events: list[Event]) -> No
                             f"{', '.join(revealed)}"))
 
 
-def _closed(state: StephensState, pile: int) -> int | None:
-    from engine.stephens.solo import closed_space
-
-    return closed_space(state, pile)
-
-
-def discard_cheapest(state: StephensState, pile: int, events: list[Event]) -> None:
+def discard_cheapest(state: Position, pile: int, events: list[Event]) -> None:
     """Ability C3: the card on the cheapest occupied space goes to the discard pile, the
     others slide and the deck refills the display at once (L831-L836)."""
     spaces = display(state, pile)
@@ -91,11 +86,11 @@ def discard_cheapest(state: StephensState, pile: int, events: list[Event]) -> No
 DISPLAY_SPACES = ((0, 1), (3, 2))
 
 
-def _name(state: StephensState, card: int) -> str:
+def _name(state: Position, card: int) -> str:
     return state.catalogue.professions[card].id
 
 
-def _renew_deck(state: StephensState, colour: int, events: list[Event]) -> None:
+def _renew_deck(state: Position, colour: int, events: list[Event]) -> None:
     """An empty deck is rebuilt from its shuffled discard pile (L466-L468)."""
     deck_cards = state.profession_decks[colour]
     pile = state.profession_discards[colour]
@@ -108,7 +103,7 @@ def _renew_deck(state: StephensState, colour: int, events: list[Event]) -> None:
                         f"discard pile; {_name(state, deck_cards[-1])} on top"))
 
 
-def _draw_top(state: StephensState, colour: int, events: list[Event]) -> int:
+def _draw_top(state: Position, colour: int, events: list[Event]) -> int:
     deck_cards = state.profession_decks[colour]
     if not deck_cards:
         return EMPTY
@@ -120,7 +115,7 @@ def _draw_top(state: StephensState, colour: int, events: list[Event]) -> int:
     return card
 
 
-def take_profession(state: StephensState, card: int, events: list[Event]) -> None:
+def take_profession(state: Position, card: int, events: list[Event]) -> None:
     """Take a face-up profession: a deck top shows the next card, a display space is
     refilled from its deck."""
     for colour, spaces in enumerate(DISPLAY_SPACES):
@@ -135,7 +130,7 @@ def take_profession(state: StephensState, card: int, events: list[Event]) -> Non
     raise AssertionError(f"{_name(state, card)} is not face up")
 
 
-def discard_professions(state: StephensState, colour: int, events: list[Event]) -> None:
+def discard_professions(state: Position, colour: int, events: list[Event]) -> None:
     """Ability P1: the two display cards of ``colour`` are discarded and replaced from
     the deck, never the deck top itself (L876-L885)."""
     spaces = DISPLAY_SPACES[colour]

@@ -7,13 +7,10 @@ runs on the reference rules in :mod:`engine.stephens`.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from engine.fastpath import kernel_twin_or_none, load_kernel
-
-if TYPE_CHECKING:
-    from engine.game import State
-    from engine.stephens.state import StephensState
+from engine.game import State
+from engine.stephens.position import Position
 
 KERNEL_MODULE = "ext.stephens_kernel"
 
@@ -22,7 +19,7 @@ def kernel_module() -> ModuleType | None:
     return load_kernel(KERNEL_MODULE)
 
 
-def kernel_twin(state: StephensState) -> State | None:
+def kernel_twin(state: Position) -> State | None:
     """A kernel-backed copy of ``state``, or None when the kernel is not available.
 
     Also None for the solo game, which the kernel does not play, and for a

@@ -17,16 +17,19 @@ the Scoring track, or a score reaches the army (L1028-L1030, L1769-L1775); it is
 checked after every step.  The round it happens in is then played out (every
 player has had as many turns), one more round follows, then the final reset
 phase and the final scoring (L1298-L1301, L1341-L1350).
+
+Where the solo game differs (no end by score, the Automa's turn between the
+player's, its supply in every reset, its own frames), the flow calls the game's
+:class:`~engine.stephens.hooks.Hooks`: :data:`MULTI_PLAYER` here, ``solo.SOLO``
+for one player.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from engine.game import Event
 from engine.stephens import acquisition, reset, solo, turn
 from engine.stephens.frames import FRAME_KINDS, PROCEDURES, Frame
+from engine.stephens.hooks import Handler, Hooks, nothing
 from engine.stephens.moves import (
     ACCESSORIES,
     ACTIVATE,
@@ -43,42 +46,26 @@ from engine.stephens.moves import (
     INVESTMENT,
     PRODUCTS,
     REINFORCE,
-    REMOVE,
     SKIP,
     SUPPLY,
     UNLOCK,
     encode,
     kind_of,
 )
-from engine.stephens.state import StephensState
-
-Moves = Callable[[StephensState, Frame], list[int]]
-Reason = Callable[[StephensState, Frame, int], "str | None"]
-Apply = Callable[[StephensState, Frame, int, list[Event]], None]
+from engine.stephens.position import Position
 
 
-@dataclass(frozen=True)
-class Handler:
-    """A decision kind: its move kinds, what it offers, why it refuses, how it plays."""
-
-    what: str  # the decision in words, for messages
-    kinds: tuple[int, ...]
-    moves: Moves
-    reason: Reason
-    apply: Apply
-
-
-def _assign_moves(state: StephensState, frame: Frame) -> list[int]:
+def _assign_moves(state: Position, frame: Frame) -> list[int]:
     return turn.worker_moves(state, frame.seat) + [encode(SKIP)]
 
 
-def _assign_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def _assign_reason(state: Position, frame: Frame, move: int) -> str | None:
     if kind_of(move) == SKIP:
         return "skip takes nothing more"
     return turn.worker_reason(state, frame.seat, move)
 
 
-def _assign_apply(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def _assign_apply(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     if kind_of(move) == SKIP:
         events.append(Event(f"P{frame.seat + 1} assigns no worker"))
@@ -115,29 +102,60 @@ HANDLERS: dict[str, Handler] = {
                       reset.supply_moves, reset.supply_move_reason, reset.apply_supply),
     "fulfil": Handler("fulfil contracts", (FULFIL, SKIP), reset.fulfil_moves,
                       reset.fulfil_reason, reset.apply_fulfil),
-    "remove": Handler("choose the cubes the Automa removes", (REMOVE,), solo.remove_moves,
-                      solo.remove_reason, solo.apply_remove),
 }
-assert set(HANDLERS) | PROCEDURES == set(FRAME_KINDS)
 
 BEGIN, END, PASS = 0, 1, 2
 
 
-# -- the end of the game --------------------------------------------------------------------
-def check_end(state: StephensState, events: list[Event]) -> None:
-    """Note the round in which some score first meets the French army (not in the solo
-    game: docs/rules/stephens.md A-12)."""
-    if state.end_round == 0 and not state.solo and max(p.vp for p in state.players) >= state.army:
+# -- the multi-player game -----------------------------------------------------------------
+def check_end(state: Position, events: list[Event]) -> None:
+    """Note the round in which some score first meets the French army."""
+    if state.end_round == 0 and max(p.vp for p in state.players) >= state.army:
         state.end_round = state.round
         events.append(Event(f"the French army ({state.army}) meets a score: the game ends "
                             f"after round {state.round + 1}"))
 
 
-def last_turn(state: StephensState) -> bool:
+def last_turn(state: Position) -> bool:
     return (state.end_round > 0 and state.round == state.end_round + 1
             and state.active == state.num_players - 1)
 
 
+def last_turn_over(state: Position, events: list[Event]) -> bool:
+    """After the last turn of the round after the end was triggered, the final reset."""
+    if not last_turn(state):
+        return False
+    reset.start_reset(state, 0, True, events)
+    return True
+
+
+def next_player(state: Position, events: list[Event]) -> None:
+    """The turn passes clockwise; a new round starts with the first player."""
+    state.active = (state.active + 1) % state.num_players
+    if state.active == 0:
+        state.round += 1
+    state.decisions.append(Frame.make("turn", state.active, stage=BEGIN))
+
+
+MULTI_PLAYER = Hooks(check_end=check_end, last_turn_over=last_turn_over,
+                     next_turn=next_player, army_advanced=nothing, factories_emptied=nothing,
+                     procedures={}, decisions={})
+#: The solo game's decisions: the flow's own and the Automa's.
+SOLO_HANDLERS = {**HANDLERS, **solo.SOLO.decisions}
+assert set(SOLO_HANDLERS) | PROCEDURES == set(FRAME_KINDS)
+
+
+def hooks_of(state: Position) -> Hooks:
+    """The game's hooks: the solo game's for one player."""
+    return solo.SOLO if state.solo else MULTI_PLAYER
+
+
+def handlers_of(state: Position) -> dict[str, Handler]:
+    """The game's decisions by frame kind: the flow's, and the solo game's for one player."""
+    return SOLO_HANDLERS if state.solo else HANDLERS
+
+
+# -- the turn -------------------------------------------------------------------------------
 def turn_start(seat: int) -> list[Frame]:
     """The whole decision stack at the start of ``seat``'s turn, as :func:`run_turn`
     leaves it (the turn frame is always the bottom one): the turn, waiting to end, and
@@ -151,7 +169,7 @@ def turn_start(seat: int) -> list[Frame]:
     return [Frame.make("turn", seat, stage=END), Frame.make("action", seat, discarded=0)]
 
 
-def run_turn(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_turn(state: Position, frame: Frame, events: list[Event], hooks: Hooks) -> None:
     stage = frame.num("stage")
     if stage == BEGIN:
         assert state.decisions == [frame], "a turn begins on an otherwise empty stack"
@@ -159,75 +177,67 @@ def run_turn(state: StephensState, frame: Frame, events: list[Event]) -> None:
         return
     if stage == END:
         state.decisions.pop()
-        if state.solo and state.final_reset:
-            return  # solo: the player's turn after the final reset is the last (L1604-L1609)
-        if last_turn(state):
-            reset.start_reset(state, 0, True, events)
+        if hooks.last_turn_over(state, events):
             return
         state.decisions.append(Frame.make("turn", state.active, stage=PASS))
         if sum(n == 0 for n in state.furnaces) >= 2:
             reset.start_reset(state, state.active, False, events)
         return
     state.decisions.pop()
-    if state.solo:  # the Automa plays between the player's turns (L1561-L1563)
-        state.decisions.append(Frame.make("automa", 0, stage=solo.ACT))
-        return
-    state.active = (state.active + 1) % state.num_players
-    if state.active == 0:
-        state.round += 1
-    state.decisions.append(Frame.make("turn", state.active, stage=BEGIN))
+    hooks.next_turn(state, events)
 
 
-def run_procedure(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_procedure(state: Position, frame: Frame, events: list[Event], hooks: Hooks) -> None:
     if frame.kind == "turn":
-        run_turn(state, frame, events)
+        run_turn(state, frame, events, hooks)
     elif frame.kind == "reset":
-        reset.run_reset_step(state, frame, events)
-    elif frame.kind == "automa":
-        solo.run_automa(state, frame, events)
-    else:
+        reset.run_reset_step(state, frame, events, hooks)
+    elif frame.kind == "influence":
         reset.run_influence(state, frame, events)
+    else:
+        hooks.procedures[frame.kind](state, frame, events)
 
 
 # -- moves ----------------------------------------------------------------------------------
-def legal_moves(state: StephensState) -> list[int]:
+def legal_moves(state: Position) -> list[int]:
     if not state.decisions:
         return []
     frame = state.decisions[-1]
-    return HANDLERS[frame.kind].moves(state, frame)
+    return handlers_of(state)[frame.kind].moves(state, frame)
 
 
-def reason(state: StephensState, move: int) -> str:
+def reason(state: Position, move: int) -> str:
     """Why an illegal ``move`` is refused, in words."""
     if not state.decisions:
         return "the game is over"
     frame = state.decisions[-1]
-    handler = HANDLERS[frame.kind]
+    handler = handlers_of(state)[frame.kind]
     if kind_of(move) not in handler.kinds:
         return f"it is P{frame.seat + 1}'s decision: {handler.what}"
     found = handler.reason(state, frame, move)
     return found or f"not a legal move now (P{frame.seat + 1} must {handler.what})"
 
 
-def play(state: StephensState, move: int, events: list[Event]) -> list[int]:
+def play(state: Position, move: int, events: list[Event]) -> list[int]:
     """Play a legal move, then :func:`advance`; returns the legal moves after it."""
     frame = state.decisions[-1]
-    HANDLERS[frame.kind].apply(state, frame, move, events)
+    handlers_of(state)[frame.kind].apply(state, frame, move, events)
     return advance(state, events)
 
 
-def advance(state: StephensState, events: list[Event]) -> list[int]:
+def advance(state: Position, events: list[Event]) -> list[int]:
     """Run procedures and single-option decisions until a real choice or the end;
     returns the legal moves of that choice (none at the end)."""
+    hooks, handlers = hooks_of(state), handlers_of(state)
     while True:
-        check_end(state, events)
+        hooks.check_end(state, events)
         if not state.decisions:
             return []
         frame = state.decisions[-1]
         if frame.kind in PROCEDURES:
-            run_procedure(state, frame, events)
+            run_procedure(state, frame, events, hooks)
             continue
-        handler = HANDLERS[frame.kind]
+        handler = handlers[frame.kind]
         moves = handler.moves(state, frame)
         if len(moves) != 1:
             return moves

@@ -37,8 +37,8 @@ from engine.stephens import activation as act
 from engine.stephens.abilities import has_ability, influence_cap
 from engine.stephens.components import Benefit, Track
 from engine.stephens.investments import investment_columns
+from engine.stephens.position import Position
 from engine.stephens.scoring import scores
-from engine.stephens.state import StephensState
 from engine.stephens.vocabulary import INFLUENCE_DISK
 
 COIN = 0.3
@@ -83,7 +83,7 @@ def track_progress(track: Track, position: int) -> float:
     return 0.0
 
 
-def _resource_value(state: StephensState, r: act.Resources) -> float:
+def _resource_value(state: Position, r: act.Resources) -> float:
     """Worth of a resource vector of :mod:`.activation`, in the heuristic's VP."""
     cat = state.catalogue
     return (r[act.VP] + COIN * r[act.COIN] + INFLUENCE * r[act.INFLUENCE]
@@ -98,7 +98,7 @@ ROW_ACTIVATIONS = 1.0
 TRACK_STEP = 1.0
 
 
-def benefit_value(state: StephensState, card: int) -> float:
+def benefit_value(state: Position, card: int) -> float:
     """What one collection of ``card``'s benefit is worth: its best option's gain less
     its payment, valued like the supply."""
     return _benefit_worth(state.catalogue.professions[card].benefit)
@@ -115,7 +115,7 @@ def _benefit_worth(benefit: Benefit) -> float:
     return best
 
 
-def worker_income(state: StephensState, resets: float) -> list[float]:
+def worker_income(state: Position, resets: float) -> list[float]:
     """Per seat, what its masters and apprentices should still collect: a worker is an
     income, and one ply of lookahead on the score alone never pays for one."""
     income = [0.0] * state.num_players
@@ -130,7 +130,7 @@ def worker_income(state: StephensState, resets: float) -> list[float]:
     return income
 
 
-def pending_activations(state: StephensState) -> list[float]:
+def pending_activations(state: Position) -> list[float]:
     """Per seat, what the activations still to be chosen on the stack will bring: the
     best plan's gain.  Without it a move that activates a row (a glass action) looks
     worth nothing to its player until the plan is chosen, and its gifts to the other
@@ -148,7 +148,7 @@ def pending_activations(state: StephensState) -> list[float]:
     return gains
 
 
-def resets_left(state: StephensState) -> float:
+def resets_left(state: Position) -> float:
     """A rough count of the reset phases still to come, the final one included."""
     if state.solo:  # the army's steps to the difficulty's space; nothing after the final
         if state.final_reset:
@@ -161,7 +161,7 @@ def resets_left(state: StephensState) -> float:
     return max(1.0, (state.army - leader) / (2 * step) + 1)
 
 
-def heuristic(state: StephensState) -> list[float]:
+def heuristic(state: Position) -> list[float]:
     cat = state.catalogue
     base = scores(state)
     resets = resets_left(state)

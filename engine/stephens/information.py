@@ -25,14 +25,17 @@ True
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, TypeVar
 
-from engine.stephens.state import StephensState
+from engine.stephens.encoding import state_to_json
+from engine.stephens.position import Position
+
+P = TypeVar("P", bound=Position)
 
 
-def observation(state: StephensState, seat: int | None) -> dict[str, Any]:
+def observation(state: Position, seat: int | None) -> dict[str, Any]:
     """Everything any seat sees, as JSON-ready data (``seat`` changes nothing)."""
-    data = state.to_json()
+    data = state_to_json(state)
     del data["rng"]
     for kind in ("contracts", "investments"):
         data[kind]["deck"] = len(data[kind]["deck"])
@@ -45,8 +48,7 @@ def observation(state: StephensState, seat: int | None) -> dict[str, Any]:
     return data
 
 
-def determinize(state: StephensState, observer: int | None,
-                rng: random.Random) -> StephensState:
+def determinize(state: P, observer: int | None, rng: random.Random) -> P:
     """A position with the same observation: the face-down decks (the Automa's too) and
     the profession decks below their tops reshuffled with ``rng``, the generator (the
     Automa's bag draws) redrawn."""

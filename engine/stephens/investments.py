@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from engine.game import IllegalMoveError
 from engine.stephens.components import Catalogue
-from engine.stephens.state import StephensState
+from engine.stephens.position import Position
 from engine.stephens.vocabulary import ANY, WOODEN
 
 
@@ -48,7 +48,7 @@ def investment_rows(cat: Catalogue, card: int) -> list[int]:
     return list(range(len(rows))) if colour == ANY else [rows.index(colour)]
 
 
-def investment_columns(state: StephensState, seat: int) -> list[Column]:
+def investment_columns(state: Position, seat: int) -> list[Column]:
     """``seat``'s investment columns, nearest the board first."""
     cat = state.catalogue
     rows = state.players[seat].investments
@@ -67,7 +67,7 @@ def investment_columns(state: StephensState, seat: int) -> list[Column]:
     return out
 
 
-def columns_reason(state: StephensState, seat: int, columns: Sequence[int]) -> str | None:
+def columns_reason(state: Position, seat: int, columns: Sequence[int]) -> str | None:
     """Why ``seat`` may not activate ``columns`` in this reset, or None."""
     available = investment_columns(state, seat)
     if len(set(columns)) != len(columns):
@@ -84,7 +84,7 @@ def columns_reason(state: StephensState, seat: int, columns: Sequence[int]) -> s
     return None
 
 
-def activate_columns(state: StephensState, seat: int, columns: Sequence[int]) -> None:
+def activate_columns(state: Position, seat: int, columns: Sequence[int]) -> None:
     """Activate ``columns``: pay the tracks, score the VP, reserve the cubes."""
     reason = columns_reason(state, seat, columns)
     if reason is not None:
@@ -100,7 +100,7 @@ def activate_columns(state: StephensState, seat: int, columns: Sequence[int]) ->
             player.reserved[i] += column.cubes[i]
 
 
-def column_sets(state: StephensState, seat: int) -> list[tuple[int, ...]]:
+def column_sets(state: Position, seat: int) -> list[tuple[int, ...]]:
     """Every set of columns ``seat`` may activate, as sorted index tuples, in
     canonical order (the empty set first)."""
     available = investment_columns(state, seat)

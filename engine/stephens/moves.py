@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from engine.game import MoveParseError
 from engine.stephens.activation import concrete_options, row_workers
 from engine.stephens.frames import Frame
-from engine.stephens.state import StephensState
+from engine.stephens.position import Position
 from engine.stephens.vocabulary import (
     COLOURS,
     FURNACES,
@@ -99,7 +99,7 @@ def unpack(payload: int, count: int, bits: int = FIELD) -> list[int]:
 
 
 # -- activation steps ------------------------------------------------------------------
-def option_pairs(state: StephensState, seat: int, place: int) -> list[tuple[int, int]]:
+def option_pairs(state: Position, seat: int, place: int) -> list[tuple[int, int]]:
     """Every (worker, option) of ``seat`` in the row of ``place``, in order: the step
     alphabet of an activation plan."""
     cat = state.catalogue
@@ -135,14 +135,14 @@ def _exchange_text(word: str, delta: Sequence[int] | None, names: Sequence[str])
     return f"{word} {' '.join(paid + gained) or 'keep'}"
 
 
-def encode_plan(state: StephensState, seat: int, place: int,
+def encode_plan(state: Position, seat: int, place: int,
                 steps: Sequence[tuple[int, int]], part: bool = False) -> int:
     index = {pair: k for k, pair in enumerate(option_pairs(state, seat, place))}
     assert len(steps) <= PLAN_STEPS and len(index) < (1 << FIELD) - 1
     return encode(ACTIVATE_PART if part else ACTIVATE, pack([index[s] + 1 for s in steps]))
 
 
-def decode_plan(state: StephensState, seat: int, place: int,
+def decode_plan(state: Position, seat: int, place: int,
                 move: int) -> list[tuple[int, int]] | None:
     """The steps of an ACTIVATE move for ``seat`` in that row; None when a step names no
     pair there (or the fields are not a sequence)."""
@@ -159,12 +159,12 @@ def _names(counts: Sequence[int], names: Sequence[str]) -> str:
     return " ".join(name for name, n in zip(names, counts, strict=False) for _ in range(n))
 
 
-def _activation_frame(state: StephensState) -> Frame | None:
+def _activation_frame(state: Position) -> Frame | None:
     top = state.decisions[-1] if state.decisions else None
     return top if top is not None and top.kind == "activation" else None
 
 
-def move_to_text(state: StephensState, move: int) -> str:
+def move_to_text(state: Position, move: int) -> str:
     """The move's words; moves that mean nothing in this game raise MoveParseError."""
     cat = state.catalogue
     kind, payload = kind_of(move), payload_of(move)
@@ -225,7 +225,7 @@ def move_to_text(state: StephensState, move: int) -> str:
     return " ".join([text, *extra])
 
 
-def _plan_text(state: StephensState, move: int) -> str:
+def _plan_text(state: Position, move: int) -> str:
     word = KINDS[kind_of(move)]
     frame = _activation_frame(state)
     if frame is not None:
@@ -259,7 +259,7 @@ NOTATION = ("accessories [-]TYPE..., cubes [-]COLOUR..., unlock DISK, discard re
             "remove FACTORY COLOUR... (solo: the cubes the Automa removes)")
 
 
-def parse_move(state: StephensState, text: str) -> int:
+def parse_move(state: Position, text: str) -> int:
     """The move ``text`` names (see :data:`NOTATION`); raises MoveParseError."""
     cat = state.catalogue
     tokens = str(text).split()
@@ -374,7 +374,7 @@ def parse_move(state: StephensState, text: str) -> int:
     return encode(kind, fulfil_payload(contract, paid, placed))
 
 
-def _parse_plan(state: StephensState, kind: int, rest: list[str], fail) -> int:  # type: ignore[no-untyped-def]
+def _parse_plan(state: Position, kind: int, rest: list[str], fail) -> int:  # type: ignore[no-untyped-def]
     frame = _activation_frame(state)
     if frame is None:
         raise fail("an activation only when a row is activated")

@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 from engine.stephens.abilities import has_ability
-from engine.stephens.state import StephensState
+from engine.stephens.position import Position
 from engine.stephens.vocabulary import (
     DECKS,
     NOBODY,
@@ -32,7 +32,7 @@ from engine.stephens.vocabulary import (
 )
 
 
-def placement_reason(state: StephensState, seat: int, card: int, place: int) -> str | None:
+def placement_reason(state: Position, seat: int, card: int, place: int) -> str | None:
     """Why ``seat`` may not attach profession ``card`` to ``place`` now, or None.
 
     Only the placement rules: taking the card from the display, paying the space
@@ -58,7 +58,7 @@ def placement_reason(state: StephensState, seat: int, card: int, place: int) -> 
             f"than the {TIERS[below % 3]} below it ({PLACES[below]}: {limit})")
 
 
-def reinforce_reason(state: StephensState, seat: int, card: int) -> str | None:
+def reinforce_reason(state: Position, seat: int, card: int) -> str | None:
     """Why ``seat`` may not put an apprentice on profession ``card``, or None (L670-L674)."""
     prof = state.catalogue.professions[card]
     if state.place_of(card) is None:
@@ -72,7 +72,7 @@ def reinforce_reason(state: StephensState, seat: int, card: int) -> str | None:
     return None
 
 
-def placement_holds(state: StephensState, equal_allowed: bool) -> str | None:
+def placement_holds(state: Position, equal_allowed: bool) -> str | None:
     """Whether the professions on the board could have been placed by the rules: every
     factory holds fewer (or, when ``equal_allowed``, no more) than the one below it,
     unless it is empty.  Returns what is wrong, or None."""

@@ -29,14 +29,15 @@ in the order the player wants (the order sets their columns, A-40).
 
 from __future__ import annotations
 
-from functools import cache
-
 from engine.game import Event
 from engine.stephens.abilities import gain_influence
 from engine.stephens.acquisition import EITHER, open_acquisition
 from engine.stephens.contracts import Payment, fulfil, fulfilment_payments
+from engine.stephens.contracts import fulfil_reason as payment_reason
 from engine.stephens.frames import Frame
+from engine.stephens.hooks import Hooks
 from engine.stephens.investments import activate_columns, column_sets, investment_columns
+from engine.stephens.investments import columns_reason as chosen_columns_reason
 from engine.stephens.moves import (
     COLUMNS,
     FULFIL,
@@ -48,27 +49,28 @@ from engine.stephens.moves import (
     payload_of,
     unpack,
 )
-from engine.stephens.state import StephensState
-from engine.stephens.supply import supply_reason
+from engine.stephens.position import Position
+from engine.stephens.supply import completable, deliveries_of, supply_reason
 from engine.stephens.vocabulary import COLOURS, FURNACES, SMALL_FACTORIES, WOODEN_NAMES
 
 ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, SUPPLY_STEP, FULFIL_STEP, DONE = \
     range(1, 9)
 
 
-def start_reset(state: StephensState, trigger: int, final: bool, events: list[Event]) -> None:
+def start_reset(state: Position, trigger: int, final: bool, events: list[Event]) -> None:
     state.decisions.append(Frame.make("reset", trigger, step=RESET_VP if final else ARMY,
                                       final=int(final)))
     events.append(Event("the final reset phase" if final else
                         f"P{trigger + 1} triggered a reset phase"))
 
 
-def turn_order(state: StephensState, first: int) -> list[int]:
+def turn_order(state: Position, first: int) -> list[int]:
     return [(first + k) % state.num_players for k in range(state.num_players)]
 
 
-def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> None:
-    """Run the step the reset frame on top names; decisions it asks for go above it."""
+def run_reset_step(state: Position, frame: Frame, events: list[Event], hooks: Hooks) -> None:
+    """Run the step the reset frame on top names; decisions it asks for go above it.
+    The game's ``hooks`` follow the army step and the emptying of the small factories."""
     step = frame.num("step")
     cat = state.catalogue
     if step == DONE:
@@ -79,9 +81,7 @@ def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> N
     if step == ARMY:
         state.army = max(0, state.army - cat.army.step)
         events.append(Event(f"the French army advances to {state.army}"))
-        if state.solo and not state.final_reset and state.army <= state.final_space():
-            state.final_reset = 1  # solo: this reset is the final one (L1554-L1559, A-11)
-            events.append(Event("this is the final reset phase"))
+        hooks.army_advanced(state, events)
     elif step == REFILL:
         refill = cat.army.refill(state.army, state.num_players)
         empty = [f for f, n in enumerate(state.furnaces) if n == 0]
@@ -104,10 +104,7 @@ def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> N
         if any(any(f) for f in state.factories):
             events.append(Event("the small factories are emptied"))
         state.factories = [[0, 0, 0] for _ in SMALL_FACTORIES]
-        if state.solo:  # the Automa supplies first (L1589-L1596)
-            from engine.stephens.solo import automa_supply
-
-            automa_supply(state, events)
+        hooks.factories_emptied(state, events)  # solo: the Automa supplies first (L1589-L1596)
     elif step == SUPPLY_STEP:
         for seat in reversed(order):
             if any(state.players[seat].reserved):
@@ -120,7 +117,7 @@ def run_reset_step(state: StephensState, frame: Frame, events: list[Event]) -> N
 
 
 # -- R4: investment columns ------------------------------------------------------------------
-def columns_moves(state: StephensState, frame: Frame) -> list[int]:
+def columns_moves(state: Position, frame: Frame) -> list[int]:
     return [encode(COLUMNS, sum(1 << k for k in chosen))
             for chosen in column_sets(state, frame.seat)]
 
@@ -129,13 +126,11 @@ def _chosen(mask: int) -> list[int]:
     return [k for k in range(56) if mask >> k & 1]
 
 
-def columns_reason(state: StephensState, frame: Frame, move: int) -> str | None:
-    from engine.stephens.investments import columns_reason as reason
-
-    return reason(state, frame.seat, _chosen(payload_of(move)))
+def columns_reason(state: Position, frame: Frame, move: int) -> str | None:
+    return chosen_columns_reason(state, frame.seat, _chosen(payload_of(move)))
 
 
-def apply_columns(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_columns(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     chosen = _chosen(payload_of(move))
     activate_columns(state, frame.seat, chosen)
@@ -149,39 +144,20 @@ def apply_columns(state: StephensState, frame: Frame, move: int, events: list[Ev
 
 
 # -- R6: supplying the small factories ------------------------------------------------------
-@cache
-def _completable(deliveries: tuple[tuple[int, int, int], ...], start: int,
-                 left: tuple[int, int, int]) -> bool:
-    """Whether ``left`` cubes can be supplied exactly with combinations from ``start`` on."""
-    if not any(left):
-        return True
-    for b in range(start, len(deliveries)):
-        d = deliveries[b]
-        if all(x <= h for x, h in zip(d, left, strict=True)):
-            rest = (left[0] - d[0], left[1] - d[1], left[2] - d[2])
-            if _completable(deliveries, b, rest):
-                return True
-    return False
-
-
-def _deliveries(state: StephensState) -> tuple[tuple[int, int, int], ...]:
-    return tuple(b.deliver for b in state.catalogue.bonuses)
-
-
-def supply_moves(state: StephensState, frame: Frame) -> list[int]:
+def supply_moves(state: Position, frame: Frame) -> list[int]:
     left = tuple(state.players[frame.seat].reserved)
-    deliveries = _deliveries(state)
+    deliveries = deliveries_of(state.catalogue)
     out = []
     for b in range(max(0, frame.num("last")), len(deliveries)):
         d = deliveries[b]
         if all(x <= h for x, h in zip(d, left, strict=True)):
             rest = (left[0] - d[0], left[1] - d[1], left[2] - d[2])
-            if _completable(deliveries, b, rest):
+            if completable(deliveries, b, rest):
                 out.append(encode(SUPPLY, b))
     return out
 
 
-def supply_move_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def supply_move_reason(state: Position, frame: Frame, move: int) -> str | None:
     cat = state.catalogue
     b = payload_of(move)
     if b >= len(cat.bonuses):
@@ -195,7 +171,7 @@ def supply_move_reason(state: StephensState, frame: Frame, move: int) -> str | N
     return supply_reason(state, frame.seat, [b])
 
 
-def apply_supply(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_supply(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     cat = state.catalogue
     b = payload_of(move)
     bonus = cat.bonuses[b]
@@ -231,7 +207,7 @@ def apply_supply(state: StephensState, frame: Frame, move: int, events: list[Eve
                                           gained=gains["accessories"]))
 
 
-def run_influence(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_influence(state: Position, frame: Frame, events: list[Event]) -> None:
     state.decisions.pop()
     gained = gain_influence(state.catalogue, state.players[frame.seat], frame.num("n"))
     events.append(Event(f"P{frame.seat + 1} gains {gained} influence"
@@ -240,7 +216,7 @@ def run_influence(state: StephensState, frame: Frame, events: list[Event]) -> No
 
 
 # -- R7: fulfilling contracts -----------------------------------------------------------------
-def fulfil_moves(state: StephensState, frame: Frame) -> list[int]:
+def fulfil_moves(state: Position, frame: Frame) -> list[int]:
     cat = state.catalogue
     player = state.players[frame.seat]
     lowest = frame.num("type")
@@ -253,7 +229,7 @@ def fulfil_moves(state: StephensState, frame: Frame) -> list[int]:
     return out + [encode(SKIP)]
 
 
-def _payment(state: StephensState, move: int) -> tuple[int, Payment] | None:
+def _payment(state: Position, move: int) -> tuple[int, Payment] | None:
     cat = state.catalogue
     payload = payload_of(move)
     contract = payload & 0xFF
@@ -266,9 +242,7 @@ def _payment(state: StephensState, move: int) -> tuple[int, Payment] | None:
     return contract, Payment(tuple(cubes), spec.accessories, tuple(placed_fields[:types]))
 
 
-def fulfil_reason(state: StephensState, frame: Frame, move: int) -> str | None:
-    from engine.stephens.contracts import fulfil_reason as reason
-
+def fulfil_reason(state: Position, frame: Frame, move: int) -> str | None:
     if kind_of(move) == SKIP:
         return None if payload_of(move) == 0 else "skip takes nothing more"
     found = _payment(state, move)
@@ -282,10 +256,10 @@ def fulfil_reason(state: StephensState, frame: Frame, move: int) -> str | None:
         return (f"fulfil contracts of different types in type order: "
                 f"{cat.contract_types[lowest]} contracts were fulfilled before this "
                 f"{cat.contract_types[spec.type]} one")
-    return reason(state, frame.seat, contract, pay)
+    return payment_reason(state, frame.seat, contract, pay)
 
 
-def apply_fulfil(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_fulfil(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     if kind_of(move) == SKIP:
         state.decisions.pop()
         return

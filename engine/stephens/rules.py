@@ -23,10 +23,12 @@ from typing import Any, ClassVar
 
 from engine.game import Game, GameInfo
 from engine.state_schema import StateDescription
+from engine.stephens import fast
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.codec import state_from_json
 from engine.stephens.components import Catalogue
 from engine.stephens.flow import advance
+from engine.stephens.schema import description
 from engine.stephens.setup import new_state
 from engine.stephens.solo import solo_options
 from engine.stephens.state import INFO, StephensState
@@ -52,11 +54,7 @@ class StephensGame(Game):
         return state_from_json(data, self.catalogue)
 
     def kernel_available(self) -> bool:
-        from engine.stephens import fast
-
         return fast.kernel_module() is not None
 
     def state_description(self) -> StateDescription:
-        from engine.stephens.schema import description
-
         return description(self.catalogue)

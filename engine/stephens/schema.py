@@ -3,7 +3,7 @@
 The JSON Schema of ``GameInfo.state_schema`` and the reference
 ``docs/states/stephens.md`` are made from this description.  The loader
 (:mod:`engine.stephens.codec`) keeps its own checks; the description is built from
-the same names (``codec.STATE_FIELDS``, ``PLAYER_FIELDS``, ``SOLO_FIELDS``,
+the same names (``encoding.STATE_FIELDS``, ``PLAYER_FIELDS``, ``SOLO_FIELDS``,
 ``frames.FRAME_KINDS``, the vocabulary and the catalogue), and
 ``tests/engine/test_state_schemas.py`` proves that what the loader refuses for its
 shape the schema refuses too.  Hidden parts: the order of the face-down decks (the
@@ -31,7 +31,8 @@ from engine.state_schema import (
     StateDescription,
     String,
 )
-from engine.stephens.codec import (
+from engine.stephens.components import Catalogue
+from engine.stephens.encoding import (
     AUTOMA_WORD,
     BIG,
     GAME,
@@ -40,10 +41,16 @@ from engine.stephens.codec import (
     STATE_FIELDS,
     VERSION,
 )
-from engine.stephens.components import Catalogue
 from engine.stephens.frames import FRAME_KINDS, PROCEDURES
-from engine.stephens.state import INFO
-from engine.stephens.vocabulary import COLOURS, FURNACES, PLACES, SMALL_FACTORIES, WOODEN_NAMES
+from engine.stephens.position import INFO
+from engine.stephens.vocabulary import (
+    COLOURS,
+    DIFFICULTIES,
+    FURNACES,
+    PLACES,
+    SMALL_FACTORIES,
+    WOODEN_NAMES,
+)
 
 HEX = "^[0-9a-fA-F]{1,16}$"
 #: The field of the decision stack, which a position at the start of a turn may leave out.
@@ -100,8 +107,6 @@ def _frame(kind: str, seat: int) -> Object:
 
 def describe(cat: Catalogue) -> StateDescription:
     """The description of a Stephens state played with ``cat``."""
-    from engine.stephens.solo import DIFFICULTIES
-
     seat = INFO.max_players - 1
     board = cat.board
     professions = tuple(p.id for p in cat.professions)

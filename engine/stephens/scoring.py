@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from engine.game import rank_groups
 from engine.stephens.abilities import has_ability
 from engine.stephens.components import Catalogue
-from engine.stephens.state import Player, StephensState
+from engine.stephens.position import Player, Position
 from engine.stephens.vocabulary import (
     LOWER_FACTORY,
     NOBODY,
@@ -65,7 +65,7 @@ class ScoreBreakdown:
         return [(f.name, getattr(self, f.name)) for f in fields(self)]
 
 
-def final_score(state: StephensState, seat: int) -> ScoreBreakdown:
+def final_score(state: Position, seat: int) -> ScoreBreakdown:
     """``seat``'s score by the final-scoring rules, on the position as it stands."""
     cat = state.catalogue
     player = state.players[seat]
@@ -123,12 +123,12 @@ def _ability_points(cat: Catalogue, player: Player) -> dict[str, int]:
     }
 
 
-def scores(state: StephensState) -> list[int]:
+def scores(state: Position) -> list[int]:
     """Every seat's final score as if the game ended now (no final reset)."""
     return [final_score(state, seat).total for seat in range(state.num_players)]
 
 
-def ranking(state: StephensState) -> list[list[int]]:
+def ranking(state: Position) -> list[list[int]]:
     """Seats by place: most VP, then most influence, then most coins; still tied
     players share the place (L1384-L1388)."""
     totals = scores(state)

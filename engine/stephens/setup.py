@@ -21,8 +21,10 @@ from engine.game import InvalidOptionError
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.components import Catalogue
 from engine.stephens.frames import Frame
+from engine.stephens.position import new_player
 from engine.stephens.randomness import seed_state, shuffle
-from engine.stephens.state import StephensState, new_player
+from engine.stephens.solo import setup_solo
+from engine.stephens.state import StephensState
 from engine.stephens.vocabulary import FN_UL, FN_UR, LEFT, PLACES
 
 MIN_PLAYERS = 1
@@ -82,8 +84,6 @@ def new_state(seed: int, num_players: int, catalogue: Catalogue | None = None,
         state.master[card] = seat
     state.box = sorted(starting)
     if num_players == 1:
-        from engine.stephens.solo import setup_solo
-
         setup_solo(state, difficulty, opponent)
 
     # The setup decisions, in the text's order: the accessory tiles (player setup),

@@ -19,6 +19,10 @@ is the final one (``state.final_reset``); after it the Automa (when the player
 triggered it) and the player take their last turn, the player's being the last
 (L1598-L1609).  Readings: docs/rules/stephens.md, "The solo game".
 
+The flow (:mod:`engine.stephens.flow`) reaches all of this through one set of hooks,
+:data:`SOLO`; the opponent cards' standing rules live in
+:mod:`engine.stephens.opponents`, below the rules they change.
+
 >>> from engine.stephens.rules import StephensGame
 >>> state = StephensGame().new_game(seed=4, num_players=1)
 >>> len(state.automa_deck), state.bag, state.furnaces, state.workers_of(AUTOMA)
@@ -32,17 +36,24 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 
 from engine.game import Event, InvalidOptionError
-from engine.stephens.acquisition import CONTRACTS, INVESTMENTS
 from engine.stephens.components import AutomaCard
 from engine.stephens.displays import discard_pile, display, slide_and_refill, take_profession
 from engine.stephens.frames import Frame
+from engine.stephens.hooks import Handler, Hooks, nothing
 from engine.stephens.moves import REMOVE, encode, pack, payload_of, unpack
+from engine.stephens.opponents import closed_space
+from engine.stephens.position import EMPTY, Position
 from engine.stephens.randomness import below, shuffle
-from engine.stephens.state import EMPTY, StephensState
+from engine.stephens.reset import start_reset
+from engine.stephens.scoring import scores
+from engine.stephens.turn import activate_row
 from engine.stephens.vocabulary import (
     AUTOMA,
+    CONTRACTS,
+    DIFFICULTIES,
     DIRECTIONS,
     FURNACES,
+    INVESTMENTS,
     NOBODY,
     PLACES,
     SMALL_FACTORIES,
@@ -57,7 +68,6 @@ from engine.validation import short_repr
 #: around the small factories (SF-UL, SF-UR, SF-LR, SF-LL): the arrows' cycles.
 FURNACE_CYCLE = tuple(FURNACES.index(n) for n in ("FN-UL", "FN-UR", "FN-LR", "FN-LL"))
 FACTORY_CYCLE = tuple(SMALL_FACTORIES.index(n) for n in ("SF-UL", "SF-UR", "SF-LR", "SF-LL"))
-DIFFICULTIES = ("easy", "normal", "hard")
 #: Values of the ``opponent`` option: none, a card's id (``opponent-3``, or just its
 #: number as a string) or random.
 OPPONENT_WORDS = ("none", "opponent-1", "opponent-2", "opponent-3", "opponent-4", "opponent-5",
@@ -87,7 +97,7 @@ def solo_options(num_players: int, options: dict[str, object]) -> tuple[int, int
         OPPONENT_WORDS.index(opponent) - 1 if code is None else code
 
 
-def setup_solo(state: StephensState, difficulty: int, opponent: int) -> None:
+def setup_solo(state: Position, difficulty: int, opponent: int) -> None:
     """The Automa's setup and the opponent card (L1464-L1503, L1615-L1618, L1777-L1800);
     the board is laid out already, the player's starting profession attached."""
     cat = state.catalogue
@@ -115,13 +125,9 @@ def setup_solo(state: StephensState, difficulty: int, opponent: int) -> None:
         apply_opponent_setup(state)
 
 
-def opponent_effect(state: StephensState) -> str | None:
-    return state.catalogue.solo.opponents[state.opponent].effect if state.opponent >= 0 else None
-
-
-def apply_opponent_setup(state: StephensState) -> None:
+def apply_opponent_setup(state: Position) -> None:
     """The opponent card's setup effects (L1780-L1797); its rules during the game are
-    read where they apply (:func:`closed_space`, ``abilities``, ``turn``)."""
+    read where they apply (:mod:`engine.stephens.opponents`, ``abilities``)."""
     cat = state.catalogue
     card = cat.solo.opponents[state.opponent]
     player = state.players[0]
@@ -143,60 +149,28 @@ def apply_opponent_setup(state: StephensState) -> None:
                 spaces[space] = EMPTY
 
 
-def closed_space(state: StephensState, pile: int) -> int | None:
-    """The display space of ``pile`` an opponent card closes for the game (the one
-    costing 5, L1791-L1793), or None."""
-    if state.opponent < 0 or opponent_effect(state) != "no-cost-5-spaces":
-        return None
-    cat = state.catalogue
-    costs = cat.contract_costs if pile == CONTRACTS else cat.investment_costs
-    n = cat.solo.opponents[state.opponent].n
-    return costs.index(n) if n in costs else None
-
-
-def accessory_gain_ok(state: StephensState, held: list[int], delta: list[int]) -> bool:
-    """Opponent card "accessory-sets": a duplicate accessory only after completing the
-    previous set of 3 different ones (L1784-L1786): each accessory gained must be of a
-    type the player holds fewest of (counting those placed on fulfilled contracts)."""
-    if opponent_effect(state) != "accessory-sets":
-        return True
-    placed = state.players[0].placed_accessories
-    counts = [h + p + min(d, 0) for h, p, d in zip(held, placed, delta, strict=True)]
-    gains = [max(d, 0) for d in delta]
-    for _ in range(sum(gains)):
-        low = min(counts)
-        t = next((t for t, g in enumerate(gains) if g and counts[t] == low), None)
-        if t is None:
-            return False
-        gains[t] -= 1
-        counts[t] += 1
-    return True
-
-
 # -- ranks and targets --------------------------------------------------------------------------
-def rank_of(state: StephensState, score: int) -> int:
+def rank_of(state: Position, score: int) -> int:
     """0 Apprentice, 1 Artisan, 2 Glassblower at the game's difficulty (L1655-L1670)."""
     highest_apprentice, lowest_glassblower = state.catalogue.solo.difficulties[
         state.difficulty].ranks
     return 0 if score <= highest_apprentice else 2 if score >= lowest_glassblower else 1
 
 
-def rank_name(state: StephensState, score: int) -> str:
+def rank_name(state: Position, score: int) -> str:
     return state.catalogue.solo.rank_names[rank_of(state, score)]
 
 
-def target_score(state: StephensState) -> int:
+def target_score(state: Position) -> int:
     """The score to aim for: the opponent card's target at the difficulty (100/130/160,
     L1672-L1674), else the Glassblower bar."""
     level = state.catalogue.solo.difficulties[state.difficulty]
     return level.opponent_target if state.opponent >= 0 else level.ranks[1]
 
 
-def result(state: StephensState) -> str:
+def result(state: Position) -> str:
     """The solo result of the score as it stands: a rank, or against an opponent card
     "beat opponent-k" / "lost to opponent-k" (a score reaching the target wins)."""
-    from engine.stephens.scoring import scores
-
     score = scores(state)[0]
     if state.opponent >= 0:
         name = state.catalogue.solo.opponents[state.opponent].id
@@ -205,7 +179,7 @@ def result(state: StephensState) -> str:
 
 
 # -- the Automa's turn --------------------------------------------------------------------------
-def supply_number(state: StephensState) -> int:
+def supply_number(state: Position) -> int:
     """The highest number visible on the worker supply card: the one under the last
     disk taken (disks leave it in order; beyond the 10th the last number stays,
     docs/rules/stephens.md A-27h)."""
@@ -221,11 +195,11 @@ def cycle(order: tuple[int, ...], start: int, direction: int) -> list[int]:
     return list(steps[k:] + steps[:k])
 
 
-def current_card(state: StephensState) -> AutomaCard:
+def current_card(state: Position) -> AutomaCard:
     return state.catalogue.solo.automa_cards[state.automa_revealed[-1]]
 
 
-def run_automa(state: StephensState, frame: Frame, events: list[Event]) -> None:
+def run_automa(state: Position, frame: Frame, events: list[Event]) -> None:
     """The ``automa`` procedure frame: act, then (stage 1) the disk and the end of its turn."""
     if frame.num("stage") == ACT:
         state.decisions[-1] = frame.with_(stage=FINISH)
@@ -242,15 +216,13 @@ def run_automa(state: StephensState, frame: Frame, events: list[Event]) -> None:
     state.decisions.pop()
     if current_card(state).disk:
         automa_disk(state, events)
-    from engine.stephens.reset import start_reset
-
     state.round += 1
     state.decisions.append(Frame.make("turn", 0, stage=0))
     if not state.final_reset and sum(n == 0 for n in state.furnaces) >= 2:
         start_reset(state, 0, False, events)
 
 
-def reveal(state: StephensState, events: list[Event]) -> None:
+def reveal(state: Position, events: list[Event]) -> None:
     if not state.automa_deck:  # A-27a: reshuffle when a card must be revealed
         state.automa_deck = sorted(state.automa_revealed)
         state.automa_revealed = []
@@ -261,7 +233,7 @@ def reveal(state: StephensState, events: list[Event]) -> None:
     events.append(Event(f"the Automa reveals {state.catalogue.solo.automa_cards[card].id}"))
 
 
-def automa_furnace(state: StephensState, start: int, direction: int, costs: tuple[int, ...],
+def automa_furnace(state: Position, start: int, direction: int, costs: tuple[int, ...],
                    events: list[Event]) -> None:
     """Remove 1 cube from the first furnace holding one, from ``start`` along the arrow
     (L1643-L1653); an upper furnace activates the player's workers in its row, a white
@@ -274,8 +246,6 @@ def automa_furnace(state: StephensState, start: int, direction: int, costs: tupl
         events.append(Event(f"the Automa removes a cube from {FURNACES[furnace]}"))
         place = place_of_furnace(furnace)
         if place is not None:
-            from engine.stephens.turn import activate_row
-
             activate_row(state, place, 0, events)
         elif cat.furnaces[furnace].colour == WHITE and costs:
             pile = CONTRACTS if cat.furnaces[furnace].action == "contract" else INVESTMENTS
@@ -284,7 +254,7 @@ def automa_furnace(state: StephensState, start: int, direction: int, costs: tupl
     events.append(Event("the Automa finds no cube in the furnaces"))
 
 
-def remove_display_cards(state: StephensState, pile: int, costs: tuple[int, ...],
+def remove_display_cards(state: Position, pile: int, costs: tuple[int, ...],
                          events: list[Event]) -> None:
     cat = state.catalogue
     spaces = display(state, pile)
@@ -302,7 +272,7 @@ def remove_display_cards(state: StephensState, pile: int, costs: tuple[int, ...]
         slide_and_refill(state, pile, events)
 
 
-def automa_factory(state: StephensState, start: int, direction: int,
+def automa_factory(state: Position, start: int, direction: int,
                    events: list[Event]) -> None:
     """Remove up to the supply card's number of cubes from the first small factory
     holding any, from ``start`` along the arrow; the player chooses which (L1680-L1693).
@@ -322,7 +292,7 @@ def automa_factory(state: StephensState, start: int, direction: int,
     automa_furnace(state, corner, direction, (), events)
 
 
-def remove_cubes(state: StephensState, factory: int, counts: list[int],
+def remove_cubes(state: Position, factory: int, counts: list[int],
                  events: list[Event]) -> None:
     for i, n in enumerate(counts):
         state.factories[factory][i] -= n
@@ -330,7 +300,7 @@ def remove_cubes(state: StephensState, factory: int, counts: list[int],
     events.append(Event(f"the Automa removes {taken} from {SMALL_FACTORIES[factory]}"))
 
 
-def automa_profession(state: StephensState, position: int, events: list[Event]) -> None:
+def automa_profession(state: Position, position: int, events: list[Event]) -> None:
     """Take the profession at ``position`` of the six face-up ones (or the next one of
     its colour, A-27g) to the topmost place of its side the placement rule allows, with
     the next disk of the worker supply card as its master (L1704-L1714)."""
@@ -351,13 +321,13 @@ def automa_profession(state: StephensState, position: int, events: list[Event]) 
     events.append(Event(f"the Automa creates {cat.professions[card].id} at {PLACES[place]}"))
 
 
-def _fits(state: StephensState, place: int) -> bool:
+def _fits(state: Position, place: int) -> bool:
     """The placement rule, strict (the Automa has no P2)."""
     under = place_below(place)
     return under is None or len(state.places[place]) + 1 < len(state.places[under])
 
 
-def automa_disk(state: StephensState, events: list[Event]) -> None:
+def automa_disk(state: Position, events: list[Event]) -> None:
     """The disk symbol: the next disk to an empty apprentice space of a card with the
     player's master (L1629-L1632); none: nothing (A-27f)."""
     cat = state.catalogue
@@ -373,7 +343,7 @@ def automa_disk(state: StephensState, events: list[Event]) -> None:
 
 
 # -- the ``remove`` decision: the player chooses the cubes the Automa removes ---------------------
-def remove_moves(state: StephensState, frame: Frame) -> list[int]:
+def remove_moves(state: Position, frame: Frame) -> list[int]:
     factory, n = frame.num("factory"), frame.num("n")
     have = state.factories[factory]
     out = []
@@ -384,7 +354,7 @@ def remove_moves(state: StephensState, frame: Frame) -> list[int]:
     return out
 
 
-def remove_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def remove_reason(state: Position, frame: Frame, move: int) -> str | None:
     factory, *counts = unpack(payload_of(move), 4)
     if factory != frame.num("factory") or payload_of(move) >> 32:
         return (f"the Automa removes cubes from "
@@ -394,14 +364,14 @@ def remove_reason(state: StephensState, frame: Frame, move: int) -> str | None:
     return f"{SMALL_FACTORIES[factory]} has not those cubes"
 
 
-def apply_remove(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_remove(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     factory, *counts = unpack(payload_of(move), 4)
     remove_cubes(state, factory, counts, events)
 
 
 # -- the reset phase ------------------------------------------------------------------------
-def automa_supply(state: StephensState, events: list[Event]) -> None:
+def automa_supply(state: Position, events: list[Event]) -> None:
     """The Automa's supply step (L1589-L1596, L1620-L1627): as many cubes as the lower
     section of its last revealed card shows, drawn from the bag at random one at a time,
     each into a different small factory from the named one along the arrow."""
@@ -423,3 +393,38 @@ def automa_supply(state: StephensState, events: list[Event]) -> None:
         placed.append(f"{WOODEN_NAMES[colour]} to {SMALL_FACTORIES[factory]}")
     if placed:
         events.append(Event(f"the Automa supplies {', '.join(placed)}"))
+
+
+# -- the solo game in the flow --------------------------------------------------------------
+def note_final_reset(state: Position, events: list[Event]) -> None:
+    """The reset whose army step reaches the difficulty's space is the final one
+    (L1554-L1559, docs/rules/stephens.md A-11)."""
+    if not state.final_reset and state.army <= state.final_space():
+        state.final_reset = 1
+        events.append(Event("this is the final reset phase"))
+
+
+def last_turn_over(state: Position, events: list[Event]) -> bool:
+    """The player's turn after the final reset is the last (L1604-L1609)."""
+    return bool(state.final_reset)
+
+
+def automa_turn(state: Position, events: list[Event]) -> None:
+    """The Automa plays between the player's turns (L1561-L1563)."""
+    state.decisions.append(Frame.make("automa", 0, stage=ACT))
+
+
+#: The solo game's hooks: no score ends it (docs/rules/stephens.md A-12), the final
+#: reset does; the Automa takes a turn after each of the player's and supplies the
+#: small factories in every reset; its own frames are its turn and the cubes the player
+#: chooses for it to remove.
+SOLO = Hooks(
+    check_end=nothing,
+    last_turn_over=last_turn_over,
+    next_turn=automa_turn,
+    army_advanced=note_final_reset,
+    factories_emptied=automa_supply,
+    procedures={"automa": run_automa},
+    decisions={"remove": Handler("choose the cubes the Automa removes", (REMOVE,),
+                                 remove_moves, remove_reason, apply_remove)},
+)

@@ -29,23 +29,24 @@ from __future__ import annotations
 
 from engine.game import InvalidStateError
 from engine.stephens.activation import most_any_cubes, row_workers
-from engine.stephens.displays import CONTRACTS, INVESTMENTS, display
+from engine.stephens.displays import display
+from engine.stephens.flow import legal_moves
 from engine.stephens.frames import PROCEDURES, Frame
 from engine.stephens.investments import investment_columns
+from engine.stephens.opponents import closed_space
+from engine.stephens.position import EMPTY, Position
 from engine.stephens.reset import (
     ARMY,
     DONE,
     FULFIL_STEP,
     RESET_VP,
     SUPPLY_STEP,
-    _completable,
-    _deliveries,
 )
 from engine.stephens.reset import (
     INVESTMENTS as INVESTMENT_STEP,
 )
-from engine.stephens.state import EMPTY, StephensState
-from engine.stephens.vocabulary import PLACES, SMALL_FACTORIES
+from engine.stephens.supply import completable, deliveries_of
+from engine.stephens.vocabulary import CONTRACTS, INVESTMENTS, PLACES, SMALL_FACTORIES
 
 #: The most "any" cubes or accessories one decision names (a generous bound).
 MOST_ANY = 12
@@ -55,7 +56,7 @@ class _Fail(Exception):
     pass
 
 
-def check_stack(state: StephensState) -> None:
+def check_stack(state: Position) -> None:
     """Raise :class:`InvalidStateError` naming the frame when the stack is impossible."""
     try:
         _Stack(state).check()
@@ -64,7 +65,7 @@ def check_stack(state: StephensState) -> None:
 
 
 class _Stack:
-    def __init__(self, state: StephensState) -> None:
+    def __init__(self, state: Position) -> None:
         self.state = state
         self.frames = state.decisions
         self.i = 0
@@ -152,8 +153,6 @@ class _Stack:
             # workers in the row); it always has one, doing nothing or better, and a
             # single one is offered as it is (docs/rules/stephens.md, the loader).
             return
-        from engine.stephens.flow import legal_moves
-
         if len(legal_moves(state)) < 2:
             raise self.fail(f"the {top.kind!r} decision on top must offer a choice (a single "
                             f"option is played at once)", len(self.frames) - 1)
@@ -184,8 +183,6 @@ class _Stack:
                 first = top.get("first")
                 if isinstance(first, int) and 0 <= first < len(spaces):
                     hole = first
-            from engine.stephens.solo import closed_space
-
             closed = closed_space(self.state, kind)
             if closed is not None and spaces[closed] != EMPTY:
                 raise _Fail(f"{name}.display: the space costing 5 is closed by the opponent "
@@ -417,8 +414,8 @@ class _Stack:
         for name in ("accessories", "influence", "assign", "acquire"):
             self.value(frame, name, 0, MOST_ANY)
         reserved = tuple(state.players[frame.seat].reserved)
-        if not any(reserved) or not _completable(_deliveries(state), max(last, 0),
-                                                 (reserved[0], reserved[1], reserved[2])):
+        if not any(reserved) or not completable(deliveries_of(cat), max(last, 0),
+                                                (reserved[0], reserved[1], reserved[2])):
             raise self.fail("the reserved cubes cannot be supplied in catalogue order from "
                             "the last combination", self.i - 1)
 

@@ -23,17 +23,19 @@ caller.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from engine.game import IllegalMoveError
 from engine.stephens.abilities import gain_influence
-from engine.stephens.state import StephensState
+from engine.stephens.components import Catalogue
+from engine.stephens.position import Position
 from engine.stephens.vocabulary import WOODEN_NAMES
 
 #: Bonuses that open a decision of their own (piece 2 resolves them).
 FOLLOW_UPS = ("acquire", "assign")
 
 
-def supply_plans(state: StephensState, seat: int) -> list[tuple[int, ...]]:
+def supply_plans(state: Position, seat: int) -> list[tuple[int, ...]]:
     """Every way to supply all of ``seat``'s reserved cubes, each as a non-decreasing
     sequence of bonus indices, in lexicographic order."""
     bonuses = state.catalogue.bonuses
@@ -52,7 +54,7 @@ def supply_plans(state: StephensState, seat: int) -> list[tuple[int, ...]]:
     return out
 
 
-def supply_reason(state: StephensState, seat: int, plan: Sequence[int]) -> str | None:
+def supply_reason(state: Position, seat: int, plan: Sequence[int]) -> str | None:
     """Why ``plan`` is not a way for ``seat`` to supply its reserved cubes, or None."""
     bonuses = state.catalogue.bonuses
     if any(not 0 <= b < len(bonuses) for b in plan):
@@ -69,7 +71,7 @@ def supply_reason(state: StephensState, seat: int, plan: Sequence[int]) -> str |
     return None
 
 
-def supply_factories(state: StephensState, seat: int, plan: Sequence[int],
+def supply_factories(state: Position, seat: int, plan: Sequence[int],
                      accessory_types: Sequence[int] = ()) -> list[int]:
     """Supply ``plan``: the cubes go into the factories, the simple bonuses to
     ``seat`` (one accessory type per accessory bonus, in ``plan`` order).  Returns
@@ -101,3 +103,24 @@ def supply_factories(state: StephensState, seat: int, plan: Sequence[int],
         else:
             follow_ups.append(b)
     return follow_ups
+
+
+@cache
+def completable(deliveries: tuple[tuple[int, int, int], ...], start: int,
+                left: tuple[int, int, int]) -> bool:
+    """Whether ``left`` cubes can be supplied exactly with combinations from ``start`` on
+    (``deliveries``: :func:`deliveries_of`)."""
+    if not any(left):
+        return True
+    for b in range(start, len(deliveries)):
+        d = deliveries[b]
+        if all(x <= h for x, h in zip(d, left, strict=True)):
+            rest = (left[0] - d[0], left[1] - d[1], left[2] - d[2])
+            if completable(deliveries, b, rest):
+                return True
+    return False
+
+
+def deliveries_of(catalogue: Catalogue) -> tuple[tuple[int, int, int], ...]:
+    """The cubes (orange, pink, black) each supply combination takes, in catalogue order."""
+    return tuple(b.deliver for b in catalogue.bonuses)

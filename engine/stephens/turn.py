@@ -24,6 +24,7 @@ from itertools import combinations_with_replacement
 
 from engine.game import Event
 from engine.stephens.abilities import has_ability, products_limit, unlock
+from engine.stephens.abilities import unlock_reason as disk_unlock_reason
 from engine.stephens.acquisition import CONTRACTS, INVESTMENTS, open_acquisition
 from engine.stephens.activation import (
     Exchange,
@@ -62,7 +63,8 @@ from engine.stephens.moves import (
     unpack,
     wooden_counts,
 )
-from engine.stephens.state import EMPTY, StephensState
+from engine.stephens.opponents import accessory_gain_ok
+from engine.stephens.position import EMPTY, Position
 from engine.stephens.vocabulary import (
     COLOURS,
     FURNACES,
@@ -85,13 +87,13 @@ from engine.stephens.workers import (
 
 
 # -- the action ----------------------------------------------------------------------------
-def _can_discard(state: StephensState, seat: int, colour: int, frame: Frame) -> bool:
+def _can_discard(state: Position, seat: int, colour: int, frame: Frame) -> bool:
     return (not frame.num("discarded")
             and has_ability(state.catalogue, state.players[seat], "discard-professions")
             and all(state.profession_display[s] != EMPTY for s in DISPLAY_SPACES[colour]))
 
 
-def product_choices(state: StephensState, seat: int, factory: int) -> list[list[int]]:
+def product_choices(state: Position, seat: int, factory: int) -> list[list[int]]:
     """The cube counts (orange, pink, black) ``seat`` may take from ``factory``: at
     least one cube, at most the ability's number (docs/rules/stephens.md A-25)."""
     have = state.factories[factory]
@@ -105,12 +107,12 @@ def product_choices(state: StephensState, seat: int, factory: int) -> list[list[
     return out
 
 
-def worker_moves(state: StephensState, seat: int) -> list[int]:
+def worker_moves(state: Position, seat: int) -> list[int]:
     return ([encode(CREATE, pack([card, place])) for card, place in create_options(state, seat)]
             + [encode(REINFORCE, card) for card in reinforce_options(state, seat)])
 
 
-def action_moves(state: StephensState, frame: Frame) -> list[int]:
+def action_moves(state: Position, frame: Frame) -> list[int]:
     seat = frame.seat
     out = [encode(DISCARD, colour) for colour in range(2)
            if _can_discard(state, seat, colour, frame)]
@@ -121,7 +123,7 @@ def action_moves(state: StephensState, frame: Frame) -> list[int]:
     return out + worker_moves(state, seat)
 
 
-def worker_reason(state: StephensState, seat: int, move: int) -> str | None:
+def worker_reason(state: Position, seat: int, move: int) -> str | None:
     kind, payload = kind_of(move), payload_of(move)
     if kind == CREATE:
         card, place = unpack(payload, 2)
@@ -131,7 +133,7 @@ def worker_reason(state: StephensState, seat: int, move: int) -> str | None:
     return reinforce_check(state, seat, payload)
 
 
-def action_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def action_reason(state: Position, frame: Frame, move: int) -> str | None:
     seat = frame.seat
     kind, payload = kind_of(move), payload_of(move)
     if kind == DISCARD:
@@ -165,7 +167,7 @@ def action_reason(state: StephensState, frame: Frame, move: int) -> str | None:
     return worker_reason(state, seat, move)
 
 
-def apply_action(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_action(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     seat = frame.seat
     kind, payload = kind_of(move), payload_of(move)
     player = state.players[seat]
@@ -197,7 +199,7 @@ def apply_action(state: StephensState, frame: Frame, move: int, events: list[Eve
         worker_apply(state, seat, move, events)
 
 
-def worker_apply(state: StephensState, seat: int, move: int, events: list[Event]) -> None:
+def worker_apply(state: Position, seat: int, move: int, events: list[Event]) -> None:
     kind, payload = kind_of(move), payload_of(move)
     if kind == CREATE:
         card, place = unpack(payload, 2)
@@ -206,7 +208,7 @@ def worker_apply(state: StephensState, seat: int, move: int, events: list[Event]
         reinforce(state, seat, payload, events)
 
 
-def furnace_effect(state: StephensState, seat: int, furnace: int, white: bool,
+def furnace_effect(state: Position, seat: int, furnace: int, white: bool,
                    events: list[Event]) -> None:
     """What a furnace lets the player do: activate its row, commit to a contract or
     fund an investment (``white``: with plate glass actually taken, so C2 applies)."""
@@ -221,12 +223,12 @@ def furnace_effect(state: StephensState, seat: int, furnace: int, white: bool,
 
 
 # -- the effect of 3 or 4 products ----------------------------------------------------------
-def effect_moves(state: StephensState, frame: Frame) -> list[int]:
+def effect_moves(state: Position, frame: Frame) -> list[int]:
     return [encode(EFFECT, EFFECT_ROW + frame.num("factory"))] + [
         encode(EFFECT, 1 + f) for f, n in enumerate(state.furnaces) if n == 0]
 
 
-def effect_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def effect_reason(state: Position, frame: Frame, move: int) -> str | None:
     payload = payload_of(move)
     if payload >= EFFECT_ROW:
         return (f"you took the cubes from {SMALL_FACTORIES[frame.num('factory')]}: activate "
@@ -236,7 +238,7 @@ def effect_reason(state: StephensState, frame: Frame, move: int) -> str | None:
     return f"{FURNACES[payload - 1]} is not empty: only an empty furnace's effect is allowed"
 
 
-def apply_effect(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_effect(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     payload = payload_of(move)
     if payload >= EFFECT_ROW:
@@ -248,7 +250,7 @@ def apply_effect(state: StephensState, frame: Frame, move: int, events: list[Eve
 
 
 # -- activating a row -----------------------------------------------------------------------
-def activate_row(state: StephensState, place: int, first: int, events: list[Event]) -> None:
+def activate_row(state: Position, place: int, first: int, events: list[Event]) -> None:
     """Every player with a worker in the row decides, in turn order from ``first``
     (docs/rules/stephens.md A-9)."""
     n = state.num_players
@@ -260,7 +262,7 @@ def activate_row(state: StephensState, place: int, first: int, events: list[Even
         state.decisions.append(Frame.make("activation", seat, place=place, used=0))
 
 
-def activation_moves(state: StephensState, frame: Frame) -> list[int]:
+def activation_moves(state: Position, frame: Frame) -> list[int]:
     seat, place, used = frame.seat, frame.num("place"), frame.num("used")
     out: list[int] = []
     seen: set[int] = set()
@@ -274,7 +276,7 @@ def activation_moves(state: StephensState, frame: Frame) -> list[int]:
     return out
 
 
-def activation_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def activation_reason(state: Position, frame: Frame, move: int) -> str | None:
     seat, place, used = frame.seat, frame.num("place"), frame.num("used")
     steps = decode_plan(state, seat, place, move)
     if steps is None:
@@ -288,7 +290,7 @@ def activation_reason(state: StephensState, frame: Frame, move: int) -> str | No
             "this outcome or a better one: it is offered instead")
 
 
-def apply_activation_move(state: StephensState, frame: Frame, move: int,
+def apply_activation_move(state: Position, frame: Frame, move: int,
                           events: list[Event]) -> None:
     seat, place, used = frame.seat, frame.num("place"), frame.num("used")
     steps = decode_plan(state, seat, place, move)
@@ -308,7 +310,7 @@ def apply_activation_move(state: StephensState, frame: Frame, move: int,
 
 
 # -- colours of "any" cubes and accessories, setup accessories -----------------------------
-def _exchange(state: StephensState, frame: Frame) -> tuple[list[int], Exchange, int, list[str]]:
+def _exchange(state: Position, frame: Frame) -> tuple[list[int], Exchange, int, list[str]]:
     """What the frame exchanges: the items held, the counts, the move kind, the names."""
     player = state.players[frame.seat]
     if frame.kind == "cubes":
@@ -321,17 +323,15 @@ def _exchange(state: StephensState, frame: Frame) -> tuple[list[int], Exchange, 
     return player.accessories, exchange, ACCESSORIES, list(state.catalogue.accessories)
 
 
-def colour_moves(state: StephensState, frame: Frame) -> list[int]:
+def colour_moves(state: Position, frame: Frame) -> list[int]:
     held, exchange, kind, _ = _exchange(state, frame)
     deltas = exchanges(held, exchange)
     if kind == ACCESSORIES and state.opponent >= 0:
-        from engine.stephens.solo import accessory_gain_ok
-
         deltas = [d for d in deltas if accessory_gain_ok(state, held, list(d))]
     return [encode_exchange(kind, delta) for delta in deltas]
 
 
-def colour_reason(state: StephensState, frame: Frame, move: int) -> str | None:
+def colour_reason(state: Position, frame: Frame, move: int) -> str | None:
     held, exchange, kind, names = _exchange(state, frame)
     if frame.kind == "accessory":
         return "take 1 accessory tile of your choice"
@@ -342,8 +342,6 @@ def colour_reason(state: StephensState, frame: Frame, move: int) -> str | None:
         if short:
             return f"you do not hold that many {', '.join(short)}"
         if kind == ACCESSORIES and state.opponent >= 0:
-            from engine.stephens.solo import accessory_gain_ok
-
             if not accessory_gain_ok(state, held, delta):
                 return ("the opponent card: a duplicate accessory only after completing the "
                         "previous set of 3 different ones")
@@ -351,7 +349,7 @@ def colour_reason(state: StephensState, frame: Frame, move: int) -> str | None:
             f"(a colour paid and gained is the same as neither)")
 
 
-def apply_colours(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_colours(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     held, _, kind, names = _exchange(state, frame)
     delta = decode_exchange(move, len(names))
@@ -366,23 +364,21 @@ def apply_colours(state: StephensState, frame: Frame, move: int, events: list[Ev
 
 
 # -- unlocking an ability -------------------------------------------------------------------
-def unlock_moves(state: StephensState, frame: Frame) -> list[int]:
+def unlock_moves(state: Position, frame: Frame) -> list[int]:
     return [encode(UNLOCK, d) for d in unlock_options(state, frame.seat)]
 
 
-def unlock_reason(state: StephensState, frame: Frame, move: int) -> str | None:
-    from engine.stephens.abilities import unlock_reason as reason
-
+def unlock_reason(state: Position, frame: Frame, move: int) -> str | None:
     cat = state.catalogue
     disk = payload_of(move)
-    found = reason(cat, state.players[frame.seat], disk)
+    found = disk_unlock_reason(cat, state.players[frame.seat], disk)
     if found is not None:
         return found
     return (f"{cat.disks[disk].id}: take the influence disk on the lowest space first "
             f"(a higher one raises no cap: docs/rules/stephens.md A-24)")
 
 
-def apply_unlock(state: StephensState, frame: Frame, move: int, events: list[Event]) -> None:
+def apply_unlock(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
     state.decisions.pop()
     cat = state.catalogue
     disk = payload_of(move)

@@ -92,6 +92,11 @@ ANY = -1
 #: What a small-factory supply combination gives.
 BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
 
+#: The two piles of cards bought from a display: contracts and investments.
+CONTRACTS, INVESTMENTS = 0, 1
+
+#: The solo game's difficulties (the option ``difficulty``), easiest first.
+DIFFICULTIES = ("easy", "normal", "hard")
 #: The Automa's arrows and instruction kinds (the rules: engine/stephens/solo.py).
 DIRECTIONS = ("cw", "ccw")
 AUTOMA_ACTIONS = ("furnace", "factory", "profession")

@@ -25,24 +25,22 @@ from engine.stephens.components import Space
 from engine.stephens.displays import take_profession
 from engine.stephens.frames import Frame
 from engine.stephens.placement import placement_reason, reinforce_reason
-from engine.stephens.state import EMPTY, StephensState
-from engine.stephens.vocabulary import PLACES, side_of_place
+from engine.stephens.position import EMPTY, Position
+from engine.stephens.vocabulary import AUTOMA, PLACES, side_of_place
 
 
-def disks_left(state: StephensState, seat: int) -> int:
+def disks_left(state: Position, seat: int) -> int:
     """Disks still on ``seat``'s player board (pending unlock choices count as taken)."""
     pending = sum(f.kind == "unlock" and f.seat == seat for f in state.decisions)
     lost = state.players[seat].lost_disk >= 0  # opponent card: that disk is never used
     return len(state.catalogue.disks) - state.players[seat].disks_taken - pending - lost
 
 
-def cap_reason(state: StephensState, seat: int) -> str | None:
+def cap_reason(state: Position, seat: int) -> str | None:
     """Solo: why one more worker would break the cap, or None.  Your workers (masters
     and apprentices) may never exceed the Automa's by more than 3 (L1564-L1568)."""
     if not state.solo:
         return None
-    from engine.stephens.vocabulary import AUTOMA
-
     mine, automa = state.workers_of(seat), state.workers_of(AUTOMA)
     if mine + 1 <= automa + SOLO_WORKER_LEAD:
         return None
@@ -54,7 +52,7 @@ def cap_reason(state: StephensState, seat: int) -> str | None:
 SOLO_WORKER_LEAD = 3
 
 
-def _cost_reason(state: StephensState, seat: int, space: Space, what: str) -> str | None:
+def _cost_reason(state: Position, seat: int, space: Space, what: str) -> str | None:
     player = state.players[seat]
     if player.coins < space.coins:
         return f"{what} costs {space.coins} coin(s); you have {player.coins}"
@@ -63,7 +61,7 @@ def _cost_reason(state: StephensState, seat: int, space: Space, what: str) -> st
     return None
 
 
-def create_reason(state: StephensState, seat: int, card: int, place: int) -> str | None:
+def create_reason(state: Position, seat: int, card: int, place: int) -> str | None:
     """Why ``seat`` may not create profession ``card`` at ``place`` now, or None."""
     cat = state.catalogue
     if not 0 <= card < len(cat.professions):
@@ -81,7 +79,7 @@ def create_reason(state: StephensState, seat: int, card: int, place: int) -> str
     return _cost_reason(state, seat, prof.spaces[0], f"the master space of {prof.id}")
 
 
-def reinforce_check(state: StephensState, seat: int, card: int) -> str | None:
+def reinforce_check(state: Position, seat: int, card: int) -> str | None:
     """Why ``seat`` may not reinforce profession ``card`` now, or None."""
     cat = state.catalogue
     if not 0 <= card < len(cat.professions):
@@ -98,7 +96,7 @@ def reinforce_check(state: StephensState, seat: int, card: int) -> str | None:
     return _cost_reason(state, seat, prof.spaces[1], f"the apprentice space of {prof.id}")
 
 
-def create_options(state: StephensState, seat: int) -> list[tuple[int, int]]:
+def create_options(state: Position, seat: int) -> list[tuple[int, int]]:
     """Every (card, place) ``seat`` may create now, face-up order then place order."""
     if disks_left(state, seat) == 0 or cap_reason(state, seat) is not None:
         return []
@@ -119,7 +117,7 @@ def create_options(state: StephensState, seat: int) -> list[tuple[int, int]]:
     return out
 
 
-def reinforce_options(state: StephensState, seat: int) -> list[int]:
+def reinforce_options(state: Position, seat: int) -> list[int]:
     """Every card ``seat`` may reinforce now, by catalogue index."""
     if disks_left(state, seat) == 0 or cap_reason(state, seat) is not None:
         return []
@@ -127,13 +125,13 @@ def reinforce_options(state: StephensState, seat: int) -> list[int]:
     return [c for c in cards if reinforce_check(state, seat, c) is None]
 
 
-def _pay(state: StephensState, seat: int, space: Space) -> None:
+def _pay(state: Position, seat: int, space: Space) -> None:
     player = state.players[seat]
     player.coins -= space.coins
     player.influence -= space.influence
 
 
-def create(state: StephensState, seat: int, card: int, place: int, events: list[Event]) -> None:
+def create(state: Position, seat: int, card: int, place: int, events: list[Event]) -> None:
     """Take the card, attach it, pay, place the master; the unlock decision follows."""
     prof = state.catalogue.professions[card]
     take_profession(state, card, events)
@@ -146,7 +144,7 @@ def create(state: StephensState, seat: int, card: int, place: int, events: list[
     push_unlock(state, seat)
 
 
-def reinforce(state: StephensState, seat: int, card: int, events: list[Event]) -> None:
+def reinforce(state: Position, seat: int, card: int, events: list[Event]) -> None:
     prof = state.catalogue.professions[card]
     _pay(state, seat, prof.spaces[1])
     state.apprentice[card] = seat
@@ -162,11 +160,11 @@ def _paid(space: Space) -> str:
     return " and ".join(parts)
 
 
-def push_unlock(state: StephensState, seat: int) -> None:
+def push_unlock(state: Position, seat: int) -> None:
     state.decisions.append(Frame.make("unlock", seat))
 
 
-def unlock_options(state: StephensState, seat: int) -> list[int]:
+def unlock_options(state: Position, seat: int) -> list[int]:
     """The disks ``seat`` may take off now (only the lowest influence disk: the others
     are dominated, docs/rules/stephens.md A-24)."""
     return unlockable_disks(state.catalogue, state.players[seat])
