@@ -88,7 +88,7 @@ def _engine_graph() -> Any:
     import grimp
 
     return grimp.build_graph("engine", include_external_packages=False,
-                             exclude_type_checking_imports=True)
+                             exclude_type_checking_imports=True, cache_dir=None)
 
 
 def mutual_pairs(graph: Any, modules: Sequence[str]) -> list[tuple[str, str]]:
