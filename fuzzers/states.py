@@ -25,7 +25,7 @@ mutated state is reproducible from ``(seed, index)``.
 :func:`fuzz` runs a budget of them, optionally in worker processes so that a hard
 crash (a segmentation fault in a kernel) is caught and pinned to its state;
 ``furnace fuzz-states GAME --states N --seed S`` is its command line and
-``tests/test_state_mutation.py`` runs a small fixed budget.
+``tests/fuzzers/test_states.py`` runs a small fixed budget.
 
 >>> report = fuzz("samara", states=3, seed=1, workers=0)
 >>> report["states"], report["rejected"] + report["accepted"] + report["problems"]
