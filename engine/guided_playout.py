@@ -20,7 +20,7 @@ outcomes are drawn by their probabilities, as in :meth:`engine.game.State.rollou
 Every draw comes from :class:`~engine.playout_rng.PlayoutRng`, so a compiled
 kernel's ``guided_playout`` (the Samara, Oh My Goods! and Stephens kernels have one) plays
 exactly the moves of :func:`guided_playout` on the reference rules;
-``tests/test_guided_playout.py`` and ``furnace check-kernel`` hold them to it.
+``tests/engine/test_guided_playout.py`` and ``furnace check-kernel`` hold them to it.
 
 >>> from engine.registry import new_game
 >>> import numpy as np

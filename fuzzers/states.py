@@ -25,7 +25,7 @@ mutated state is reproducible from ``(seed, index)``.
 :func:`fuzz` runs a budget of them, optionally in worker processes so that a hard
 crash (a segmentation fault in a kernel) is caught and pinned to its state;
 ``furnace fuzz-states GAME --states N --seed S`` is its command line and
-``tests/test_state_mutation.py`` runs a small fixed budget.
+``tests/fuzzers/test_states.py`` runs a small fixed budget.
 
 >>> report = fuzz("samara", states=3, seed=1, workers=0)
 >>> report["states"], report["rejected"] + report["accepted"] + report["problems"]
@@ -39,7 +39,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -239,6 +239,14 @@ def corpus(name: str, seed: int, players: int | None = None) -> Corpus:
             states += [history[i] for i in sorted(keep)]
     if not states:
         raise FurnaceError(f"{game.info.title} has no setup with {players} players")
+    return corpus_of(name, states, moves)
+
+
+def corpus_of(name: str, states: Iterable[dict[str, Any]], moves: Iterable[int] = ()
+              ) -> Corpus:
+    """The corpus of the valid ``states`` of game ``name`` (and the legal ``moves`` met
+    in them): a sample of the values and the largest integer seen at each field."""
+    states = list(states)
     values: dict[str, list[Any]] = {}
     largest: dict[str, int] = {}
     for doc in states:
@@ -249,7 +257,7 @@ def corpus(name: str, seed: int, players: int | None = None) -> Corpus:
                 seen.append(value)
             if isinstance(value, int) and not isinstance(value, bool):
                 largest[key] = max(largest.get(key, value), value)
-    return Corpus(name, tuple(states), tuple(sorted(moves)),
+    return Corpus(name, tuple(states), tuple(sorted(set(moves))),
                   {k: tuple(v) for k, v in values.items()}, largest)
 
 
@@ -445,12 +453,16 @@ OPERATORS: tuple[tuple[Callable[[_Target], str | None], int], ...] = (
 )
 
 
-def mutate(doc: dict[str, Any], source: Corpus, rng: random.Random) -> tuple[Any, str]:
+def mutate(doc: dict[str, Any], source: Corpus, rng: random.Random,
+           deep: bool = True) -> tuple[Any, str]:
     """A copy of ``doc`` with one mutation, and its description.
 
     The field is picked uniformly among the fields (list positions aside) present
     in ``doc``, then one node of that field, then an operator that applies to it.
+    Without ``deep``, no value is nested :data:`DEEP` levels (``json.dumps`` refuses
+    one: for a caller that sends the state as JSON text).
     """
+    operators = [(op, w) for op, w in OPERATORS if deep or op is not _op_deep]
     data = copy.deepcopy(doc)
     by_field: dict[str, list[JsonPath]] = {}
     for path, _ in walk(data):
@@ -458,7 +470,7 @@ def mutate(doc: dict[str, Any], source: Corpus, rng: random.Random) -> tuple[Any
     while True:
         path = rng.choice(by_field[rng.choice(sorted(by_field))])
         target = _Target(data, path, _get(data, path), source, rng)
-        operator = rng.choices([op for op, _ in OPERATORS], [w for _, w in OPERATORS])[0]
+        operator = rng.choices([op for op, _ in operators], [w for _, w in operators])[0]
         done = operator(target)
         if done is not None:
             return data, f"{path_text(path)}: {done}"

@@ -8,10 +8,13 @@ kernels and with ``FURNACE_PURE_PYTHON=1``: searches, bots and estimates work on
 
 What it proves, on positions of seeded random games at every player count:
 
-* JSON round trip, clone independence, move text round trip, ``legal_moves``
-  agreeing with ``why_illegal``, illegal moves refused without a trace;
+* JSON round trip (the restored state plays on identically), clone independence,
+  move text round trip, ``legal_moves`` agreeing with ``why_illegal`` for every id
+  (junk ones too), illegal moves refused without a trace;
 * ``determinize(observer)`` keeps ``observation(observer)`` (for every seat and for
-  the host, ``None``), on the reference state and on its kernel twin;
+  the host, ``None``), on the reference state and on its kernel twin, and gives a
+  position that plays on to the end; two states ``observer`` cannot tell apart
+  determinize alike;
 * **no peeking**: for two states that differ only in what a seat cannot see (the
   second made by ``determinize`` from that seat), everything shown to the seat and
   everything decided for it is identical: its board, the moves it may know of and
@@ -54,6 +57,10 @@ EVERY = 20
 BOT_SPECS = ("random", "greedy", "mcts:10", "ismcts:10")
 SEARCH_ITERATIONS = 20
 PLAYOUTS = 6
+#: Playouts to the end are slow on the pure path: from one position in this many.
+ROLLOUT_EVERY = 4
+#: Move ids drawn at random (below twice the largest legal one seen) to ask why_illegal.
+JUNK_IDS = 40
 
 
 @pytest.fixture(autouse=True)
@@ -130,13 +137,15 @@ def stable(analysis: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("name", GAMES)
 def test_json_round_trip(name: str) -> None:
     game = registry.get_game(name)
-    for state in positions(name):
+    for index, state in enumerate(positions(name)):
         data = json.loads(json.dumps(state.to_json()))
         again = game.state_from_json(data)
         assert again.to_json() == state.to_json()
         assert again.current_player() == state.current_player()
         assert again.legal_moves() == state.legal_moves()
         assert again.scores() == state.scores()
+        if index % ROLLOUT_EVERY == 0:  # the JSON holds everything the future depends on
+            assert again.clone().rollout(index) == state.clone().rollout(index)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -165,7 +174,11 @@ def test_move_texts_round_trip(name: str) -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_legal_moves_agree_with_why_illegal(name: str) -> None:
+    """Every id gets an answer: the legal moves of every position, ids no position
+    allowed, negative and huge ones included."""
     seen = sorted({m for s in positions(name) for m in s.legal_moves()})
+    rng = random.Random(len(seen))
+    seen += [rng.randrange(2 * seen[-1] + 2) for _ in range(JUNK_IDS)] + [-1, 1 << 64]
     for state in positions(name):
         legal = state.legal_moves()
         assert len(set(legal)) == len(legal)
@@ -187,7 +200,7 @@ def test_legal_moves_agree_with_why_illegal(name: str) -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_determinize_keeps_the_observation(name: str) -> None:
     game = registry.get_game(name)
-    for state in positions(name):
+    for index, state in enumerate(positions(name)):
         twin_state = state.search_state()
         for observer in observers(state):
             view = state.observation(observer)
@@ -200,6 +213,24 @@ def test_determinize_keeps_the_observation(name: str) -> None:
                 assert kernel.observation(observer) == view
                 assert kernel.to_json() == other.to_json()
                 assert kernel.is_terminal() or kernel.legal_moves()
+                if k == 0 and observer == state.current_player() \
+                        and index % ROLLOUT_EVERY == 0:
+                    kernel.clone().rollout(index)  # and it plays on to the end
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_determinize_reads_nothing_hidden(name: str) -> None:
+    """Two states that differ only in what a seat cannot see determinize alike for it:
+    what is drawn again depends on what the seat sees, not on the hidden truth."""
+    differed = 0
+    for state in positions(name):
+        for observer in observers(state):
+            drawn = state.determinize(observer, random.Random(7)).to_json()
+            for other in twins(state, observer):
+                differed += other.to_json() != state.to_json()
+                assert other.determinize(observer, random.Random(7)).to_json() == drawn
+    if not registry.get_game(name).info.perfect_information:
+        assert differed, "no twin differs from its state: the check above proved nothing"
 
 
 # -- no peeking: what a seat is shown -----------------------------------------------

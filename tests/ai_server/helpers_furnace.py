@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -61,3 +63,31 @@ def random_positions(count: int, seed: int = 0, players: tuple[int, ...] = (2, 3
 
 def positions_json(count: int, seed: int = 0) -> list[dict[str, Any]]:
     return [s.to_json() for s in random_positions(count, seed)]
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
+    """Poll ``predicate`` until true; the timeout only stops a broken build from hanging."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"never happened: {what or predicate}")
+        time.sleep(0.02)
+
+
+def card_ids(data: dict[str, Any]) -> set[str]:
+    """Every card of an Oh My Goods! state: deck, display, hands, goods, buildings."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str) and value[-1:].isdigit() and "-" in value:
+            found.add(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk({k: v for k, v in data.items() if k != "rng"})
+    assert len(found) > 100  # the whole deck
+    return found

@@ -30,7 +30,7 @@ from ai_server.server import BackgroundServer
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
-from tests.ai_server.test_http_door import frames, grpc_web_trailers, post, url
+from tests.ai_server.helpers_http import frames, grpc_web_trailers, post, url
 
 GRPC_WEB = "application/grpc-web+proto"
 

@@ -25,7 +25,7 @@ from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
 from tests.ai_server.helpers_furnace import rpc_error_info
-from tests.ai_server.test_http_door import call_json, details_of, post, url
+from tests.ai_server.helpers_http import call_json, details_of, post, url
 
 
 @pytest.fixture(scope="module")

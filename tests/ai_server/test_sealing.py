@@ -30,7 +30,7 @@ from engine import registry
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
-from tests.ai_server.helpers_furnace import rpc_error_info
+from tests.ai_server.helpers_furnace import card_ids, rpc_error_info
 
 OMG = "oh-my-goods"
 OLD_KEY = bytes(range(32))
@@ -41,25 +41,6 @@ def omg_state(seed: int = 3) -> dict[str, Any]:
     state = registry.get_game(OMG).new_game(seed=seed, num_players=3, options={})
     data: dict[str, Any] = state.to_json()
     return data
-
-
-def card_ids(data: dict[str, Any]) -> set[str]:
-    """Every card of an Oh My Goods! state: deck, display, hands, goods, buildings."""
-    found: set[str] = set()
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str) and value[-1:].isdigit() and "-" in value:
-            found.add(value)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
-    walk({k: v for k, v in data.items() if k != "rng"})
-    assert len(found) > 100  # the whole deck
-    return found
 
 
 def readable_texts(blob: bytes) -> list[bytes]:

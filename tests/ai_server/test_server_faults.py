@@ -25,7 +25,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from ai_server.server import BackgroundServer
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
-from tests.ai_server.helpers_furnace import rpc_error_info
+from tests.ai_server.helpers_furnace import rpc_error_info, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,13 +34,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
 
 
 # -- helpers -------------------------------------------------------------------------------
-def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
-    """Poll ``predicate`` until true; the timeout only stops a broken build from hanging."""
-    end = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > end:
-            raise AssertionError(f"never happened: {what or predicate}")
-        time.sleep(0.02)
 
 
 def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any

@@ -24,8 +24,7 @@ from ai_server.server import BackgroundServer
 from clients.furnace_client import describe_error, error_details
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
-from tests.ai_server.helpers_furnace import rpc_error_info
-from tests.ai_server.test_server_faults import wait_for
+from tests.ai_server.helpers_furnace import rpc_error_info, wait_for
 
 #: Time cap of the ``capped`` server, seconds.
 CAP = 1.0

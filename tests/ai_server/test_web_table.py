@@ -27,7 +27,7 @@ from ai_server import sealing
 from ai_server.http_door import static_file
 from ai_server.server import BackgroundServer
 from engine import registry
-from tests.ai_server.test_sealing import card_ids
+from tests.ai_server.helpers_furnace import card_ids
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")

@@ -8,7 +8,7 @@ import pytest
 
 from clients.furnace_client import FurnaceClient, make_state, record_state, state_json
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
-from tests.clients.test_client_cli import run
+from tests.clients.helpers import run
 
 
 def test_record_state_is_replayed_by_the_server(client: FurnaceClient) -> None:

@@ -17,50 +17,6 @@ from engine.validation import packaged_catalogue_json
 from fuzzers import states as fuzz
 
 
-def random_positions(games: int = 12, every: int = 7):
-    for g in range(games):
-        state = GAME.new_game(g, 2 + g % 4, {"powers": g % 5 != 4})
-        rng = random.Random(g)
-        ply = 0
-        while not state.is_terminal():
-            if ply % every == 0:
-                yield state
-            moves = state.legal_moves()
-            state.apply(moves[rng.randrange(len(moves))])
-            ply += 1
-        yield state
-
-
-def test_json_round_trip_and_clone_independence() -> None:
-    for state in random_positions():
-        data = state.to_json()
-        assert json.loads(json.dumps(data)) == data
-        assert state_from_json(data).to_json() == data
-        twin = state.clone()
-        if not twin.is_terminal():
-            twin.apply(twin.legal_moves()[0])
-            assert state.to_json() == data
-
-
-def test_every_legal_move_prints_and_parses_back() -> None:
-    for state in random_positions(games=8):
-        for move in state.legal_moves():
-            assert state.parse_move(state.move_to_text(move)) == move
-            assert state.why_illegal(move) is None
-
-
-def test_why_illegal_explains_every_other_move() -> None:
-    rng = random.Random(3)
-    for state in random_positions(games=6, every=11):
-        legal = set(state.legal_moves())
-        for _ in range(40):
-            move = rng.randrange(0, 9 << 16)
-            reason = state.why_illegal(move)
-            assert (reason is None) == (move in legal)
-            if reason is not None:
-                assert isinstance(reason, str) and reason
-
-
 def test_malformed_moves_are_rejected_with_the_notation() -> None:
     state = GAME.new_game(0, 2)
     for text in ["", "fly", "tool hammer r1c1 1", "build r9c9 1", "recruit child",

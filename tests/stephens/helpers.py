@@ -7,7 +7,7 @@ from engine.stephens.codec import state_from_json
 from engine.stephens.frames import Frame
 from engine.stephens.setup import new_state
 from engine.stephens.state import EMPTY, StephensState
-from engine.stephens.vocabulary import COLOURS, NOBODY, PLACES
+from engine.stephens.vocabulary import COLOURS, NOBODY, PLACES, SMALL_FACTORIES
 
 
 def blank(num_players: int = 4, seed: int = 0) -> StephensState:
@@ -152,3 +152,39 @@ def play(state: StephensState, *texts: str) -> list[str]:
     for text in texts:
         out += [str(e) for e in state.apply_text(text)]
     return out
+
+
+# -- the rulebook's example game ----------------------------------------------------------
+#: The four players of the rulebook's examples, in seat order.
+ANDRE, PEDRO, ANGELA, MARIA = range(4)
+
+
+def pedros_reset() -> StephensState:
+    """Pedro is about to take the last white cube of the lower right furnace while the
+    upper left one is empty; the army is on 50 (L973-L979, L1054)."""
+    state = turn_of(blank(4, seed=7), PEDRO)
+    cat = state.catalogue
+    state.army = 50
+    state.furnaces = [0, 2, 3, 1]
+    # E9: Andre and Maria have the +1 VP ability; Angela may gain up to 9 influence.
+    attach(state, "stoker", "FN-UL", ANDRE)
+    attach(state, "miller", "FN-UL", MARIA)
+    attach(state, "woodcutter", "FN-UL", ANGELA)
+    settle_disks(state, {ANDRE: ["V1"], MARIA: ["V1"], ANGELA: ["I5"]})
+    # E10: Pedro's column of three investments (L1140-L1148).
+    give_investment(state, PEDRO, "utensils-3", "orange")
+    give_investment(state, PEDRO, "theatre", "pink")
+    give_investment(state, PEDRO, "pottery-6", "black")
+    # E12: Angela's column yields 2 orange and 2 black cubes.
+    give_investment(state, ANGELA, "utensils-6", "orange")
+    give_investment(state, ANGELA, "pottery-5", "black")
+    # E13: Maria's two contracts and the cubes they need (L1273-L1284).
+    maria = state.players[MARIA]
+    maria.contracts = [contract(state, "crown-01"), contract(state, "uk-03")]
+    maria.cubes = cubes(pink=1, white=1, black=1)
+    # E11: two orange cubes left in the lower right small factory (L1157-L1159).
+    state.factories[SMALL_FACTORIES.index("SF-LR")] = [2, 0, 0]
+    on_display(state, "investment", "utensils-1", 0)
+    assert cat.investments[state.investment_display[0]].id == "utensils-1"
+    state.touched()
+    return round_trip(state)

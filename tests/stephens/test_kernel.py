@@ -26,15 +26,17 @@ from engine.stephens.state import StephensState
 from engine.stephens.vocabulary import ANY, ORANGE
 from tests.kernel_twins import assert_same, kernel_state_or_skip, random_positions
 from tests.stephens.helpers import (
+    ANGELA,
+    PEDRO,
     attach,
     blank,
     give_investment,
+    pedros_reset,
     play,
     round_trip,
     settle_disks,
     turn_of,
 )
-from tests.stephens.test_reset import ANGELA, PEDRO, pedros_reset
 
 KernelState = kernel_state_or_skip(fast, "Stephens")
 

@@ -42,9 +42,18 @@ from engine.stephens.placement import placement_reason, reinforce_reason
 from engine.stephens.state import StephensState
 from engine.stephens.supply import supply_factories, supply_plans, supply_reason
 from engine.stephens.vocabulary import FN_UL, FN_UR, SF_LL, SF_LR, SF_UL, SMALL_FACTORIES
-from tests.stephens.helpers import attach, blank, contract, cubes, give_investment, prof
-
-ANDRE, PEDRO, ANGELA, MARIA = range(4)
+from tests.stephens.helpers import (
+    ANDRE,
+    ANGELA,
+    MARIA,
+    PEDRO,
+    attach,
+    blank,
+    contract,
+    cubes,
+    give_investment,
+    prof,
+)
 
 
 def disk(state: StephensState, ident: str) -> int:

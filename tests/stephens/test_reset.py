@@ -3,54 +3,23 @@ reset, and the supply bonuses that open decisions of their own."""
 
 from __future__ import annotations
 
-from engine.stephens.state import EMPTY, StephensState
+from engine.stephens.state import EMPTY
 from engine.stephens.vocabulary import BLACK, PINK, SMALL_FACTORIES, WHITE
 from tests.stephens.helpers import (
-    attach,
+    ANGELA,
+    MARIA,
+    PEDRO,
     blank,
     contract,
     cubes,
     give_investment,
-    on_display,
+    pedros_reset,
     play,
     round_trip,
-    settle_disks,
     turn_of,
 )
 
-ANDRE, PEDRO, ANGELA, MARIA = range(4)
 SF_LL, SF_UR, SF_LR = (SMALL_FACTORIES.index(f) for f in ("SF-LL", "SF-UR", "SF-LR"))
-
-
-def pedros_reset() -> StephensState:
-    """Pedro is about to take the last white cube of the lower right furnace while the
-    upper left one is empty; the army is on 50 (L973-L979, L1054)."""
-    state = turn_of(blank(4, seed=7), PEDRO)
-    cat = state.catalogue
-    state.army = 50
-    state.furnaces = [0, 2, 3, 1]
-    # E9: Andre and Maria have the +1 VP ability; Angela may gain up to 9 influence.
-    attach(state, "stoker", "FN-UL", ANDRE)
-    attach(state, "miller", "FN-UL", MARIA)
-    attach(state, "woodcutter", "FN-UL", ANGELA)
-    settle_disks(state, {ANDRE: ["V1"], MARIA: ["V1"], ANGELA: ["I5"]})
-    # E10: Pedro's column of three investments (L1140-L1148).
-    give_investment(state, PEDRO, "utensils-3", "orange")
-    give_investment(state, PEDRO, "theatre", "pink")
-    give_investment(state, PEDRO, "pottery-6", "black")
-    # E12: Angela's column yields 2 orange and 2 black cubes.
-    give_investment(state, ANGELA, "utensils-6", "orange")
-    give_investment(state, ANGELA, "pottery-5", "black")
-    # E13: Maria's two contracts and the cubes they need (L1273-L1284).
-    maria = state.players[MARIA]
-    maria.contracts = [contract(state, "crown-01"), contract(state, "uk-03")]
-    maria.cubes = cubes(pink=1, white=1, black=1)
-    # E11: two orange cubes left in the lower right small factory (L1157-L1159).
-    state.factories[SF_LR] = [2, 0, 0]
-    on_display(state, "investment", "utensils-1", 0)
-    assert cat.investments[state.investment_display[0]].id == "utensils-1"
-    state.touched()
-    return round_trip(state)
 
 
 def test_e6_to_e13_one_reset_phase_from_trigger_to_fulfilment() -> None:

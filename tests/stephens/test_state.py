@@ -264,18 +264,6 @@ def test_determinize_keeps_the_observation_and_reshuffles_the_decks(observer) ->
         assert changed == {"contract_deck", "investment_deck", "red", "rng"}
 
 
-def test_determinize_does_not_peek_at_the_hidden_order() -> None:
-    """Two positions that differ only in what nobody sees determinize identically."""
-    for state in positions():
-        other = state.determinize(None, random.Random(42))
-        assert other.to_json() != state.to_json()
-        for observer in (None, 0, 1):
-            a = state.determinize(observer, random.Random(7))
-            b = other.determinize(observer, random.Random(7))
-            assert a.to_json() == b.to_json()
-            assert state.render(observer) == other.render(observer)
-
-
 def test_render_draws_the_observation() -> None:
     state = busy_position()
     text = state.render(0)

@@ -10,6 +10,10 @@ from engine.stephens.rules import StephensGame
 from engine.stephens.state import EMPTY, StephensState
 from engine.stephens.vocabulary import BLACK, FN_UL, GREEN, ORANGE, PINK, SF_LL, SF_UL, WHITE
 from tests.stephens.helpers import (
+    ANDRE,
+    ANGELA,
+    MARIA,
+    PEDRO,
     attach,
     blank,
     on_display,
@@ -20,8 +24,6 @@ from tests.stephens.helpers import (
     settle_disks,
     turn_of,
 )
-
-ANDRE, PEDRO, ANGELA, MARIA = range(4)
 
 
 def grant(state: StephensState, seat: int, *disks: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from engine import registry
+from tests.search.toy_games import RaceGame
 from tournaments.arena import run_arena
 from tournaments.ladder import (
     RESULTS_FORMAT,
@@ -18,8 +19,6 @@ from tournaments.ladder import (
     ladder_schedule,
     run_ladder,
 )
-
-from .toy_games import RaceGame
 
 SPECS = ["random", "greedy", "mcts:8"]
 

@@ -3,7 +3,9 @@
 Two fuzzers:
 
 * ``test_fuzz_requests``: >= 1,000 well-formed but random or mutated requests
-  through the stubs (hypothesis); allowed outcomes OK, INVALID_ARGUMENT,
+  through the stubs (hypothesis; states mutated by the fuzzers' own mutations,
+  :func:`fuzzers.states.mutate` for JSON, :func:`fuzzers.server.mutate` for typed
+  ones); allowed outcomes OK, INVALID_ARGUMENT,
   FAILED_PRECONDITION, RESOURCE_EXHAUSTED, errors always carrying a
   ``google.rpc.ErrorInfo``.  Most cases avoid the search path (bad budgets, broken
   states); a few run tiny searches.
@@ -21,14 +23,12 @@ Never UNKNOWN or INTERNAL.  The server must still answer health checks afterward
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import zlib
 from typing import Any
 
 import grpc
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 from ai_server.codecs import samara as samara_codec
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from fuzzers import server as fuzz
+from fuzzers import states as fuzz_states
 from tests.ai_server.helpers_furnace import positions_json, rpc_error_info
 
 BASE_STATES: list[dict[str, Any]] = positions_json(16, seed=77)
@@ -68,84 +69,19 @@ INT32 = st.integers(-(2**31), 2**31 - 1)
 INT64 = st.integers(-(2**63), 2**63 - 1)
 SMALL = st.integers(-3, 12)
 
-json_leaf = (st.none() | st.booleans() | st.integers(-(2**40), 2**40) | SMALL
-             | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8)
-             | st.sampled_from(["samara", "man", "woman", "r1c1", "saw", "give", "any"]))
-json_value = st.recursive(
-    json_leaf,
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.text(max_size=6), children, max_size=3),
-    max_leaves=6,
-)
-
-
-def _slots(node: Any, out: list[tuple[Any, Any]]) -> None:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            out.append((node, key))
-            _slots(value, out)
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            out.append((node, i))
-            _slots(value, out)
+#: The states mutated: what the state fuzzer knows of them guides its mutations.
+SOURCE = fuzz_states.corpus_of("samara", BASE_STATES)
 
 
 @st.composite
 def mutated_json(draw: st.DrawFn) -> dict[str, Any]:
-    data = copy.deepcopy(draw(st.sampled_from(BASE_STATES)))
+    """A base state after a few of the state fuzzer's mutations (none nested too deep for
+    json.dumps: the raw cases send deep nesting)."""
+    data = draw(st.sampled_from(BASE_STATES))
+    rng = draw(st.randoms(use_true_random=False))
     for _ in range(draw(st.integers(0, 3))):
-        slots: list[tuple[Any, Any]] = []
-        _slots(data, slots)
-        container, key = draw(st.sampled_from(slots))
-        action = draw(st.sampled_from(["replace", "delete", "nudge", "swap"]))
-        if action == "delete":
-            del container[key]
-        elif action == "nudge" and isinstance(container[key], int) and \
-                not isinstance(container[key], bool):
-            container[key] += draw(st.sampled_from([-1, 1, 2, 100]))
-        elif action == "swap" and isinstance(container, list) and len(container) > 1:
-            container.reverse()
-        else:
-            container[key] = draw(json_value)
+        data, _ = fuzz_states.mutate(data, SOURCE, rng, deep=False)
     return data
-
-
-def _mutate_message(draw: st.DrawFn, message: Message, budget: int) -> None:
-    """Random edits of a protobuf message's fields, walking nested messages."""
-    for _ in range(budget):
-        fields = list(message.DESCRIPTOR.fields)
-        field = draw(st.sampled_from(fields))
-        repeated = field.is_repeated
-        value = getattr(message, field.name)
-        if field.type == FieldDescriptor.TYPE_MESSAGE:
-            if repeated:
-                if len(value) and draw(st.booleans()):
-                    target = value[draw(st.integers(0, len(value) - 1))]
-                    if draw(st.integers(0, 3)) == 0:
-                        value.remove(target)
-                        continue
-                else:
-                    target = value.add()
-            else:
-                target = value
-            _mutate_message(draw, target, 1)
-            continue
-        if field.type == FieldDescriptor.TYPE_STRING:
-            new: Any = draw(st.text(max_size=10) | st.sampled_from(
-                ["bridge", "hut-1", "r1c1", "r3c1", "school", "cave", "samara"]))
-        elif field.type == FieldDescriptor.TYPE_BOOL:
-            new = draw(st.booleans())
-        elif field.type == FieldDescriptor.TYPE_ENUM:
-            new = draw(st.integers(-1, 6))
-        else:
-            new = draw(SMALL | INT32)
-        if repeated:
-            if len(value) and draw(st.booleans()):
-                del value[draw(st.integers(0, len(value) - 1))]
-            else:
-                value.append(new)
-        else:
-            setattr(message, field.name, new)
 
 
 @st.composite
@@ -165,7 +101,8 @@ def game_states(draw: st.DrawFn) -> pb.GameState:
         message.json = json.dumps(draw(mutated_json()))
     elif kind in ("typed", "typed_mutated"):
         message.samara.CopyFrom(samara_codec.from_json(draw(st.sampled_from(BASE_STATES))))
-        _mutate_message(draw, message.samara, draw(st.integers(1, 4)))
+        fuzz.mutate(message.samara, draw(st.randoms(use_true_random=False)),
+                    draw(st.integers(1, 4)))
     elif kind == "random_bytes":
         message.opaque = draw(st.binary(max_size=64))
     elif kind == "random_text":

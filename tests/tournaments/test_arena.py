@@ -8,6 +8,7 @@ import random
 import pytest
 
 from engine.search.bots import BotSpecError, RandomBot
+from tests.search.toy_games import LotteryGame, RaceGame, race
 from tournaments.arena import (
     play_arena_game,
     play_game,
@@ -16,8 +17,6 @@ from tournaments.arena import (
     seat_assignment,
     wilson_interval,
 )
-
-from .toy_games import LotteryGame, RaceGame, race
 
 
 def test_wilson_interval_known_values() -> None:
