@@ -29,8 +29,6 @@ from ai_server.server import BackgroundServer
 from engine import registry
 from tests.ai_server.helpers_browser import SEALER, needs_chromium, phase, wait_for
 
-pytestmark = needs_chromium
-
 #: What the page holds, as a game engine reads it: the JSON state (a game with nothing
 #: hidden) or the sealed blob's bytes (base64), and the status scores.
 HELD = """
@@ -197,6 +195,7 @@ def click_a_component(driver: Any) -> bool:
 GAMES = [("samara", 2, 90), ("oh-my-goods", 2, 150), ("stephens", 1, 150)]
 
 
+@needs_chromium
 @pytest.mark.skipif(os.environ.get("FURNACE_PURE_PYTHON") == "1",
                     reason="the page is the same on both engine paths: run once, on the kernels")
 @pytest.mark.parametrize(("game", "players", "allowed"), GAMES, ids=[g for g, _, _ in GAMES])
@@ -237,6 +236,7 @@ def test_a_full_game_on_the_drawn_board(table_server: BackgroundServer, browser:
     assert clicked >= 3 and hints == 2 and checks >= 3, (clicked, hints, checks)
 
 
+@needs_chromium
 def test_a_move_clears_the_hint(table_server: BackgroundServer, browser: Any) -> None:
     """Stephens solo, where the human moves again at once: a hint's candidates are gone
     once the human has moved (they were for the position before)."""
@@ -254,6 +254,7 @@ def test_a_move_clears_the_hint(table_server: BackgroundServer, browser: Any) ->
     assert browser.find_element("id", "analysis-title").text == "Analysis"
 
 
+@needs_chromium
 def test_stephens_scores_and_seat_to_play(table_server: BackgroundServer,
                                           browser: Any) -> None:
     """Stephens, two players: the status says its scores are the game's as if it ended
@@ -277,6 +278,7 @@ def test_stephens_scores_and_seat_to_play(table_server: BackgroundServer,
     assert not browser.find_element("id", "board").is_displayed()
 
 
+@needs_chromium
 def test_the_page_has_an_icon(table_server: BackgroundServer, browser: Any) -> None:
     """No favicon 404: the page names its icon, and the server serves it."""
     assert table_server.server is not None
@@ -289,6 +291,7 @@ def test_the_page_has_an_icon(table_server: BackgroundServer, browser: Any) -> N
         assert reply.headers["content-type"].startswith("image/")
 
 
+@needs_chromium
 def test_it_fits_1280_by_800(table_server: BackgroundServer, browser: Any) -> None:
     """Each game's board on a 1280x800 page: no sideways scrolling."""
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
@@ -306,3 +309,15 @@ def test_it_fits_1280_by_800(table_server: BackgroundServer, browser: Any) -> No
             assert 0 <= box[0] and box[1] <= 1280, (game, box)
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_furnace_colours_are_the_catalogue_s() -> None:
+    """The drawn board names each furnace's glass as the Stephens catalogue does (the
+    view carries counts only)."""
+    from pathlib import Path
+
+    source = (Path(__file__).parents[2] / "web" / "src" / "boards.ts").read_text()
+    drawn_colours = dict(re.findall(r'"(FN-[UL][LR])": "(\w+)"', source))
+    catalogue = json.loads((Path(__file__).parents[2] / "engine" / "stephens"
+                            / "catalogue.json").read_text())
+    assert drawn_colours == {f["id"]: f["colour"] for f in catalogue["board"]["furnaces"]}

@@ -294,6 +294,15 @@ function cube(x: number, y: number, colour: string, seat: number | null, kind = 
                                                  stroke: "#333", "stroke-width": 0.5 }));
 }
 
+/** The glass each furnace holds, as printed on the board (catalogue.json's furnaces). */
+const FURNACE_GLASS: Record<string, string> = { "FN-UL": "green", "FN-UR": "blue", "FN-LL": "white", "FN-LR": "white" };
+
+/** Board corners in reading order: upper before lower, left before right. */
+const byCorner = (a: string, b: string): number => {
+  const key = (name: string): number => (name[name.length - 2] === "U" ? 0 : 2) + (name[name.length - 1] === "L" ? 0 : 1);
+  return key(a) - key(b);
+};
+
 const ownerSeat = (owner: Json): number => (owner === "automa" ? -1 : num(owner));
 
 function worker(x: number, y: number, owner: Json, role: string): SVGElement {
@@ -322,17 +331,21 @@ function stephens(o: Observation, ctx: BoardContext): SVGSVGElement {
   const places = obj(o.places);
   const furnaces = obj(o.furnaces);
   const factories = obj(o.small_factories);
-  const names = [...Object.keys(furnaces), ...Object.keys(factories)];
+  // As on the board: furnaces above, small factories below, each upper left to lower
+  // right (a Struct keeps no key order).
+  const names = [...Object.keys(furnaces).sort(byCorner), ...Object.keys(factories).sort(byCorner)];
   const placeH = 40 + Math.max(3, ...names.map((n) => list(places[n]).length)) * 17;
   names.forEach((name, k) => {
     const x = 4 + (k % 4) * 191;
     const y = 24 + Math.floor(k / 4) * (placeH + 6);
     const isFurnace = name.startsWith("FN");
     const children: SVGElement[] = [box(x, y, 186, placeH, isFurnace ? "#f6e0d0" : "#e5ecf3"),
-      label(x + 5, y + 13, `${isFurnace ? "Furnace" : "Small factory"} ${name}`, { "font-size": 10.5, "font-weight": 600 })];
+      label(x + 5, y + 13, `${isFurnace ? `Furnace ${name}, ${FURNACE_GLASS[name] ?? "?"} glass` : `Small factory ${name}`}`,
+            { "font-size": 10.5, "font-weight": 600 })];
     if (isFurnace) {
       for (let g = 0; g < num(furnaces[name]); g += 1) {
-        children.push(part([], "glass", null, el("circle", { cx: x + 12 + g * 13, cy: y + 25, r: 5, fill: "#9fd8e8", stroke: "#3a7a8a" })));
+        children.push(part([], "glass", null, el("circle", { cx: x + 12 + g * 13, cy: y + 25, r: 5,
+          fill: CUBE_COLOURS[FURNACE_GLASS[name]] ?? "#9fd8e8", stroke: "#333", "stroke-width": 0.6 })));
       }
     } else {
       let cx = x + 6;
@@ -412,7 +425,7 @@ function stephens(o: Observation, ctx: BoardContext): SVGSVGElement {
     const revealed = list(solo.automa_revealed).map(str);
     const bag = obj(solo.bag);
     const children: SVGElement[] = [box(4, y + 2, 760, 24, "#eceff3", "#666"),
-      label(10, y + 18, `Automa: deck ${num(solo.automa_deck)}, last card ${revealed[revealed.length - 1] ?? "-"}; bag ${Object.entries(bag).map(([c, n]) => `${n} ${c}`).join(", ")}${num(solo.final_reset) ? "; final reset" : ""}`,
+      label(10, y + 18, `Automa (${str(obj(o.options).difficulty) || "normal"}): deck ${num(solo.automa_deck)}, last card ${revealed[revealed.length - 1] ?? "-"}; bag ${Object.entries(bag).map(([c, n]) => `${n} ${c}`).join(", ")}${num(solo.final_reset) ? "; final reset" : ""}`,
             { "font-size": 10.5 })];
     parts.push(part([], "automa", null, ...children));
     y += 28;
