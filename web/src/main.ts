@@ -12,6 +12,8 @@
 // `play`: the server searches for the bot from the bot's own information and answers
 // the new position; it answers the bot's move and analysis only when the human may
 // know them, and the page shows whatever analysis it gets.
+// The board is drawn (boards.ts) from the position as the human's seat sees it: the
+// `view` beside a sealed state, else the state itself, asked as a JSON object.
 
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
@@ -80,7 +82,8 @@ interface Table {
   human: number;
   players: number;
   /** The position: sealed for the human's seat in a hidden-information game (when the
-   * server seals), else the whole position with the human's observer_seat. */
+   * server seals), else the whole position as a JSON object with the human's
+   * observer_seat. */
   state: GameState;
   status: GameStatus;
   /** What the board is drawn from: the position as the human's seat sees it (a sealed
