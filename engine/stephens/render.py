@@ -46,7 +46,8 @@ def _who(owner: int | str) -> str:
 def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
     """The position as ``view`` (an observation) shows it."""
     decisions = view["decisions"]
-    whose = f"{player_name(view['active'])} to play" if decisions else "the game is over"
+    # The seat whose decision is on top plays next: not always the round's active one.
+    whose = f"{player_name(decisions[-1]['seat'])} to play" if decisions else "the game is over"
     ending = f"; the end was triggered in round {view['end_round']}" if view["end_round"] else ""
     lines = [f"Stephens, {view['num_players']} players, round {view['round']}, {whose}; "
              f"French army on {view['army']}{ending}"]
@@ -92,7 +93,7 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
                      f"{revealed[-1] if revealed else '-'}, bag [{_counts(solo['bag'])}]"
                      + ("; the final reset has begun" if solo["final_reset"] else ""))
     for seat, p in enumerate(view["players"]):
-        lines.append(f"P{seat + 1}: {p['vp']} VP, {p['coins']} coins, influence "
+        lines.append(f"P{seat + 1}: {p['vp']} VP on the scoring track, {p['coins']} coins, influence "
                      f"{p['influence']}, forest {p['forest']}, dune {p['dune']}")
         lines.append(f"    cubes: {_counts(p['cubes'])}; accessories: "
                      f"{_counts(p['accessories'])}; unlocked: "

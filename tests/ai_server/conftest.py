@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 from ai_server.server import BackgroundServer
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
+from tests.ai_server.helpers_browser import CHROMIUM, DRIVER, FLAGS, SEALER
 
 #: Settings of the shared test server: small caps so tests stay quick.
 TEST_SETTINGS: dict[str, Any] = {
@@ -58,3 +61,32 @@ def new_state(stub: pb_grpc.FurnaceServiceStub) -> pb.GameState:
     reply = stub.NewGame(pb.NewGameRequest(game="samara", num_players=2, seed=1))
     state: pb.GameState = reply.state
     return state
+
+
+# -- the web table's browser tests (test_web_table.py, test_web_boards.py) ---------------
+@pytest.fixture(scope="module")
+def table_server() -> Iterator[BackgroundServer]:
+    """A server with the web table, sealing with helpers_browser.SEALER's key."""
+    with BackgroundServer(http_port=0, workers=1, max_time=10.0, sealer=SEALER) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless chromium, driven by selenium."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="furnace-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM or ""
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

@@ -4,95 +4,30 @@ Debian's chromium and chromium-driver, driven by selenium: load the page, start 
 game, make a move, ask for a hint, and play a short game (Samara, two players, tiny
 bot budgets, always the first legal move) to the end; and a hidden-information game
 (Oh My Goods!), which the page holds sealed only.  Skipped only when chromium or its
-driver is not installed (``.ci/run`` installs both).
-
-``FURNACE_WEB_SCREENSHOT=PATH`` saves a screenshot of the finished game there (how
-docs/web-table.png is made), after the hint.
+driver is not installed (``.ci/run`` installs both).  test_web_boards.py plays on the
+drawn boards; scripts/web_board_screenshots.py takes the docs' pictures of them.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import re
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from ai_server import sealing
 from ai_server.http_door import static_file
 from ai_server.server import BackgroundServer
 from engine import registry
+from tests.ai_server.helpers_browser import SEALER, needs_chromium, phase, wait_for
 from tests.ai_server.helpers_furnace import card_ids
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or DRIVER is None,
-    reason="the browser test needs Debian's chromium and chromium-driver "
-    "(apt-get install chromium chromium-driver)")
-
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1400,1000")
+pytestmark = needs_chromium
 
 
 def test_the_bundle_is_built_in() -> None:
     assert static_file("index.html") is not None
     bundle = static_file("app.js")
     assert bundle is not None and b"newGame" in bundle and b"application/grpc-web" in bundle
-
-
-#: The table server's keys: the test opens what the page holds to know the bot's cards.
-SEALER = sealing.Sealer([sealing.new_key()])
-
-
-@pytest.fixture(scope="module")
-def table_server() -> Iterator[BackgroundServer]:
-    with BackgroundServer(http_port=0, workers=1, max_time=10.0, sealer=SEALER) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="furnace-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM or ""
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def wait_for(driver: Any, condition: Any, what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    error = driver.find_element("id", "error").text
-    raise AssertionError(f"timed out waiting for {what} (phase "
-                         f"{driver.find_element('tag name', 'body').get_attribute('data-phase')}"
-                         f", error {error!r})")
-
-
-def phase(driver: Any) -> str:
-    return str(driver.find_element("tag name", "body").get_attribute("data-phase"))
 
 
 def test_play_a_game_in_the_browser(table_server: BackgroundServer, browser: Any) -> None:
@@ -116,7 +51,8 @@ def test_play_a_game_in_the_browser(table_server: BackgroundServer, browser: Any
 
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
     assert "P1 (seat 0)" in browser.find_element("id", "status").text
-    assert browser.find_element("id", "board").text.strip()
+    assert browser.find_element("id", "board").get_attribute("textContent").strip()
+    assert browser.find_element("css selector", "#drawn svg")
 
     # A move, and the bot's answer.
     browser.find_elements("css selector", "#moves button.move")[0].click()
@@ -131,9 +67,6 @@ def test_play_a_game_in_the_browser(table_server: BackgroundServer, browser: Any
     assert "Expected scores" in browser.find_element("id", "expected").text
     assert browser.find_element("id", "pv").text.startswith("Principal variation")
     assert browser.find_elements("css selector", "#moves button.best")
-    shot = os.environ.get("FURNACE_WEB_SCREENSHOT")
-    if shot:
-        browser.save_screenshot(shot)
 
     # Play to the end: the first legal move each time; the bot answers through Analyze.
     moves = 0
@@ -243,7 +176,7 @@ def test_a_hidden_information_game_is_held_sealed(table_server: BackgroundServer
 
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
     sealed_only()
-    board = browser.find_element("id", "board").text
+    board = browser.find_element("id", "board").get_attribute("textContent")
     assert "hand: " in board and "P2" in board  # the human's view: its own hand named
     bot_turns = 0
     deadline = time.monotonic() + 60

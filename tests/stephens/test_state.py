@@ -279,3 +279,16 @@ def test_state_helpers() -> None:
     assert state.place_of(fishwife) == SF_LL and state.workers_of(0) == 2 + 0
     assert state.place_of(state.profession_decks[0][0]) is None
     assert state.master[state.profession_decks[0][0]] == NOBODY
+
+
+def test_render_names_the_seat_to_play_and_the_track() -> None:
+    """The first line names the seat whose decision is on top (not the round's active
+    player: at the start P2 unlocks while P1 is active), and a player's VP is the
+    scoring track's, which the score of a game in progress (final scoring as if it
+    ended now) exceeds: the line says which it is."""
+    state = new_state(seed=0, num_players=2)
+    while state.current_player() != 1:
+        state.apply(state.legal_moves()[0])
+    first = state.render(0).splitlines()[0]
+    assert "P2 to play" in first, first
+    assert "P1: 0 VP on the scoring track" in state.render(0)

@@ -12,6 +12,8 @@
 // `play`: the server searches for the bot from the bot's own information and answers
 // the new position; it answers the bot's move and analysis only when the human may
 // know them, and the page shows whatever analysis it gets.
+// The board is drawn (boards.ts) from the position as the human's seat sees it: the
+// `view` beside a sealed state, else the state itself, asked as a JSON object.
 
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
@@ -29,6 +31,7 @@ import {
   SearchStopReason,
   StateFormat,
 } from "./gen/furnace/v1/furnace_pb";
+import { drawBoard, moveWords, type Observation } from "./boards";
 
 const $ = <T extends HTMLElement>(id: string): T => {
   const element = document.getElementById(id);
@@ -47,6 +50,10 @@ const ui = {
   hint: $<HTMLButtonElement>("hint"),
   status: $<HTMLDivElement>("status"),
   board: $<HTMLPreElement>("board"),
+  drawn: $<HTMLDivElement>("drawn"),
+  textToggle: $<HTMLButtonElement>("text-toggle"),
+  filterNote: $<HTMLSpanElement>("filter-note"),
+  showAll: $<HTMLButtonElement>("show-all"),
   moves: $<HTMLDivElement>("moves"),
   analysisTitle: $<HTMLHeadingElement>("analysis-title"),
   analysisInfo: $<HTMLDivElement>("analysis-info"),
@@ -75,9 +82,19 @@ interface Table {
   human: number;
   players: number;
   /** The position: sealed for the human's seat in a hidden-information game (when the
-   * server seals), else the whole position with the human's observer_seat. */
+   * server seals), else the whole position as a JSON object with the human's
+   * observer_seat. */
   state: GameState;
   status: GameStatus;
+  /** What the board is drawn from: the position as the human's seat sees it (a sealed
+   * state's `view`, else the JSON state, held with the human's observer_seat). */
+  seen: Observation | null;
+  /** The human's legal moves on its turn (none otherwise), and the component words the
+   * list is narrowed to (a clicked component's), if any. */
+  moves: Move[];
+  filter: string[] | null;
+  /** The move a hint found best, until the human moves. */
+  hinted: Move | null;
   /** Bumped by every new game: work for an older game stops. */
   generation: number;
 }
@@ -133,6 +150,9 @@ function strength(): { budget?: { iterations?: bigint; timeLimitMs?: number }; l
   return { budget: ui.strengthKind.value === "time" ? { timeLimitMs: amount } : { iterations: BigInt(amount) } };
 }
 
+/** Games whose status scores a game in progress as its final score if it ended now. */
+const SCORED_AS_IF_ENDED = new Set(["stephens"]);
+
 const newSeed = (): bigint => BigInt(Math.floor(Math.random() * 2 ** 31));
 
 function describeStatus(t: Table): string {
@@ -145,7 +165,10 @@ function describeStatus(t: Table): string {
     return `Game over. ${first.length > 1 ? "Tied winners" : "Winner"}: ${winners}. ${you}. Scores: ${scores}`;
   }
   const turn = s.currentPlayer === t.human ? "your turn" : `${seatName(s.currentPlayer)} (bot) to move`;
-  return `${t.info.title}, you are ${seatName(t.human)}: ${turn}. Scores: ${scores}`;
+  // Stephens scores a game in progress as if it ended now, far above the scoring
+  // track's VP: the board shows both, and says so (SCORED_AS_IF_ENDED).
+  const label = SCORED_AS_IF_ENDED.has(t.info.name) ? "Scores if the game ended now" : "Scores";
+  return `${t.info.title}, you are ${seatName(t.human)}: ${turn}. ${label}: ${scores}`;
 }
 
 function addLog(record: MoveRecord): void {
@@ -164,18 +187,83 @@ function addLog(record: MoveRecord): void {
 
 function clearMoves(): void {
   ui.moves.replaceChildren();
+  ui.filterNote.textContent = "";
+  ui.showAll.hidden = true;
 }
 
-function showMoves(moves: Move[], onPick: (move: Move) => void): void {
+/** Whether `move` is about a component named by any of `refs`. */
+const isAbout = (move: Move, refs: string[]): boolean => moveWords(move.text).some((w) => refs.includes(w));
+
+function showMoves(t: Table): void {
   clearMoves();
+  const moves = t.filter ? t.moves.filter((m) => isAbout(m, t.filter ?? [])) : t.moves;
+  if (t.filter) {
+    ui.filterNote.textContent = `${moves.length} of ${t.moves.length} moves: those about ${t.filter.join(" ")}`;
+    ui.showAll.hidden = false;
+  }
   for (const move of moves) {
     const button = document.createElement("button");
     button.className = "move";
     button.textContent = move.text;
     button.dataset.id = String(move.id ?? "");
-    button.addEventListener("click", () => onPick(move));
+    button.classList.toggle("best", t.hinted !== null && t.hinted.id === move.id);
+    button.addEventListener("click", () => void humanMove(t, move));
     ui.moves.append(button);
   }
+}
+
+// -- the drawn board ------------------------------------------------------------------------
+/** The observation an answer brings: its `view` beside a sealed state, else the JSON state
+ * itself (held with the human's observer_seat, in a game with nothing to hide). */
+function seenIn(reply: { state?: GameState; view?: Observation | { [key: string]: unknown } }): Observation | null {
+  if (reply.view && Object.keys(reply.view).length) return reply.view as Observation;
+  const state = reply.state?.state;
+  if (state?.case === "jsonObject") return state.value as Observation;
+  return null;
+}
+
+/** Draw the board from what the human sees; components a legal move is about are live
+ * (a click narrows the moves to theirs), those the hint's move names are lit. */
+function drawTable(t: Table): void {
+  const board = t.seen ? drawBoard(t.info.name, t.seen, {
+    human: t.human, scores: t.status.scores, toMove: t.status.terminal ? -1 : t.status.currentPlayer,
+  }) : null;
+  if (!board) {
+    ui.drawn.replaceChildren();
+    ui.drawn.hidden = true;
+    ui.board.hidden = false;
+    return;
+  }
+  ui.drawn.hidden = false;
+  const hintWords = t.hinted ? moveWords(t.hinted.text) : [];
+  for (const part of board.querySelectorAll<SVGGElement>("g.part")) {
+    const refs = (part.dataset.ref ?? "").split(" ");
+    if (t.moves.some((m) => isAbout(m, refs))) {
+      part.classList.add("live");
+      part.addEventListener("click", (event) => {
+        event.stopPropagation();
+        t.filter = refs;
+        showMoves(t);
+        markPicked(refs);
+      });
+    }
+    if (hintWords.some((w) => refs.includes(w))) part.classList.add("hinted");
+  }
+  ui.drawn.replaceChildren(board);
+  if (t.filter) markPicked(t.filter);
+}
+
+function markPicked(refs: string[]): void {
+  for (const part of ui.drawn.querySelectorAll<SVGGElement>("g.part")) {
+    part.classList.toggle("picked", part.dataset.ref === refs.join(" "));
+  }
+}
+
+/** The analysis panel back to empty: a hint's candidates are for a position now gone. */
+function clearAnalysis(): void {
+  ui.analysisTitle.textContent = "Analysis";
+  ui.analysisInfo.textContent = ui.expected.textContent = ui.pv.textContent = "";
+  ui.chart.replaceChildren();
 }
 
 // -- analysis -------------------------------------------------------------------------------
@@ -265,13 +353,17 @@ async function botMove(t: Table, player: number): Promise<void> {
 
 /** Take an answer's new position (ApplyMove, or BestMove with `play`). */
 function played(t: Table, reply: { state?: GameState; status?: GameStatus; render: string;
-                                   record?: MoveRecord }): void {
+                                   record?: MoveRecord; view?: { [key: string]: unknown } }): void {
   if (t.generation !== generation || !reply.state || !reply.status) return;
   t.state = reply.state;
   t.status = reply.status;
+  t.seen = seenIn(reply);
+  t.moves = [];
+  t.filter = null;
   ui.board.textContent = reply.render;
   if (reply.record) addLog(reply.record);
   ui.status.textContent = describeStatus(t);
+  drawTable(t);
 }
 
 // -- the game loop --------------------------------------------------------------------------
@@ -301,7 +393,10 @@ async function advance(t: Table): Promise<void> {
       const reply = await furnace.legalMoves({ state: view(t), seat: t.human, includeRender: true });
       if (t.generation !== generation) return;
       ui.board.textContent = reply.render;
-      showMoves(reply.moves, (move) => void humanMove(t, move));
+      t.moves = reply.moves;
+      t.filter = null;
+      showMoves(t);
+      drawTable(t);
       setPhase("human");
       return;
     }
@@ -316,6 +411,8 @@ async function humanMove(t: Table, move: Move): Promise<void> {
   if (document.body.dataset.phase !== "human") return;
   setPhase("busy");
   clearMoves();
+  t.hinted = null;
+  clearAnalysis();
   try {
     await apply(t, move, t.human);
     await advance(t);
@@ -331,9 +428,10 @@ async function hint(): Promise<void> {
   setPhase("hint");
   try {
     const analysis = await think(t, "Hint: searching your move…", "Hint: the search for your move");
-    const best = analysis?.bestMove?.id;
-    for (const button of ui.moves.querySelectorAll<HTMLButtonElement>("button.move")) {
-      button.classList.toggle("best", best !== undefined && button.dataset.id === String(best));
+    if (table === t && analysis?.bestMove) {
+      t.hinted = t.moves.find((m) => m.id === analysis.bestMove?.id) ?? analysis.bestMove;
+      showMoves(t);
+      drawTable(t);
     }
   } catch (error) {
     showError(error);
@@ -352,18 +450,19 @@ async function newGame(): Promise<void> {
   setPhase("busy");
   clearMoves();
   ui.log.replaceChildren();
-  ui.chart.replaceChildren();
-  ui.analysisTitle.textContent = "Analysis";
-  ui.analysisInfo.textContent = ui.expected.textContent = ui.pv.textContent = "";
+  clearAnalysis();
   try {
     const reply = await furnace.newGame({
       game: info.name, numPlayers: players, seed: newSeed(), observerSeat: human,
-      ...(sealedFor(info) ? { stateFormat: StateFormat.SEALED } : {}),
+      // Sealed where there is something to hide; else the JSON object the board reads.
+      stateFormat: sealedFor(info) ? StateFormat.SEALED : StateFormat.JSON_OBJECT,
     });
     if (!reply.state || !reply.status) throw new Error("NewGame answered without a state");
-    table = { info, human, players, state: reply.state, status: reply.status, generation };
+    table = { info, human, players, state: reply.state, status: reply.status, generation,
+              seen: seenIn(reply), moves: [], filter: null, hinted: null };
     window.furnaceTable = table;
     ui.board.textContent = reply.render;
+    drawTable(table);
     await advance(table);
   } catch (error) {
     showError(error);
@@ -401,6 +500,17 @@ async function start(): Promise<void> {
   });
   ui.newGame.addEventListener("click", () => void newGame());
   ui.hint.addEventListener("click", () => void hint());
+  ui.textToggle.addEventListener("click", () => {
+    ui.board.hidden = !ui.board.hidden;
+    ui.textToggle.setAttribute("aria-pressed", String(!ui.board.hidden));
+    ui.textToggle.textContent = ui.board.hidden ? "Show the text board" : "Hide the text board";
+  });
+  ui.showAll.addEventListener("click", () => {
+    if (!table) return;
+    table.filter = null;
+    showMoves(table);
+    markPicked([]);
+  });
   try {
     const reply = await furnace.listGames({});
     games = reply.games;
