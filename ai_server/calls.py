@@ -13,8 +13,9 @@ here: a request message in, a response message (or a :class:`RequestError`) out.
   itself in :mod:`ai_server.worker`.
 
 Positions are rebuilt and validated by the game
-(``registry.get_game(name).state_from_json``), legality comes from the game
-(``parse_move``, ``why_illegal``).  Every failure is a status from
+(``registry.get_game(name).state_from_json``), a proposed move is judged by the engine
+(:func:`engine.move_checks.judge_move`), and engine values become messages in
+:mod:`ai_server.messages`.  Every failure is a status from
 :mod:`ai_server.errors`, never UNKNOWN; a bug is INTERNAL, its traceback handed to
 the server to log (the workers have no log of their own).
 
@@ -44,7 +45,7 @@ import grpc
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 
-from ai_server import codecs, errors, records, sealing, worker
+from ai_server import codecs, errors, messages, records, sealing, worker
 from ai_server.codecs import DecodedState
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid, precondition
@@ -54,31 +55,21 @@ from engine.game import (
     CHANCE,
     TERMINAL,
     FurnaceError,
-    GameInfo,
     InvalidOptionError,
     InvalidStateError,
-    MoveParseError,
     State,
     UnknownGameError,
     events_seen_by,
 )
+from engine.move_checks import MoveFault, hidden_moves_reason, judge_move
 from engine.search.config import config_for
 from engine.search.levels import MAX_LEVEL, MIN_LEVEL
 from engine.seats import player_name, seat_label, seat_range
-from engine.state_schema import json_schema, schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 #: Largest exploration constant accepted.
 MAX_EXPLORATION = 10.0
 
-_STOP_REASONS = {
-    worker.ITERATIONS: pb.SEARCH_STOP_REASON_ITERATIONS,
-    worker.TIME_LIMIT: pb.SEARCH_STOP_REASON_TIME_LIMIT,
-    worker.DEADLINE: pb.SEARCH_STOP_REASON_DEADLINE,
-    worker.CANCELLED: pb.SEARCH_STOP_REASON_CANCELLED,
-    worker.MEMORY: pb.SEARCH_STOP_REASON_MEMORY,
-    worker.SHUTDOWN: pb.SEARCH_STOP_REASON_SHUTDOWN,
-}
 
 
 # -- messages between processes ---------------------------------------------------------
@@ -136,198 +127,6 @@ def answer(method: str, work: Callable[[], Message | None]) -> Answer:
     result.notes = {k: v for k, v in asdict(record).items()
                     if v is not None and k != "method"}
     return result
-
-
-def _option_default(value: bool | int | str) -> pb.OptionValue:
-    if isinstance(value, bool):
-        return pb.OptionValue(bool_value=value)
-    if isinstance(value, int):
-        return pb.OptionValue(int_value=value)
-    return pb.OptionValue(string_value=str(value))
-
-
-def _option_value(value: pb.OptionValue, field: str) -> bool | int | str:
-    kind = value.WhichOneof("kind")
-    if kind is None:
-        raise invalid(f"{field} has no value: set bool_value, int_value or string_value",
-                      field, errors.INVALID_OPTION)
-    result: bool | int | str = getattr(value, kind)
-    return result
-
-
-def game_info_message(info: GameInfo, kernel: bool, sealed: bool = False) -> pb.GameInfo:
-    """The ListGames entry of a game (``sealed``: the server has sealing keys)."""
-    return pb.GameInfo(
-        name=info.name,
-        title=info.title,
-        min_players=info.min_players,
-        max_players=info.max_players,
-        player_counts=list(info.player_counts),
-        information_type=(pb.INFORMATION_TYPE_PERFECT if info.perfect_information
-                          else pb.INFORMATION_TYPE_IMPERFECT),
-        has_chance=info.has_chance,
-        client_sees_chance=info.chance_nodes,
-        options=[pb.GameOption(name=o.name, default_value=_option_default(o.default),
-                               description=o.description) for o in info.options],
-        description=info.description,
-        typed_state=codecs.has_typed(info.name),
-        kernel_available=kernel,
-        state_formats=state_formats(info.name, sealed),
-        state_schema=schema_text(json_schema(registry.get_game(info.name).state_description())),
-    )
-
-
-def state_formats(game: str, sealed: bool) -> list[pb.StateFormat]:
-    """The forms ``game``'s positions can be answered in (GameInfo.state_formats)."""
-    return [*([pb.STATE_FORMAT_TYPED] if codecs.has_typed(game) else []),
-            pb.STATE_FORMAT_OPAQUE, pb.STATE_FORMAT_JSON, pb.STATE_FORMAT_JSON_OBJECT,
-            pb.STATE_FORMAT_RECORD, *([pb.STATE_FORMAT_SEALED] if sealed else [])]
-
-
-def status_message(state: State) -> pb.GameStatus:
-    player = state.current_player()
-    status = pb.GameStatus(
-        game=state.info.name,
-        num_players=state.num_players,
-        current_player=player,
-        terminal=player == TERMINAL,
-        chance=player == CHANCE,
-        scores=[float(s) for s in state.scores()],
-    )
-    if player == TERMINAL:
-        for group in state.ranking():
-            status.ranking.add(seats=list(group))
-    return status
-
-
-def move_message(state: State, move: int) -> pb.Move:
-    return pb.Move(id=move, text=state.move_to_text(move))
-
-
-#: Largest int32: ``Analysis.iterations`` and ``MoveAnalysis.visits`` are int32 (JSON
-#: numbers).  Iteration searches stop at ``max_iterations`` (below it, see
-#: ``ServerConfig.check``); a very long time-limited search is capped here, never wrapped.
-MAX_COUNT = 2**31 - 1
-
-
-def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analysis:
-    """The ``Analysis`` message of a worker's result dict (counts capped at MAX_COUNT)."""
-    best_id, best_text = data["best"]
-    moves = data["moves"][:max_candidates] if max_candidates else data["moves"]
-    return pb.Analysis(
-        player=data["player"],
-        best_move=pb.Move(id=best_id, text=best_text),
-        iterations=min(data["iterations"], MAX_COUNT),
-        elapsed_seconds=data["elapsed"],
-        win_probabilities=data["win_probabilities"],
-        expected_scores=data["expected_scores"],
-        moves=[
-            pb.MoveAnalysis(
-                move=pb.Move(id=m["id"], text=m["text"]),
-                visits=min(m["visits"], MAX_COUNT),
-                win_probabilities=m["win_probabilities"],
-                expected_scores=m["expected_scores"],
-                win_probability=m["win_probability"],
-            )
-            for m in moves
-        ],
-        principal_variation=[pb.Move(id=i, text=t) for i, t in data["pv"]],
-        stop_reason=_STOP_REASONS.get(data.get("stop_reason", ""),
-                                      pb.SEARCH_STOP_REASON_UNSPECIFIED),
-        target=data.get("target"),
-    )
-
-
-@dataclass
-class MoveCheck:
-    legal: bool
-    move: pb.Move
-    reason: str = ""
-    code: pb.IllegalReason = pb.ILLEGAL_REASON_UNSPECIFIED
-    field: str = "move"
-
-
-def hidden_moves_reason(state: State, observer: int | None) -> str:
-    """Why ``observer`` is told nothing about the moves of the seat to move."""
-    player = state.current_player()
-    mover = "chance" if player == CHANCE else seat_label(player)
-    if observer is None:  # the host sees every seat's information: not reached today
-        return f"the host cannot judge the moves of {mover}: they depend on what no seat sees"
-    return (f"{seat_label(observer)} cannot judge the moves of {mover}: they depend on what "
-            f"{player_name(observer)} cannot see")
-
-
-def move_code_text(state: State, move: int) -> str | None:
-    """The text of ``move`` when it is a move code of the game (``State.is_move_code``),
-    else None: whatever the id, no exception escapes."""
-    try:
-        if not state.is_move_code(move):
-            return None
-        return state.move_to_text(move)
-    except (FurnaceError, ValueError, IndexError, KeyError, OverflowError, TypeError):
-        return None
-
-
-def check_move(state: State, move: pb.Move, seat: int | None, present: bool = True,
-               observer: int | None = None) -> MoveCheck:
-    """Resolve ``move`` (id and/or text) and judge it in ``state`` through the game.
-
-    ``observer`` (``None``: the host) is whom the answer is for: after the checks
-    that reveal nothing (notation, id, game over, turn), a move of a seat whose
-    moves the observer cannot know is not judged (``ILLEGAL_REASON_HIDDEN``).
-    """
-    has_id = present and move.HasField("id")
-    text = move.text.strip() if present else ""
-    resolved = pb.Move()
-    if not has_id and not text:
-        return MoveCheck(False, resolved, "give the move's id or its text", pb.ILLEGAL_REASON_EMPTY)
-    from_text: int | None = None
-    if text:
-        resolved.text = text
-        try:
-            from_text = state.parse_move(text)
-        except MoveParseError as exc:
-            return MoveCheck(False, resolved, str(exc), pb.ILLEGAL_REASON_UNPARSEABLE,
-                             "move.text")
-        resolved.id = from_text
-    if has_id:
-        resolved.id = move.id
-        # Only an id the game can produce has a text: never one made up for a
-        # negative, out-of-range or undecodable number.
-        id_text = move_code_text(state, move.id)
-        if id_text is None:
-            resolved.ClearField("text")
-            return MoveCheck(False, resolved,
-                             f"move id {move.id} is not a move of {state.info.title}",
-                             pb.ILLEGAL_REASON_NOT_A_MOVE, "move.id")
-        if from_text is not None and from_text != move.id:
-            return MoveCheck(False, resolved,
-                             f"move.id {move.id} is {id_text!r} but move.text {text!r} is "
-                             f"move {from_text}", pb.ILLEGAL_REASON_ID_TEXT_MISMATCH)
-        resolved.text = id_text
-    else:
-        resolved.text = state.move_to_text(resolved.id)
-    player = state.current_player()
-    if player == TERMINAL:
-        return MoveCheck(False, resolved, "the game is over", pb.ILLEGAL_REASON_GAME_OVER,
-                         "state")
-    if seat is not None and seat != player:
-        whose = "chance moves next" if player == CHANCE else \
-            f"it is the turn of {seat_label(player)}"
-        return MoveCheck(False, resolved, f"{whose}, not of {seat_label(seat)}",
-                         pb.ILLEGAL_REASON_NOT_YOUR_TURN, "seat")
-    if not state.moves_known_to(observer):
-        return MoveCheck(False, resolved, hidden_moves_reason(state, observer),
-                         pb.ILLEGAL_REASON_HIDDEN, "state.observer_seat")
-    if player == CHANCE:
-        if any(m == resolved.id for m, _ in state.chance_outcomes()):
-            return MoveCheck(True, resolved)
-        return MoveCheck(False, resolved, "not a chance outcome of this position",
-                         pb.ILLEGAL_REASON_RULES)
-    why = state.why_illegal(resolved.id)
-    if why is None:
-        return MoveCheck(True, resolved)
-    return MoveCheck(False, resolved, why, pb.ILLEGAL_REASON_RULES)
 
 
 @dataclass
@@ -469,7 +268,7 @@ def list_games(config: ServerConfig, log: Any = None) -> pb.ListGamesResponse:
     for name in registry.game_names():
         try:
             game = registry.get_game(name)
-            games.append(game_info_message(game.info, game.kernel_available(),
+            games.append(messages.game_info_message(game.info, game.kernel_available(),
                                            sealed=cfg.sealer is not None))
         except Exception:  # noqa: BLE001 - one broken game must not hide the others
             if log is not None:
@@ -508,7 +307,7 @@ def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
     options: dict[str, Any] = {}
     for name in sorted(request.options):
         where = f"options[{name}]"
-        value = _option_value(request.options[name], where)
+        value = messages.option_value(request.options[name], where)
         try:
             info.resolve_options({name: value})
         except InvalidOptionError as exc:
@@ -525,7 +324,7 @@ def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
     state = game.new_game(seed=seed, num_players=int(request.num_players), options=options)
     encoded = records.state_message(records.new_game_record(info, request, seed), observer) \
         if form == records.RECORD else encode_for(state, form, observer)
-    return pb.NewGameResponse(state=encoded, status=status_message(state),
+    return pb.NewGameResponse(state=encoded, status=messages.status_message(state),
                               render=state.render(observer), view=view_of(state, encoded),
                               seed=seed)
 
@@ -536,16 +335,16 @@ def legal_moves(request: pb.LegalMovesRequest) -> pb.LegalMovesResponse:
     seat = seat_of(request, state)
     observer = loaded.decoded.observer_seat
     player = state.current_player()
-    response = pb.LegalMovesResponse(status=status_message(state))
+    response = pb.LegalMovesResponse(status=messages.status_message(state))
     wanted = (player >= 0 and (seat is None or seat == player)) or (
         player == CHANCE and seat is None)
     if wanted and not state.moves_known_to(observer):
         response.moves_hidden = True  # they depend on what the observer cannot see
     elif player >= 0 and wanted:
-        response.moves.extend(move_message(state, m) for m in state.legal_moves())
+        response.moves.extend(messages.move_message(state, m) for m in state.legal_moves())
     elif wanted:
         for move, probability in state.chance_outcomes():
-            response.chance_outcomes.add(move=move_message(state, move),
+            response.chance_outcomes.add(move=messages.move_message(state, move),
                                          probability=probability)
     if request.include_render:
         # Drawn as the observer sees it (the host without one).
@@ -556,10 +355,9 @@ def legal_moves(request: pb.LegalMovesRequest) -> pb.LegalMovesResponse:
 def check_move_call(request: pb.CheckMoveRequest) -> pb.CheckMoveResponse:
     loaded = load(request.state, request.HasField("state"))
     seat = seat_of(request, loaded.state)
-    check = check_move(loaded.state, request.move, seat, request.HasField("move"),
-                       loaded.decoded.observer_seat)
-    return pb.CheckMoveResponse(legal=check.legal, move=check.move, reason=check.reason,
-                                reason_code=check.code)
+    move, text = messages.proposed_move(request.move, request.HasField("move"))
+    return messages.check_move_response(judge_move(
+        loaded.state, move, text, seat=seat, observer=loaded.decoded.observer_seat))
 
 
 def apply_move(request: pb.ApplyMoveRequest) -> pb.ApplyMoveResponse:
@@ -579,29 +377,32 @@ def apply_move(request: pb.ApplyMoveRequest) -> pb.ApplyMoveResponse:
                       f"play moves the others)", "state.observer_seat", errors.SEAL_MISMATCH)
     # Judged as the host: the client vouches for the move even when its observer
     # could not judge it; only the error's words depend on the observer.
-    check = check_move(state, request.move, seat, request.HasField("move"))
-    if not check.legal and check.code == pb.ILLEGAL_REASON_RULES \
-            and not state.moves_known_to(observer):
-        # The rules' reason would show the observer what it cannot see.
-        check.reason = ("the rules forbid it here (the reason is withheld: "
-                        + hidden_moves_reason(state, observer) + ")")
-    if not check.legal:
-        code_name = pb.IllegalReason.Name(check.code)
-        if check.code == pb.ILLEGAL_REASON_GAME_OVER:
-            raise precondition(f"cannot play: {check.reason}", check.field, errors.GAME_OVER,
+    move, text = messages.proposed_move(request.move, request.HasField("move"))
+    verdict = judge_move(state, move, text, seat=seat)
+    if verdict.fault is not None:
+        code, field = messages.ILLEGAL_REASONS[verdict.fault]
+        why = verdict.reason
+        if verdict.fault is MoveFault.RULES and not state.moves_known_to(observer):
+            # The rules' reason would show the observer what it cannot see.
+            why = ("the rules forbid it here (the reason is withheld: "
+                   + hidden_moves_reason(state, observer) + ")")
+        code_name = pb.IllegalReason.Name(code)
+        if verdict.fault is MoveFault.GAME_OVER:
+            raise precondition(f"cannot play: {why}", field, errors.GAME_OVER,
                                illegal_reason=code_name)
-        if check.code == pb.ILLEGAL_REASON_NOT_YOUR_TURN:
-            raise precondition(f"cannot play: {check.reason}", check.field,
-                               errors.NOT_YOUR_TURN, illegal_reason=code_name)
-        reason = errors.ILLEGAL_MOVE if check.code == pb.ILLEGAL_REASON_RULES else \
+        if verdict.fault is MoveFault.NOT_YOUR_TURN:
+            raise precondition(f"cannot play: {why}", field, errors.NOT_YOUR_TURN,
+                               illegal_reason=code_name)
+        reason = errors.ILLEGAL_MOVE if verdict.fault is MoveFault.RULES else \
             errors.INVALID_MOVE
-        if check.code == pb.ILLEGAL_REASON_NOT_A_MOVE:
+        if verdict.fault is MoveFault.NOT_A_MOVE:
             # The reason names the id already.
-            raise invalid(check.reason, check.field, reason, illegal_reason=code_name)
-        text = check.move.text or (str(check.move.id) if check.move.HasField("id") else "")
-        raise invalid(f"illegal move {text!r}: {check.reason}" if text else check.reason,
-                      check.field, reason, illegal_reason=code_name)
-    return pb.ApplyMoveResponse(**play(loaded, check.move.id, request.state_format))
+            raise invalid(why, field, reason, illegal_reason=code_name)
+        shown = verdict.text or (str(verdict.move) if verdict.move is not None else "")
+        raise invalid(f"illegal move {shown!r}: {why}" if shown else why, field, reason,
+                      illegal_reason=code_name)
+    assert verdict.move is not None  # a legal move is resolved
+    return pb.ApplyMoveResponse(**play(loaded, verdict.move, request.state_format))
 
 
 def play(loaded: Loaded, move: int, requested_format: int) -> dict[str, Any]:
@@ -624,7 +425,7 @@ def play(loaded: Loaded, move: int, requested_format: int) -> dict[str, Any]:
     else:
         record.move.CopyFrom(pb.Move(id=move, text=seen))
     encoded = recorded if recorded is not None else encode_for(state, form, observer)
-    return {"state": encoded, "record": record, "status": status_message(state),
+    return {"state": encoded, "record": record, "status": messages.status_message(state),
             "render": state.render(observer), "view": view_of(state, encoded)}
 
 
@@ -777,7 +578,7 @@ def search_call(method: str, request: Any, config: ServerConfig, *, time_end: fl
             send = report
 
             def on_progress(data: dict[str, Any]) -> None:
-                send(analysis_message(data, plan.max_candidates))
+                send(messages.analysis_message(data, plan.max_candidates))
 
         result = worker.search_state(
             plan.state, iterations=plan.iterations, time_end=time_end, deadline=deadline,
@@ -786,7 +587,7 @@ def search_call(method: str, request: Any, config: ServerConfig, *, time_end: fl
         if result is None:
             return None  # cancelled before it ran
         _searched(result)
-        analysis = analysis_message(result, plan.max_candidates)
+        analysis = messages.analysis_message(result, plan.max_candidates)
         if analyze:
             return analysis
         move = analysis.best_move

@@ -266,14 +266,8 @@ class _Stopper:
         self.should_stop = should_stop
 
 
-def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[str, Any]:
-    """Plain data of an :class:`engine.search.Analysis` plus every seat's win share per move."""
-    stats = tree.root_stats()
-    k = stats.num_players
-    per_move: dict[int, list[float]] = {}
-    for move, n, totals in zip(stats.moves, stats.move_visits, stats.move_totals, strict=True):
-        inv = 1.0 / n if n else 0.0  # the engine's own formula, so values match exactly
-        per_move[move] = [t * inv for t in totals[:k]]
+def _encode_analysis(analysis: Any, stop_reason: str = "") -> dict[str, Any]:
+    """Plain data of an :class:`engine.search.Analysis`, picklable for the pool."""
     return {
         "player": analysis.player,
         "best": (analysis.best_move, analysis.best_move_text),
@@ -287,7 +281,7 @@ def _encode_analysis(tree: Any, analysis: Any, stop_reason: str = "") -> dict[st
                 "text": m.text,
                 "visits": m.visits,
                 "win_probability": m.win_probability,
-                "win_probabilities": per_move.get(m.move, [0.0] * k),
+                "win_probabilities": list(m.win_probabilities),
                 "expected_scores": list(m.expected_scores),
             }
             for m in analysis.moves
@@ -346,7 +340,7 @@ def search_state(
         send = report
 
         def on_progress(analysis: Any) -> None:
-            send(_encode_analysis(tree, analysis))
+            send(_encode_analysis(analysis))
 
     analysis = tree.search(iterations, limit, should_stop=stopper.should_stop,
                            on_progress=on_progress, progress_interval=progress_interval)
@@ -356,7 +350,7 @@ def search_state(
         reason = stopper.why
     else:
         reason = end_reason
-    result = _encode_analysis(tree, analysis, reason)
+    result = _encode_analysis(analysis, reason)
     if level:
         move = config_for(state).level(level).choose(analysis, choice_rng(seed))
         result["chosen"] = (move, next(m.text for m in analysis.moves if m.move == move))

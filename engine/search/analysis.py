@@ -42,6 +42,9 @@ class MoveStats:
     win_probability: float
     #: Mean final score of every seat after this move.
     expected_scores: tuple[float, ...]
+    #: Mean reward (win share) of every seat after this move; the mover's is
+    #: ``win_probability``.
+    win_probabilities: tuple[float, ...]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +52,7 @@ class MoveStats:
             "text": self.text,
             "visits": self.visits,
             "win_probability": self.win_probability,
+            "win_probabilities": list(self.win_probabilities),
             "expected_scores": list(self.expected_scores),
         }
 
@@ -241,6 +245,7 @@ def analysis_from_stats(
                 visits=n,
                 win_probability=tot[p] * inv,
                 expected_scores=tuple(x * inv for x in tot[k:]),
+                win_probabilities=tuple(x * inv for x in tot[:k]),
             )
         )
     inv_root = 1.0 / stats.visits if stats.visits else 0.0

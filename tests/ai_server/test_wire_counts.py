@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 
-from ai_server import calls
+from ai_server import messages
 from ai_server.config import ServerConfig
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
@@ -81,7 +81,7 @@ def test_counts_are_capped_not_wrapped() -> None:
             "moves": [{"id": 0, "text": "wait", "visits": 2**33 + 5,
                        "win_probabilities": [0.5, 0.5], "expected_scores": [1.0, 1.0],
                        "win_probability": 0.5}]}
-    analysis = calls.analysis_message(data)
+    analysis = messages.analysis_message(data)
     assert analysis.iterations == 2**31 - 1
     assert analysis.moves[0].visits == 2**31 - 1
 

@@ -45,7 +45,7 @@ from .toy_games import race
 def _analysis(visits: list[int]) -> Analysis:
     """An analysis whose root moves are 10, 11, ... with these visits (in this order)."""
     moves = [MoveStats(move=10 + i, text=f"m{10 + i}", visits=n, win_probability=0.5,
-                       expected_scores=(0.0, 0.0)) for i, n in enumerate(visits)]
+                       expected_scores=(0.0, 0.0), win_probabilities=(0.5, 0.5)) for i, n in enumerate(visits)]
     return Analysis(player=0, best_move=10, best_move_text="m10", iterations=sum(visits),
                     elapsed=0.0, win_probability=(0.5, 0.5), expected_scores=(0.0, 0.0),
                     moves=moves)

@@ -1,0 +1,171 @@
+"""Engine values as ``furnace.v1`` messages, and request values as engine values.
+
+The one place where what the engine says (a game's description, a position's status,
+a move, a search's analysis, a judged move) becomes the message the service answers,
+and where a request's plain values (option values) become the engine's.  Positions
+have their own codecs (:mod:`ai_server.codecs`, :mod:`ai_server.records`,
+:mod:`ai_server.sealing`); the calls (:mod:`ai_server.calls`) route through here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ai_server import codecs, errors, worker
+from ai_server.errors import invalid
+from engine import registry
+from engine.game import CHANCE, TERMINAL, GameInfo, State
+from engine.move_checks import MoveFault, MoveVerdict
+from engine.state_schema import json_schema, schema_text
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+
+_STOP_REASONS = {
+    worker.ITERATIONS: pb.SEARCH_STOP_REASON_ITERATIONS,
+    worker.TIME_LIMIT: pb.SEARCH_STOP_REASON_TIME_LIMIT,
+    worker.DEADLINE: pb.SEARCH_STOP_REASON_DEADLINE,
+    worker.CANCELLED: pb.SEARCH_STOP_REASON_CANCELLED,
+    worker.MEMORY: pb.SEARCH_STOP_REASON_MEMORY,
+    worker.SHUTDOWN: pb.SEARCH_STOP_REASON_SHUTDOWN,
+}
+
+
+def option_default(value: bool | int | str) -> pb.OptionValue:
+    """A game option's default value as the wire's ``OptionValue``."""
+    if isinstance(value, bool):
+        return pb.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.OptionValue(int_value=value)
+    return pb.OptionValue(string_value=str(value))
+
+
+def option_value(value: pb.OptionValue, field: str) -> bool | int | str:
+    """A request's ``OptionValue`` (at ``field``) as the value the game's options take."""
+    kind = value.WhichOneof("kind")
+    if kind is None:
+        raise invalid(f"{field} has no value: set bool_value, int_value or string_value",
+                      field, errors.INVALID_OPTION)
+    result: bool | int | str = getattr(value, kind)
+    return result
+
+
+def game_info_message(info: GameInfo, kernel: bool, sealed: bool = False) -> pb.GameInfo:
+    """The ListGames entry of a game (``sealed``: the server has sealing keys)."""
+    return pb.GameInfo(
+        name=info.name,
+        title=info.title,
+        min_players=info.min_players,
+        max_players=info.max_players,
+        player_counts=list(info.player_counts),
+        information_type=(pb.INFORMATION_TYPE_PERFECT if info.perfect_information
+                          else pb.INFORMATION_TYPE_IMPERFECT),
+        has_chance=info.has_chance,
+        client_sees_chance=info.chance_nodes,
+        options=[pb.GameOption(name=o.name, default_value=option_default(o.default),
+                               description=o.description) for o in info.options],
+        description=info.description,
+        typed_state=codecs.has_typed(info.name),
+        kernel_available=kernel,
+        state_formats=state_formats(info.name, sealed),
+        state_schema=schema_text(json_schema(registry.get_game(info.name).state_description())),
+    )
+
+
+def state_formats(game: str, sealed: bool) -> list[pb.StateFormat]:
+    """The forms ``game``'s positions can be answered in (GameInfo.state_formats)."""
+    return [*([pb.STATE_FORMAT_TYPED] if codecs.has_typed(game) else []),
+            pb.STATE_FORMAT_OPAQUE, pb.STATE_FORMAT_JSON, pb.STATE_FORMAT_JSON_OBJECT,
+            pb.STATE_FORMAT_RECORD, *([pb.STATE_FORMAT_SEALED] if sealed else [])]
+
+
+def status_message(state: State) -> pb.GameStatus:
+    player = state.current_player()
+    status = pb.GameStatus(
+        game=state.info.name,
+        num_players=state.num_players,
+        current_player=player,
+        terminal=player == TERMINAL,
+        chance=player == CHANCE,
+        scores=[float(s) for s in state.scores()],
+    )
+    if player == TERMINAL:
+        for group in state.ranking():
+            status.ranking.add(seats=list(group))
+    return status
+
+
+def move_message(state: State, move: int) -> pb.Move:
+    return pb.Move(id=move, text=state.move_to_text(move))
+
+
+#: Largest int32: ``Analysis.iterations`` and ``MoveAnalysis.visits`` are int32 (JSON
+#: numbers).  Iteration searches stop at ``max_iterations`` (below it, see
+#: ``ServerConfig.check``); a very long time-limited search is capped here, never wrapped.
+MAX_COUNT = 2**31 - 1
+
+
+def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analysis:
+    """The ``Analysis`` message of a worker's result dict (counts capped at MAX_COUNT)."""
+    best_id, best_text = data["best"]
+    moves = data["moves"][:max_candidates] if max_candidates else data["moves"]
+    return pb.Analysis(
+        player=data["player"],
+        best_move=pb.Move(id=best_id, text=best_text),
+        iterations=min(data["iterations"], MAX_COUNT),
+        elapsed_seconds=data["elapsed"],
+        win_probabilities=data["win_probabilities"],
+        expected_scores=data["expected_scores"],
+        moves=[
+            pb.MoveAnalysis(
+                move=pb.Move(id=m["id"], text=m["text"]),
+                visits=min(m["visits"], MAX_COUNT),
+                win_probabilities=m["win_probabilities"],
+                expected_scores=m["expected_scores"],
+                win_probability=m["win_probability"],
+            )
+            for m in moves
+        ],
+        principal_variation=[pb.Move(id=i, text=t) for i, t in data["pv"]],
+        stop_reason=_STOP_REASONS.get(data.get("stop_reason", ""),
+                                      pb.SEARCH_STOP_REASON_UNSPECIFIED),
+        target=data.get("target"),
+    )
+
+
+#: The wire's code of each :class:`~engine.move_checks.MoveFault`, and the request
+#: field at fault.
+ILLEGAL_REASONS: dict[MoveFault, tuple[pb.IllegalReason, str]] = {
+    MoveFault.EMPTY: (pb.ILLEGAL_REASON_EMPTY, "move"),
+    MoveFault.UNPARSEABLE: (pb.ILLEGAL_REASON_UNPARSEABLE, "move.text"),
+    MoveFault.NOT_A_MOVE: (pb.ILLEGAL_REASON_NOT_A_MOVE, "move.id"),
+    MoveFault.ID_TEXT_MISMATCH: (pb.ILLEGAL_REASON_ID_TEXT_MISMATCH, "move"),
+    MoveFault.GAME_OVER: (pb.ILLEGAL_REASON_GAME_OVER, "state"),
+    MoveFault.NOT_YOUR_TURN: (pb.ILLEGAL_REASON_NOT_YOUR_TURN, "seat"),
+    MoveFault.HIDDEN: (pb.ILLEGAL_REASON_HIDDEN, "state.observer_seat"),
+    MoveFault.RULES: (pb.ILLEGAL_REASON_RULES, "move"),
+}
+
+
+def proposed_move(move: pb.Move, present: bool) -> tuple[int | None, str]:
+    """A request's ``Move`` (``present``: the field is set) as :func:`judge_move`'s id and
+    text (:func:`engine.move_checks.judge_move`)."""
+    if not present:
+        return None, ""
+    return (move.id if move.HasField("id") else None), move.text
+
+
+def verdict_move(verdict: MoveVerdict) -> pb.Move:
+    """The judged move, id and text as far as they were worked out."""
+    resolved = pb.Move()
+    if verdict.move is not None:
+        resolved.id = verdict.move
+    if verdict.text is not None:
+        resolved.text = verdict.text
+    return resolved
+
+
+def check_move_response(verdict: MoveVerdict) -> pb.CheckMoveResponse:
+    """CheckMove's answer of a verdict."""
+    code = pb.ILLEGAL_REASON_UNSPECIFIED if verdict.fault is None else \
+        ILLEGAL_REASONS[verdict.fault][0]
+    return pb.CheckMoveResponse(legal=verdict.legal, move=verdict_move(verdict),
+                                reason=verdict.reason, reason_code=code)
