@@ -39,6 +39,7 @@ from engine.oh_my_goods.rules import (
 include "splitmix64.pxi"
 
 include "guided_choice.pxi"
+include "byte_sort.pxi"
 
 
 cdef enum:
@@ -75,6 +76,7 @@ cdef enum:
     PLACE = 18
     PASS = 19
     NO_CARD = 1023
+    NO_CHAIN = -2       # chain_need: no chain can run from the slot
 
     # phases (rules.PHASES order)
     PH_REDRAW = 0
@@ -577,17 +579,28 @@ cdef inline int chain_sources(const St* s, const Cat* c, int seat, int slot, int
     return n
 
 
-cdef inline bint chain_ok(const St* s, const Cat* c, int seat, int slot, int card) noexcept nogil:
-    """``_chain_reason(seat, slot, card) is None``."""
+cdef inline int chain_need(const St* s, const Cat* c, int seat, int slot) noexcept nogil:
+    """What a chain from ``slot`` needs from the hand: NO_CHAIN when the building has no
+    chain or a source it needs is missing, -1 for no card, else the resource."""
     cdef int resource
     cdef int sources[2]
     cdef int n, i
-    if slot < 0 or c.b_nchain[slot_building(s, c, seat, slot)] == 0:
-        return False
+    if c.b_nchain[slot_building(s, c, seat, slot)] == 0:
+        return NO_CHAIN
     n = chain_sources(s, c, seat, slot, &resource, sources)
     for i in range(n):
         if sources[i] < 0:
-            return False
+            return NO_CHAIN
+    return resource
+
+
+cdef inline bint chain_ok(const St* s, const Cat* c, int seat, int slot, int card) noexcept nogil:
+    """``_chain_reason(seat, slot, card) is None``."""
+    if slot < 0:
+        return False
+    cdef int resource = chain_need(s, c, seat, slot)
+    if resource == NO_CHAIN:
+        return False
     if resource < 0:
         return card == NO_CARD
     if card == NO_CARD:
@@ -598,16 +611,11 @@ cdef inline bint chain_ok(const St* s, const Cat* c, int seat, int slot, int car
 
 
 cdef inline bint can_chain(const St* s, const Cat* c, int seat, int slot) noexcept nogil:
-    cdef int resource
-    cdef int sources[2]
-    cdef int n, i
+    cdef int i
     cdef const Pl* p = &s.players[seat]
-    if c.b_nchain[slot_building(s, c, seat, slot)] == 0:
+    cdef int resource = chain_need(s, c, seat, slot)
+    if resource == NO_CHAIN:
         return False
-    n = chain_sources(s, c, seat, slot, &resource, sources)
-    for i in range(n):
-        if sources[i] < 0:
-            return False
     if resource < 0:
         return True
     for i in range(p.nhand):
@@ -1196,18 +1204,6 @@ cdef inline double work_promise(const St* s, const Cat* c, int seat) noexcept no
 include "random_draws.pxi"
 
 
-cdef inline void _sort_cards(unsigned char* cards, int n) noexcept nogil:
-    cdef int i, j
-    cdef unsigned char v
-    for i in range(1, n):
-        v = cards[i]
-        j = i - 1
-        while j >= 0 and cards[j] > v:
-            cards[j + 1] = cards[j]
-            j -= 1
-        cards[j + 1] = v
-
-
 cdef inline void _remove_card(unsigned char* cards, int* n, int card) noexcept nogil:
     cdef int i, j
     for i in range(n[0]):
@@ -1291,28 +1287,19 @@ cdef int supply_cards(const St* s, const Cat* c, const unsigned char* unseen, in
 
 # -- the state ------------------------------------------------------------------------------
 
-cdef class KernelState:
+#: What a playout that reaches a position without legal moves says.
+PLAYOUT_ERROR = "playout reached a position without legal moves"
+
+include "kernel_state.pxi"
+include "move_list.pxi"
+
+
+cdef class KernelState(FreshMovesState):
     """An Oh My Goods! position on the C struct; behaves like ``OhMyGoodsState``."""
 
     info = INFO
-    # The protocol's own implementations fit the struct as they are (a registered
-    # class inherits nothing from State, so they are bound here).
-    chance_outcomes = State.chance_outcomes
-    search_state = State.search_state
-    legal_moves_text = State.legal_moves_text
-    apply_text = State.apply_text
     outcome = State.outcome
 
-    cdef St s
-    cdef const Cat* cat
-    cdef KernelCatalogue kc
-    cdef readonly int num_players
-    cdef public long last_rollout_steps
-
-    def __cinit__(self):
-        memset(&self.s, 0, sizeof(St))
-        self.cat = NULL
-        self.last_rollout_steps = 0
 
     # -- construction -------------------------------------------------------------
     @staticmethod
@@ -1531,20 +1518,6 @@ cdef class KernelState:
     def is_terminal(self) -> bool:
         return self.s.phase == PH_OVER
 
-    def legal_moves(self) -> list:
-        cdef int moves[MAX_MOVES]
-        cdef int n = gen_moves(&self.s, self.cat, moves)
-        return [moves[i] for i in range(n)]
-
-    cdef bint _is_legal(self, int move):
-        cdef int moves[MAX_MOVES]
-        cdef int n = gen_moves(&self.s, self.cat, moves)
-        cdef int i
-        for i in range(n):
-            if moves[i] == move:
-                return True
-        return False
-
     def apply(self, move) -> list:
         """Play ``move`` (IllegalMoveError if it is not legal).  Returns no event texts."""
         # bools are ints to the reference rules too (False is move 0, "keep")
@@ -1559,10 +1532,7 @@ cdef class KernelState:
 
     def clone(self) -> KernelState:
         cdef KernelState twin = KernelState.__new__(KernelState)
-        memcpy(&twin.s, &self.s, sizeof(St))
-        twin.cat = self.cat
-        twin.kc = self.kc
-        twin.num_players = self.num_players
+        self._copy_into(twin)
         return twin
 
     def coins(self, seat) -> int:
@@ -1598,36 +1568,6 @@ cdef class KernelState:
                        + plan_promise(s, self.cat, p, money) + work_promise(s, self.cat, p))
         return out
 
-    def rollout(self, seed) -> Outcome:
-        """Random moves to the end in C (in place), exactly as ``OhMyGoodsState.rollout``."""
-        if not isinstance(seed, int):
-            raise TypeError(f"a rollout seed is an integer, not {type(seed).__name__}")
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long steps
-        with nogil:
-            steps = c_rollout(&self.s, self.cat, &rng, &err)
-        self.last_rollout_steps = steps
-        if err:
-            raise ValueError("rollout reached a position without legal moves")
-        return self.outcome()
-
-    def guided_playout(self, seed, double[::1] values, double epsilon, int[::1] trace,
-                       long max_moves=0) -> int:
-        """Epsilon-greedy moves over a move-value table in C (in place), exactly as
-        ``engine.guided_playout.guided_playout``; returns the decisions recorded."""
-        check_guided_arguments(seed, self.num_players, values.shape[0], max_moves)
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long recorded
-        cdef int* trace_ptr = &trace[0] if trace.shape[0] else NULL
-        with nogil:
-            recorded = c_guided_rollout(&self.s, self.cat, &rng, &values[0], epsilon,
-                                        trace_ptr, trace.shape[0], max_moves, &err)
-        if err:
-            raise ValueError("playout reached a position without legal moves")
-        return recorded
-
     # -- determinization, on the struct -------------------------------------------
     def determinize(self, observer, rng) -> KernelState:
         """The reference's ``determinize``, drawing the same numbers from ``rng``.
@@ -1637,12 +1577,9 @@ cdef class KernelState:
         ``randrange`` through ``getrandbits``) so the twin is the oracle's determinization
         card for card; another generator class goes through the reference rules.
         """
-        if observer is not None and (not isinstance(observer, int)
-                                     or not 0 <= observer < self.num_players):
-            raise ValueError(f"observer must be None (the host) or a seat of "
-                             f"0-{self.num_players - 1}, not {observer!r}")
-        if type(rng) is not Random:
-            return KernelState.from_reference(self.to_reference().determinize(observer, rng))
+        elsewhere = determinized_elsewhere(self, observer, rng, self.num_players)
+        if elsewhere is not None:
+            return elsewhere
         cdef KernelState twin = self.clone()
         cdef St* s = &twin.s
         cdef const Cat* c = self.cat
@@ -1783,7 +1720,7 @@ cdef class KernelState:
             if level[p] >= 2:
                 # choices = [None, *sorted(hand)]
                 memcpy(sorted_hand, pl.hand, pl.nhand)
-                _sort_cards(sorted_hand, pl.nhand)
+                sort_bytes(sorted_hand, pl.nhand)
                 pick = _randbelow(getrandbits, pl.nhand + 1)
                 if pick > 0:
                     pl.plan = sorted_hand[pick - 1]
@@ -1843,3 +1780,4 @@ cdef class KernelState:
 
 
 State.register(KernelState)
+

@@ -720,8 +720,8 @@ cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil
 cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* values,
                            double epsilon, int* trace, long capacity, long max_moves,
                            int* err) noexcept nogil:
-    """Epsilon-greedy moves over ``values``, as ``engine.guided_playout``; returns the
-    decisions recorded in ``trace``."""
+    """Epsilon-greedy moves over ``values``, as ``engine.guided_playout``, with the moves
+    on the stack; returns the decisions recorded in ``trace``."""
     cdef int moves[MAX_MOVES]
     cdef int n, seat, index
     cdef long played = 0
@@ -813,30 +813,21 @@ include "reference_checks.pxi"
 
 # -- the state ------------------------------------------------------------------------------
 
-cdef class KernelState:
+#: What a playout that reaches a position without legal moves says.
+PLAYOUT_ERROR = "playout reached a position without legal moves"
+
+include "kernel_state.pxi"
+include "move_list.pxi"
+
+
+cdef class KernelState(FreshMovesState):
     """A Samara position on the C struct; behaves like ``SamaraState`` move for move."""
 
     info = INFO
-    # The protocol's own implementations fit the struct as they are (a registered
-    # class inherits nothing from State, so they are bound here).
-    chance_outcomes = State.chance_outcomes
-    search_state = State.search_state
-    legal_moves_text = State.legal_moves_text
-    apply_text = State.apply_text
     moves_known_to = State.moves_known_to
     move_seen_by = State.move_seen_by
 
-    cdef St s
-    cdef const Cat* cat
-    cdef KernelCatalogue kc
     cdef object unused          # tuple of unused tile indices (never changes)
-    cdef readonly int num_players
-    cdef public long last_rollout_steps
-
-    def __cinit__(self):
-        memset(&self.s, 0, sizeof(St))
-        self.cat = NULL
-        self.last_rollout_steps = 0
 
     # -- construction -------------------------------------------------------------
     @staticmethod
@@ -996,20 +987,6 @@ cdef class KernelState:
     def is_terminal(self) -> bool:
         return is_terminal_c(&self.s)
 
-    def legal_moves(self) -> list:
-        cdef int moves[MAX_MOVES]
-        cdef int n = gen_moves(&self.s, self.cat, moves)
-        return [moves[i] for i in range(n)]
-
-    cdef bint _is_legal(self, int move):
-        cdef int moves[MAX_MOVES]
-        cdef int n = gen_moves(&self.s, self.cat, moves)
-        cdef int i
-        for i in range(n):
-            if moves[i] == move:
-                return True
-        return False
-
     def apply(self, move) -> list:
         """Play ``move`` (IllegalMoveError if it is not legal).  Returns no event texts."""
         if (isinstance(move, int) and not isinstance(move, bool)
@@ -1028,11 +1005,8 @@ cdef class KernelState:
 
     def clone(self) -> KernelState:
         cdef KernelState twin = KernelState.__new__(KernelState)
-        memcpy(&twin.s, &self.s, sizeof(St))
-        twin.cat = self.cat
-        twin.kc = self.kc
+        self._copy_into(twin)
         twin.unused = self.unused
-        twin.num_players = self.num_players
         return twin
 
     def scores(self) -> list:
@@ -1096,36 +1070,6 @@ cdef class KernelState:
                           - 0.5 * waiting)
         return values
 
-    def rollout(self, seed) -> Outcome:
-        """Random moves to the end in C (in place), exactly as ``SamaraState.rollout``."""
-        if not isinstance(seed, int):
-            raise TypeError(f"a rollout seed is an integer, not {type(seed).__name__}")
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long steps
-        with nogil:
-            steps = c_rollout(&self.s, self.cat, &rng, &err)
-        self.last_rollout_steps = steps
-        if err:
-            raise ValueError("rollout reached a position without legal moves")
-        return self.outcome()
-
-    def guided_playout(self, seed, double[::1] values, double epsilon, int[::1] trace,
-                       long max_moves=0) -> int:
-        """Epsilon-greedy moves over a move-value table in C (in place), exactly as
-        ``engine.guided_playout.guided_playout``; returns the decisions recorded."""
-        check_guided_arguments(seed, self.num_players, values.shape[0], max_moves)
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long recorded
-        cdef int* trace_ptr = &trace[0] if trace.shape[0] else NULL
-        with nogil:
-            recorded = c_guided_rollout(&self.s, self.cat, &rng, &values[0], epsilon,
-                                        trace_ptr, trace.shape[0], max_moves, &err)
-        if err:
-            raise ValueError("playout reached a position without legal moves")
-        return recorded
-
     # -- delegated to the reference rules ------------------------------------------
     def _notation(self):
         return SamaraState(self.kc.catalogue, self.num_players, bool(self.s.use_powers))
@@ -1181,3 +1125,4 @@ cdef class KernelState:
 
 
 State.register(KernelState)
+

@@ -45,6 +45,7 @@ include "splitmix64.pxi"
 
 include "guided_choice.pxi"
 include "record_set.pxi"
+include "byte_sort.pxi"
 
 ctypedef int64_t mv
 
@@ -176,7 +177,7 @@ cdef enum:
     SUPPLY_STEP = 6
     FULFIL_STEP = 7
     DONE = 8
-    # piles (engine.stephens.displays, acquisition.EITHER)
+    # piles (engine.stephens.vocabulary, acquisition.EITHER)
     CONTRACTS = 0
     INVESTMENTS = 1
     EITHER = 2
@@ -373,18 +374,6 @@ cdef inline void shuffle(St* s, unsigned char* items, int n) noexcept nogil:
         t = items[i]
         items[i] = items[j]
         items[j] = t
-
-
-cdef inline void sort_bytes(unsigned char* items, int n) noexcept nogil:
-    cdef int i, j
-    cdef unsigned char v
-    for i in range(1, n):
-        v = items[i]
-        j = i - 1
-        while j >= 0 and items[j] > v:
-            items[j + 1] = items[j]
-            j -= 1
-        items[j + 1] = v
 
 
 cdef inline bint has_ability(const Cat* c, const Pl* p, int effect) noexcept nogil:
@@ -1510,7 +1499,7 @@ cdef void apply_columns(St* s, const Cat* c, int seat, mv move) noexcept nogil:
 
 
 cdef bint completable(const Cat* c, int start, int a, int b, int k) noexcept nogil:
-    """reset._completable: ``(a, b, k)`` cubes can be supplied exactly from ``start`` on."""
+    """supply.completable: ``(a, b, k)`` cubes can be supplied exactly from ``start`` on."""
     cdef int i
     if a == 0 and b == 0 and k == 0:
         return True
@@ -2019,8 +2008,8 @@ cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, long max_moves,
 cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* values,
                            double epsilon, int* trace, long capacity, long max_moves,
                            int* err) noexcept nogil:
-    """Epsilon-greedy moves over ``values``, as ``engine.guided_playout``; returns the
-    decisions recorded in ``trace``."""
+    """Epsilon-greedy moves over ``values``, as ``engine.guided_playout``, with the moves
+    on the heap (too many for the stack); returns the decisions recorded in ``trace``."""
     cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
     cdef int n, seat, index
     cdef long played = 0
@@ -2403,35 +2392,28 @@ cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
 
 
 # -- the state ------------------------------------------------------------------------------
-cdef class KernelState:
+#: What a playout that outgrows the struct says.
+PLAYOUT_ERROR = "the position outgrew the Stephens kernel's fixed bounds"
+
+include "kernel_state.pxi"
+
+
+cdef class KernelState(StructState):
     """A Stephens position (2-4 players) on the C struct; behaves like ``StephensState``."""
 
     info = INFO
-    # The protocol's own implementations fit the struct as they are (a registered
-    # class inherits nothing from State, so they are bound here).
-    chance_outcomes = State.chance_outcomes
-    search_state = State.search_state
-    legal_moves_text = State.legal_moves_text
-    apply_text = State.apply_text
     moves_known_to = State.moves_known_to
     move_seen_by = State.move_seen_by
     outcome = State.outcome
     is_move_code = StephensState.is_move_code
 
-    cdef St s
-    cdef const Cat* cat
-    cdef KernelCatalogue kc
-    cdef readonly int num_players
-    cdef public long last_rollout_steps
     # The legal moves (a list never changed in place), worked out once per position:
     # search asks for them, then checks its move against them in apply.  Every method
     # that changes the struct forgets or replaces them.
     cdef list _legal
 
-    def __cinit__(self):
-        memset(&self.s, 0, sizeof(St))
-        self.cat = NULL
-        self.last_rollout_steps = 0
+    cdef _struct_changes(self):
+        self._legal = None
 
     # -- construction -------------------------------------------------------------
     @staticmethod
@@ -2708,10 +2690,7 @@ cdef class KernelState:
 
     def clone(self) -> KernelState:
         cdef KernelState twin = KernelState.__new__(KernelState)
-        memcpy(&twin.s, &self.s, sizeof(St))
-        twin.cat = self.cat
-        twin.kc = self.kc
-        twin.num_players = self.num_players
+        self._copy_into(twin)
         twin._legal = self._legal
         return twin
 
@@ -2751,23 +2730,6 @@ cdef class KernelState:
             raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
         return steps
 
-    def guided_playout(self, seed, double[::1] values, double epsilon, int[::1] trace,
-                       long max_moves=0) -> int:
-        """Epsilon-greedy moves over a move-value table in C (in place), exactly as
-        ``engine.guided_playout.guided_playout``; returns the decisions recorded."""
-        check_guided_arguments(seed, self.num_players, values.shape[0], max_moves)
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long recorded
-        cdef int* trace_ptr = &trace[0] if trace.shape[0] else NULL
-        self._legal = None
-        with nogil:
-            recorded = c_guided_rollout(&self.s, self.cat, &rng, &values[0], epsilon,
-                                        trace_ptr, trace.shape[0], max_moves, &err)
-        if err:
-            raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
-        return recorded
-
     # -- determinization, on the struct -------------------------------------------
     def determinize(self, observer, rng) -> KernelState:
         """The reference's ``determinize``, drawing the same numbers from ``rng``.
@@ -2777,15 +2739,12 @@ cdef class KernelState:
         whoever observes.  The shuffles replay ``random.Random.shuffle`` through
         ``getrandbits``; another generator class goes through the reference rules.
         """
-        if observer is not None and (not isinstance(observer, int)
-                                     or not 0 <= observer < self.num_players):
-            raise ValueError(f"observer must be None (the host) or a seat of "
-                             f"0-{self.num_players - 1}, not {observer!r}")
-        if type(rng) is not Random:
-            return KernelState.from_reference(self.to_reference().determinize(observer, rng))
+        elsewhere = determinized_elsewhere(self, observer, rng, self.num_players)
+        if elsewhere is not None:
+            return elsewhere
+        cdef int colour
         cdef KernelState twin = self.clone()
         cdef St* s = &twin.s
-        cdef int colour
         getrandbits = rng.getrandbits
         _reshuffle(s.cdeck, s.ncdeck, getrandbits)
         _reshuffle(s.ideck, s.nideck, getrandbits)
@@ -2855,3 +2814,4 @@ cdef int _reshuffle(unsigned char* cards, int n, object getrandbits) except -1:
 
 
 State.register(KernelState)
+

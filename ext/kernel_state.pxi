@@ -1,0 +1,49 @@
+# What every kernel's position does alike, written once.  Each kernel includes this
+# file where its St, Cat, KernelCatalogue, MASK64, c_guided_rollout and PLAYOUT_ERROR
+# (what a failed playout says) are declared; its KernelState extends StructState.
+
+
+cdef class StructState:
+    """A position on the kernel's C struct, with the methods that read it alike in every
+    kernel; the kernel's KernelState adds its rules."""
+
+    # A registered class inherits nothing from State: the protocol's implementations
+    # that fit the struct as they are are bound here.
+    chance_outcomes = State.chance_outcomes
+    search_state = State.search_state
+    legal_moves_text = State.legal_moves_text
+    apply_text = State.apply_text
+
+    cdef St s
+    cdef const Cat* cat
+    cdef KernelCatalogue kc
+    cdef readonly int num_players
+    cdef public long last_rollout_steps
+
+    cdef _copy_into(self, StructState twin):
+        """Copy the struct into ``twin``, which shares the catalogue."""
+        memcpy(&twin.s, &self.s, sizeof(St))
+        twin.cat = self.cat
+        twin.kc = self.kc
+        twin.num_players = self.num_players
+
+    cdef _struct_changes(self):
+        """Called before C code changes the struct: a kernel that keeps what it worked
+        out of the position forgets it here."""
+
+    def guided_playout(self, seed, double[::1] values, double epsilon, int[::1] trace,
+                       long max_moves=0) -> int:
+        """Epsilon-greedy moves over a move-value table in C (in place), exactly as
+        ``engine.guided_playout.guided_playout``; returns the decisions recorded."""
+        check_guided_arguments(seed, self.num_players, values.shape[0], max_moves)
+        cdef uint64_t rng = <uint64_t>(seed & MASK64)
+        cdef int err = 0
+        cdef long recorded
+        cdef int* trace_ptr = &trace[0] if trace.shape[0] else NULL
+        self._struct_changes()
+        with nogil:
+            recorded = c_guided_rollout(&self.s, self.cat, &rng, &values[0], epsilon,
+                                        trace_ptr, trace.shape[0], max_moves, &err)
+        if err:
+            raise ValueError(PLAYOUT_ERROR)
+        return recorded
