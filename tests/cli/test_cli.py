@@ -160,7 +160,8 @@ def test_play_keeps_the_bots_secret_choices_secret(tmp_path: Path) -> None:
             assert not line.startswith(f"{bot} (random): plan"), line
     # on the boards drawn for P3, other seats' hands are counts, P3's own hand is cards
     hands = [line.strip() for line in text.splitlines() if line.strip().startswith("hand:")]
-    assert len(hands) == 2 * 3  # the opening board and the 'board' command, 3 seats each
-    for board in (hands[:3], hands[3:]):
+    # the opening board, its redraw after the bots' moves and 'board', 3 seats each
+    assert len(hands) == 3 * 3
+    for board in (hands[:3], hands[3:6], hands[6:]):
         assert all(line.endswith(" cards") and "(" not in line for line in board[:2])
         assert "(" in board[2]
