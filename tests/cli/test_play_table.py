@@ -48,3 +48,38 @@ def test_solo_hints_say_what_the_percentage_is() -> None:
     hint = next(p for p in printed if p.startswith("hint after"))
     assert " win " not in hint
     assert re.search(r"reach \d+: +\d", hint), hint
+
+
+def test_every_board_explains_its_symbols_and_legend_shows_them() -> None:
+    """Issue 27: boards used symbols nobody explained (Oh My Goods! ``*``,
+    ``assistant-2/1``, ``score 1`` beside ``0 VP``; Stephens ``unlock P2`` where P2
+    reads like a player, contracts without their requirements)."""
+    for game in ("samara", "oh-my-goods", "stephens"):
+        printed = _play(["legend", "quit"], game)
+        board = printed[1]
+        keys = [line for line in board.splitlines() if line.startswith("key: ")]
+        assert keys, board
+        legend = printed[2]
+        assert legend == "\n".join(k[len("key: "):] for k in keys)
+
+
+def test_oh_my_goods_board_says_what_its_numbers_are() -> None:
+    board = registry.get_game("oh-my-goods").new_game(3, 2).render(0)
+    assert "half sun" in board and "wood*" in board
+    assert not re.search(r"assistant-\d+/\d", board), board
+    assert re.search(r"assistant-\d+ side [12] \(costs \d+ coins, \d+ VP\)", board), board
+    assert "P1: 0 VP, 7 coins in goods: score 1 (VP + 1 per 5 coins)" in board
+
+
+def test_stephens_board_shows_contract_needs_and_what_disks_do() -> None:
+    state = registry.get_game("stephens").new_game(0, 2)
+    board = state.render(0)
+    assert re.search(r"\d:crown-\d+ \[\d+ \w+", board), board
+    while not any(s["unlocked"] for s in state.observation(0)["players"]):
+        state.apply(next(m for m in state.legal_moves()
+                         if state.move_to_text(m).startswith("unlock")) if any(
+            state.move_to_text(m).startswith("unlock") for m in state.legal_moves())
+            else state.legal_moves()[0])
+    unlocked = next(line for line in state.render(0).splitlines() if "unlocked: " in line
+                    and not line.endswith("unlocked: -"))
+    assert re.search(r"unlocked: [A-Z]\d+\([a-z-]+\)", unlocked), unlocked
