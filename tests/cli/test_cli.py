@@ -165,3 +165,12 @@ def test_play_keeps_the_bots_secret_choices_secret(tmp_path: Path) -> None:
     for board in (hands[:3], hands[3:6], hands[6:]):
         assert all(line.endswith(" cards") and "(" not in line for line in board[:2])
         assert "(" in board[2]
+
+
+def test_arena_help_describes_every_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27: ``furnace arena --help`` had no descriptions for most options."""
+    parser = build_parser()
+    arena = next(a for a in parser._subparsers._group_actions[0].choices.items()
+                 if a[0] == "arena")[1]
+    for action in arena._actions:
+        assert action.help, f"{action.option_strings or action.dest} has no description"
