@@ -14,17 +14,16 @@ shown as such) and events, so the human sees only what their seat sees.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import grpc
 
-from clients.furnace_client import FurnaceClient, describe_error, host_state
+from clients.furnace_client import FurnaceClient, describe_error, host_state, state_json
+from clients.table import MoveRefused, run
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
-
-HELP = ("enter a move's number from the list or its text (e.g. 'tool saw r2c2 1+2'); "
-        "'list' shows the moves again, 'board' draws the board, 'quit' ends the game")
 
 _BAD_INPUT = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
               grpc.StatusCode.OUT_OF_RANGE}
@@ -85,107 +84,122 @@ def play_remote(
 def _play(client: FurnaceClient, game: str, players: int, seat: int, seed: int,
           iterations: int, input_fn: Callable[[str], str],
           output: Callable[[str], object]) -> int:
-    started = client.new_game(game, players, seed=seed, state_format=pb.STATE_FORMAT_OPAQUE)
-    # The whole position, asked about as the host; the human's view is asked for
-    # with observer_seat=seat (NewGame's own render is the host's: never shown).
-    state = host_state(started.state)
-    output(f"{game}: you are {_name(seat)} (seat {seat}) against {players - 1} bot(s); "
-           f"type 'help' for help")
-    chance_rng = random.Random(seed)
-    ply = 0
-    show_board = True
-    while True:
-        view = client.legal_moves(state, include_render=True, observer_seat=seat)
-        status = view.status
-        board = view.render
-        if status.terminal:
-            output(board)
-            scores = ", ".join(f"{_name(i)} {s:g}" for i, s in enumerate(status.scores))
-            winners = [_name(s) for s in status.ranking[0].seats] if status.ranking else []
-            output(f"game over: {scores}")
-            if winners:
-                verdict = "you win!" if [_name(seat)] == winners else \
-                    f"winner: {' and '.join(winners)}"
-                output(verdict)
-            return 0
-        player = status.current_player
-        if status.chance:
-            # Chance outcomes may depend on what the human cannot see: the host draws.
-            outcomes = list(view.chance_outcomes) if not view.moves_hidden else \
-                list(client.legal_moves(state).chance_outcomes)
-            weights = [o.probability for o in outcomes]
-            move = chance_rng.choices(outcomes, weights=weights)[0].move
-            actor = None
-        elif player == seat:
-            if show_board:
-                output(board)
-                show_board = False
-            picked = _ask(client, state, list(view.moves), seat, input_fn, output, board)
-            if picked is None:
-                return 1
-            if picked == "quit":
-                output("game abandoned")
-                return 0
-            move = picked
-            actor = seat
-        else:
-            reply = client.best_move(state, iterations=iterations,
-                                     seed=(seed + ply) % (1 << 64), seat=player)
-            move = reply.move
-            actor = player
-        # Applied to the whole position; the record and render are the human's view.
-        applied = client.apply_move(state, move, seat=actor, observer_seat=seat)
+    table = RemoteTable(client, game, players, seat, seed, iterations)
+    others = ", ".join(_name(s) for s in range(players) if s != seat)
+    against = f"against bots ({others})" if others else "playing solo"
+    banner = (f"{game}: you are {_name(seat)} (seat {seat}) {against} on the server; "
+              "type 'help' for commands")
+    return run(table, banner, input_fn, output)
+
+
+class RemoteTable:
+    """A game held by a Furnace server, seen from the person's seat (:class:`Table`)."""
+
+    def __init__(self, client: FurnaceClient, game: str, players: int, seat: int, seed: int,
+                 iterations: int) -> None:
+        self.client, self.seat, self.seed, self.iterations = client, seat, seed, iterations
+        started = client.new_game(game, players, seed=seed,
+                                  state_format=pb.STATE_FORMAT_OPAQUE)
+        # The whole position, asked about as the host; the person's view is asked for
+        # with observer_seat=seat (NewGame's own render is the host's: never shown).
+        self.state = host_state(started.state)
+        self.chance_rng = random.Random(seed)
+        self.ply = 0
+        self._view: pb.LegalMovesResponse | None = None
+
+    def _seen(self) -> pb.LegalMovesResponse:
+        if self._view is None:
+            self._view = self.client.legal_moves(self.state, include_render=True,
+                                                 observer_seat=self.seat)
+        return self._view
+
+    def _apply(self, move: pb.Move, actor: int | None) -> list[str]:
+        # Applied to the whole position; the record and render are the person's view.
+        applied = self.client.apply_move(self.state, move, seat=actor, observer_seat=self.seat)
         record = applied.record
-        if actor is not None and actor != seat:
-            output(f"{_name(player)} makes a secret choice" if record.move_hidden
-                   else f"{_name(player)} plays {record.move.text}")
-        for event in record.events:
-            output(f"  {event}")
-        state = host_state(applied.state)
-        ply += 1
-        if actor != seat:
-            show_board = True
+        lines = []
+        if actor is not None and actor != self.seat:
+            lines.append(f"{_name(actor)} makes a secret choice" if record.move_hidden
+                         else f"{_name(actor)} plays {record.move.text}")
+        elif actor == self.seat:
+            lines.append(f"{_name(actor)} (you): {record.move.text}")
+        lines += [f"  {event}" for event in record.events]
+        self.state = host_state(applied.state)
+        self.ply += 1
+        self._view = None
+        return lines
 
+    def board(self) -> str:
+        return self._seen().render
 
-def _ask(client: FurnaceClient, state: pb.GameState, moves: list[pb.Move], seat: int,
-         input_fn: Callable[[str], str], output: Callable[[str], object],
-         board: str) -> pb.Move | str | None:
-    """The human's move (a Move), "quit", or None when input ends."""
-    _list_moves(moves, output)
-    while True:
+    def over(self) -> bool:
+        return self._seen().status.terminal
+
+    def person_to_move(self) -> bool:
+        status = self._seen().status
+        return not status.chance and status.current_player == self.seat
+
+    def step(self) -> list[str]:
+        view = self._seen()
+        if view.status.chance:
+            # Chance outcomes may depend on what the person cannot see: the host draws.
+            outcomes = list(view.chance_outcomes) if not view.moves_hidden else \
+                list(self.client.legal_moves(self.state).chance_outcomes)
+            weights = [o.probability for o in outcomes]
+            return self._apply(self.chance_rng.choices(outcomes, weights=weights)[0].move,
+                               None)
+        player = view.status.current_player
+        reply = self.client.best_move(self.state, iterations=self.iterations,
+                                      seed=(self.seed + self.ply) % (1 << 64), seat=player)
+        return self._apply(reply.move, player)
+
+    def moves(self) -> list[str]:
+        return [m.text for m in self._seen().moves]
+
+    def play(self, choice: int | str) -> list[str]:
+        if isinstance(choice, int):
+            move = self._seen().moves[choice]
+        else:
+            check = self.client.check_move(self.state, choice, seat=self.seat,
+                                           observer_seat=self.seat)
+            if not check.legal:
+                raise MoveRefused(f"not allowed: {check.reason}")
+            move = check.move
+        return self._apply(move, self.seat)
+
+    def hint(self, iterations: int | None) -> str:
+        # Searched from the person's information only (observer_seat).
+        reply = self.client.best_move(self.state, iterations=iterations or self.iterations,
+                                      seed=self.chance_rng.getrandbits(32), seat=self.seat,
+                                      observer_seat=self.seat, max_candidates=5)
+        a = reply.analysis
+        column = "win" if not a.HasField("target") else f"reach {a.target:g}:"
+        lines = [f"hint after {a.iterations} iterations ({a.elapsed_seconds:.2f} s): "
+                 f"best {a.best_move.text}"]
+        for m in a.moves:
+            scores = " ".join(f"P{s + 1}:{v:.1f}" for s, v in enumerate(m.expected_scores))
+            lines.append(f"  {m.move.text:<28} visits {m.visits:5d}  "
+                         f"{column} {m.win_probability:5.1%}  expected scores {scores}")
+        if a.principal_variation:
+            lines.append("  line: " + " / ".join(m.text for m in a.principal_variation[:6]))
+        return "\n".join(lines)
+
+    def save(self, path: str) -> str:
+        # The whole position (every hand), as the game's JSON state: `furnace play
+        # --load FILE` resumes it.
         try:
-            line = input_fn(f"{_name(seat)} your move> ").strip()
-        except (EOFError, KeyboardInterrupt):
-            output("")
-            output("input ended: game abandoned")
-            return None
-        if not line:
-            continue
-        word = line.lower()
-        if word in ("quit", "exit", "q"):
-            return "quit"
-        if word in ("help", "?", "h"):
-            output(HELP)
-            continue
-        if word in ("list", "moves", "l"):
-            _list_moves(moves, output)
-            continue
-        if word in ("board", "b"):
-            output(board)
-            continue
-        if line.isdigit():
-            number = int(line)
-            if 1 <= number <= len(moves):
-                return moves[number - 1]
-            output(f"no move number {number}: pick 1..{len(moves)}")
-            continue
-        check = client.check_move(state, line, seat=seat, observer_seat=seat)
-        if check.legal:
-            return check.move
-        output(f"not allowed: {check.reason}")
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(state_json(self.state), handle)
+        except OSError as exc:
+            return f"cannot save to {path}: {exc.strerror}"
+        return f"saved to {path}"
 
-
-def _list_moves(moves: list[pb.Move], output: Callable[[str], object]) -> None:
-    width = len(str(len(moves)))
-    for i, move in enumerate(moves, 1):
-        output(f"  {i:>{width}}. {move.text}")
+    def result(self) -> list[str]:
+        status = self._seen().status
+        scores = ", ".join(f"{_name(i)} {s:g}" for i, s in enumerate(status.scores))
+        winners = [_name(s) for s in status.ranking[0].seats] if status.ranking else []
+        lines = [f"game over: {scores}"]
+        if winners:
+            lines.append("you win!" if [_name(self.seat)] == winners
+                         else f"winner: {' and '.join(winners)}")
+        return lines

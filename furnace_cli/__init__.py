@@ -296,13 +296,23 @@ def build_parser() -> argparse.ArgumentParser:
                    "as GameState.record (docs/api.md, Game records)")
     p.set_defaults(func=_cmd_selfplay)
 
-    p = sub.add_parser("arena", help="measure bots against each other over many games")
-    p.add_argument("game")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--bots", required=True, help="comma-separated specs: mcts:2000,greedy")
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--options")
+    p = sub.add_parser(
+        "arena", help="measure bots against each other over many games",
+        description="Play GAMES games of GAME between bot specs, rotating them over the "
+        "seats, and report each spec's wins, mean score and wins by seat.")
+    p.add_argument("game", help="the game (see 'furnace games')")
+    p.add_argument("--players", type=int, default=2,
+                   help="players per game (default %(default)s)")
+    p.add_argument("--bots", required=True,
+                   help="comma-separated bot specs, e.g. mcts:2000,greedy,random "
+                   "(a spec may repeat)")
+    p.add_argument("--games", type=int, default=100,
+                   help="games to play (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the deals and the bots: the same seed plays the same "
+                   "games (default %(default)s)")
+    p.add_argument("--options", help="game options NAME=VALUE, comma-separated, e.g. "
+                   "powers=false")
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
     p.add_argument("--json", action="store_true", help="end with one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -323,7 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
     p.add_argument("--anchor", help="the spec rated 0 (default: random if it plays, "
                    "else the first spec)")
-    p.add_argument("--out", help="output directory (default ladder-GAME)")
+    p.add_argument("--out", help="output directory (default: ladder-GAME in "
+                   "$XDG_DATA_HOME/furnace, else ~/.local/share/furnace)")
     p.add_argument("--resume", action="store_true",
                    help="continue the ladder recorded in --out: play only the missing games")
     p.add_argument("--json", action="store_true", help="end with one JSON line")

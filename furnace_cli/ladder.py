@@ -2,7 +2,8 @@
 
 The round robin and the ratings are :mod:`tournaments.ladder` and
 :mod:`tournaments.ratings`; this module turns the report into what a person
-reads.  Everything goes to one directory (``--out``, default ``ladder-<game>``):
+reads.  Everything goes to one directory (``--out``, default ``ladder-<game>`` in the user's data directory, see
+:func:`default_out`):
 
 * ``games.jsonl`` - every finished game, one JSON line each; ``--resume`` reads it
   back and plays only the games it lacks;
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -26,6 +28,14 @@ from engine.game import FurnaceError
 
 RESULTS_FILE = "games.jsonl"
 
+
+
+def default_out(game: str) -> Path:
+    """Where a ladder goes without ``--out``: the user's data directory
+    (``$XDG_DATA_HOME/furnace``, else ``~/.local/share/furnace``), not whatever directory
+    the command runs in (often a checkout)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "furnace" / f"ladder-{game}"
 
 def run_ladder_command(args: argparse.Namespace, options: Mapping[str, Any],
                        progress_bar: Callable[[str], Callable[[int, int], None]]) -> int:
@@ -40,7 +50,7 @@ def run_ladder_command(args: argparse.Namespace, options: Mapping[str, Any],
     if args.workers < 1:
         raise FurnaceError(f"--workers must be at least 1, not {args.workers}")
     _require_matplotlib()
-    out = Path(args.out or f"ladder-{game.info.name}")
+    out = Path(args.out) if args.out else default_out(game.info.name)
     results = out / RESULTS_FILE
     if not args.resume and results.exists() and results.stat().st_size > 0:
         raise FurnaceError(f"{results} holds the games of an earlier ladder: add --resume to "

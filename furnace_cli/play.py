@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+from clients.table import MoveRefused, run
 from engine import records, registry
 from engine.game import (
     TERMINAL,
@@ -28,17 +29,6 @@ from engine.records import GameRecord
 from engine.search import Bot, make_bot, search_for
 from engine.seats import seat_label, seat_range
 from engine.validation import read_json_file
-
-HELP = """commands:
-  N             play move number N of the list ('moves' shows it)
-  MOVE          play a move in the game's notation, e.g. 'tool saw r1c2 1'
-  moves         list the legal moves
-  hint [ITERS]  ask the bot for advice (default: --iterations)
-  board         draw the position again
-  save FILE     save the game as a game record (its deal and every move, as JSON;
-                resume it with --load FILE); it tells every hand: keep it to yourself
-  help          this text
-  quit          stop playing"""
 
 
 def load_game(path: str, game: str | None = None) -> tuple[State, GameRecord]:
@@ -90,10 +80,12 @@ def hint_text(state: State, iterations: int, seed: int) -> str:
     analysis = search_for(state, seat, iterations=iterations, seed=seed)
     lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
              f"best {analysis.best_move_text}"]
+    # Solo has no one to beat: its "win" is reaching the target score.
+    column = "win" if analysis.target is None else f"reach {analysis.target:g}:"
     for stats in analysis.moves[:5]:
         scores = " ".join(f"P{s + 1}:{v:.1f}" for s, v in enumerate(stats.expected_scores))
         lines.append(f"  {stats.text:<28} visits {stats.visits:5d}  "
-                     f"win {stats.win_probability:5.1%}  expected scores {scores}")
+                     f"{column} {stats.win_probability:5.1%}  expected scores {scores}")
     aim = ("your win probability" if analysis.target is None else
            f"your chance of reaching {analysis.target:g}")  # one seat: a target score
     lines.append(f"  {aim}: {analysis.win_probability[seat]:.1%}; "
@@ -101,8 +93,85 @@ def hint_text(state: State, iterations: int, seed: int) -> str:
     return "\n".join(lines)
 
 
+class LocalTable:
+    """A game in this process, seen from the person's seat (:class:`clients.table.Table`)."""
+
+    def __init__(self, state: State, record: GameRecord, seat: int, bots: dict[int, Bot],
+                 iterations: int, rng: random.Random) -> None:
+        self.state, self.record, self.seat = state, record, seat
+        self.bots, self.iterations, self.rng = bots, iterations, rng
+        # Every move played is kept: `save` writes the record (ids and texts).
+        self.texts: list[str | None] = [None] * len(record.moves)  # loaded: as saved
+
+    def _apply(self, move: int) -> list[Event]:
+        self.record.moves.append(move)
+        self.texts.append(self.state.move_to_text(move))
+        return self.state.apply(move)
+
+    def board(self) -> str:
+        return self.state.render(self.seat)
+
+    def over(self) -> bool:
+        return self.state.current_player() == TERMINAL
+
+    def person_to_move(self) -> bool:
+        return self.state.current_player() == self.seat
+
+    def step(self) -> list[str]:
+        player = self.state.current_player()
+        bot = self.bots[player]
+        move = bot.choose(self.state, self.rng)
+        seen = self.state.move_seen_by(move, self.seat)
+        events = self._apply(move)
+        return ([f"P{player + 1} ({bot.name}): "
+                 + (seen if seen is not None else "makes a secret choice")]
+                + [f"  {text}" for text in events_seen_by(events, self.seat)])
+
+    def moves(self) -> list[str]:
+        return [self.state.move_to_text(m) for m in self.state.legal_moves()]
+
+    def play(self, choice: int | str) -> list[str]:
+        if isinstance(choice, int):
+            move = self.state.legal_moves()[choice]
+        else:
+            try:
+                move = self.state.parse_move(choice)
+            except FurnaceError as exc:
+                raise MoveRefused(str(exc)) from None
+            reason = self.state.why_illegal(move)
+            if reason is not None:
+                raise MoveRefused(f"illegal move {choice!r}: {reason}")
+        text = self.state.move_to_text(move)
+        return ([f"P{self.seat + 1} (you): {text}"]
+                + [f"  {e}" for e in events_seen_by(self._apply(move), self.seat)])
+
+    def hint(self, iterations: int | None) -> str:
+        return hint_text(self.state, iterations or self.iterations, self.rng.getrandbits(32))
+
+    def save(self, path: str) -> str:
+        try:
+            Path(path).write_text(json.dumps(records.record_to_json(self.record, self.texts)),
+                                  encoding="utf-8")
+        except OSError as exc:
+            return f"cannot save to {path}: {exc.strerror}"
+        return f"saved to {path}"
+
+    def result(self) -> list[str]:
+        scores, ranking = self.state.scores(), self.state.ranking()
+        return ["final scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(scores)),
+                "winner: " + ", ".join(f"P{s + 1}" for s in ranking[0])
+                + (" (you!)" if self.seat in ranking[0] else "")]
+
+
+def banner(seat: int, bots: dict[int, str]) -> str:
+    """Who is who, in one line (a solo game has no bots to name)."""
+    against = ", ".join(f"P{s + 1} = {name}" for s, name in bots.items())
+    return (f"You are {seat_label(seat)}" + (f". {against}" if against else ", playing solo")
+            + ". Type 'help' for commands.")
+
+
 def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
-               output: Callable[[str], None] = print) -> int:
+               output: Callable[[str], object] = print) -> int:
     from furnace_cli import _options
 
     if args.load:
@@ -111,102 +180,14 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
         options = _options(args.options)
         state = registry.get_game(args.game).new_game(args.seed, args.players, options)
         record = GameRecord(state.info.name, state.num_players, options, seed=args.seed)
-    # Every move played is kept: `save` writes the record (ids and texts).
-    texts: list[str | None] = [None] * len(record.moves)  # the loaded moves are as saved
-
-    def play(move: int) -> list[Event]:
-        record.moves.append(move)
-        texts.append(state.move_to_text(move))
-        return state.apply(move)
-
     if not 0 <= args.seat < state.num_players:
         raise FurnaceError(f"--seat must be in {seat_range(state.num_players)}, got {args.seat}")
     if args.iterations < 1:
         raise FurnaceError(f"--iterations must be at least 1, got {args.iterations}")
     human = args.seat
     specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:2000"]
-    bots: dict[int, Bot] = {}
     others = [p for p in range(state.num_players) if p != human]
-    for k, seat in enumerate(others):
-        bots[seat] = make_bot(specs[k % len(specs)])
-    rng = random.Random(args.seed)
-    output(f"You are {seat_label(human)}. " + ", ".join(f"P{s + 1} = {b.name}" for s, b in bots.items())
-           + ". Type 'help' for commands.")
-    output(state.render(human))
-    while state.current_player() != TERMINAL:
-        player = state.current_player()
-        if player != human:
-            move = bots[player].choose(state, rng)
-            seen = state.move_seen_by(move, human)
-            events = play(move)
-            output(f"P{player + 1} ({bots[player].name}): "
-                   + (seen if seen is not None else "makes a secret choice"))
-            for text in events_seen_by(events, human):
-                output(f"  {text}")
-            continue
-        try:
-            line = input_fn(f"P{human + 1}> ").strip()
-        except EOFError:
-            output("")
-            output("bye (the game was not saved)")
-            return 0
-        if not line:
-            continue
-        word, _, rest = line.partition(" ")
-        legal = state.legal_moves()
-        if word == "help":
-            output(HELP)
-        elif word in ("quit", "exit"):
-            return 0
-        elif word == "board":
-            output(state.render(human))
-        elif word == "moves":
-            for number, move in enumerate(legal, 1):
-                output(f"  {number:3d}. {state.move_to_text(move)}")
-        elif word == "hint":
-            budget = args.iterations
-            if rest.strip():
-                if not rest.strip().isdigit() or int(rest) < 1:
-                    output(f"hint takes a positive number of iterations, not {rest.strip()!r}")
-                    continue
-                budget = int(rest)
-            output(hint_text(state, budget, rng.getrandbits(32)))
-        elif word == "save":
-            if not rest.strip():
-                output("save needs a file name")
-                continue
-            try:
-                Path(rest.strip()).write_text(
-                    json.dumps(records.record_to_json(record, texts)), encoding="utf-8")
-            except OSError as exc:
-                output(f"cannot save to {rest.strip()}: {exc.strerror}")
-                continue
-            output(f"saved to {rest.strip()}")
-        else:
-            if line.isdigit():
-                if not 1 <= int(line) <= len(legal):
-                    output(f"there are {len(legal)} legal moves; pick 1-{len(legal)} "
-                           "('moves' lists them)")
-                    continue
-                move = legal[int(line) - 1]
-            else:
-                try:
-                    move = state.parse_move(line)
-                except FurnaceError as exc:
-                    output(str(exc))
-                    continue
-            reason = state.why_illegal(move)
-            if reason is not None:
-                output(f"illegal move {line!r}: {reason}")
-                continue
-            output(f"P{human + 1} (you): {state.move_to_text(move)}")
-            for text in events_seen_by(play(move), human):
-                output(f"  {text}")
-            output(state.render(human))
-    output(state.render(human))
-    scores = state.scores()
-    ranking = state.ranking()
-    output("final scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(scores)))
-    output("winner: " + ", ".join(f"P{s + 1}" for s in ranking[0])
-           + (" (you!)" if human in ranking[0] else ""))
+    bots = {seat: make_bot(specs[k % len(specs)]) for k, seat in enumerate(others)}
+    table = LocalTable(state, record, human, bots, args.iterations, random.Random(args.seed))
+    run(table, banner(human, {s: b.name for s, b in bots.items()}), input_fn, output)
     return 0

@@ -16,6 +16,14 @@ from engine.oh_my_goods.catalogue import Catalogue
 COINS_PER_VP = 5
 
 
+#: Every symbol the board uses, explained at its foot.
+KEY = ("key: market GOOD* = a card showing GOOD, with a half sun (the second half sun ends a row); "
+       "| = sunset (cards after it were turned up in the second row)",
+       "key: > = the seat to move; #N = building slot N (#0 the Charburner); "
+       "[worker MODE] = the worker there, and how it works; hand CARD(GOOD) = a card and "
+       "the good it shows")
+
+
 def _slot_buildings(view: Mapping[str, Any], catalogue: Catalogue, seat: int) -> list[Any]:
     cards = {c.id: c for c in catalogue.cards}
     player = view["players"][seat]
@@ -36,7 +44,11 @@ def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
     if view["sunset_at"] >= 0:
         row.insert(view["sunset_at"], "|")
     lines.append("market: " + (" ".join(row) if row else "-"))
-    pool = [f"{p['assistant']}/{p['face']}" for p in view["pool"]]
+    pool = []
+    for entry in view["pool"]:
+        face = assistants[entry["assistant"]].faces[entry["face"]]
+        pool.append(f"{entry['assistant']} side {entry['face'] + 1} "
+                    f"(costs {face.cost} coins, {face.vp} VP)")
     lines.append("assistants for hire: " + (", ".join(pool) if pool else "-"))
     to_move = (view["active"] + view["turn"]) % n if view["phase"] != "over" else -1
     for seat, player in enumerate(view["players"]):
@@ -46,8 +58,8 @@ def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
         vp = sum(cards[b].vp for b in player["buildings"])
         vp += sum(assistants[a["assistant"]].faces[a["face"]].vp for a in player["assistants"])
         mark = ">" if seat == to_move else " "
-        lines.append(f"{mark}P{seat + 1}: {vp} VP, {coins} coins, "
-                     f"score {vp + coins // COINS_PER_VP}")
+        lines.append(f"{mark}P{seat + 1}: {vp} VP, {coins} coins in goods: score "
+                     f"{vp + coins // COINS_PER_VP} (VP + 1 per {COINS_PER_VP} coins)")
         work = player["work"]
         for slot, building in enumerate(buildings):
             who = ""
@@ -75,4 +87,5 @@ def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
             lines.append("    plan: a card, face down")
         elif plan is not None:
             lines.append(f"    plan: {plan}")
+    lines += KEY
     return "\n".join(lines)

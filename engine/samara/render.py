@@ -66,4 +66,15 @@ def render_state(state: SamaraState) -> str:
         lines.append(f"P{seat + 1}: {scores[seat]:.0f} prestige, {len(f.buildings)} buildings; "
                      f"tools: {tools or 'none'}; pawns on board: {f.pawn_men} men, "
                      f"{f.pawn_women} women{powers}")
+    lines += KEY
     return "\n".join(lines)
+
+
+#: Every symbol the board uses, explained at its foot.
+KEY = ("key: strN = street row N, col C (Cm) = column C, its workers' months; NAME6[TOOLS] "
+       "= a tile (name cut to 6 letters, prestige) and the tools on its spot (S C Q A B as "
+       "in the first line); -- = an empty spot (its tile taken)",
+       "key: tiles: rRcC = row R column C; Np = prestige; a/b/c = saws/trowels/glass "
+       "needed; *POWER = the power building it gives",
+       "key: time track P1W2 = P1's woman of strength 2 (M = man); NOW = this month, "
+       "(+N) = N months ahead")

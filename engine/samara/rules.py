@@ -15,6 +15,7 @@ Interpretations of the rulebook are listed in ``docs/rules/samara.md``.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -645,6 +646,13 @@ class SamaraState(State):
         text = f"build {label} {group}"
         return f"{text} train {arg}" if arg else text
 
+    def _spot_ranges(self) -> str:
+        """The board's spots, row by row: ``r1c1-r1c7, ..., r4c4-r4c9``."""
+        rows: dict[int, list[int]] = {}
+        for spot in self.catalogue.spots:
+            rows.setdefault(spot.row, []).append(spot.col)
+        return ", ".join(f"r{r}c{min(cols)}-r{r}c{max(cols)}" for r, cols in sorted(rows.items()))
+
     def parse_move(self, text: str) -> int:
         words = str(text).strip().lower().split()
         if not words:
@@ -663,6 +671,10 @@ class SamaraState(State):
             try:
                 return self.catalogue.spot_index(token)
             except KeyError:
+                if re.fullmatch(r"r\d+c\d+", token):
+                    raise MoveParseError(f"cannot read move {text!r}: {token} is off the "
+                                         f"board, whose spots are {self._spot_ranges()}"
+                                         ) from None
                 raise fail("a board spot like r3c1") from None
 
         def group(token: str) -> int:

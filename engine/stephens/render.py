@@ -39,6 +39,31 @@ def _activation_options(view: Mapping[str, Any], cat: Catalogue, seat: int,
     return lines
 
 
+def _needs(cat: Catalogue, card: str) -> str:
+    """What a contract asks for, e.g. ``1 white + 1 any accessory``."""
+    contract = next(c for c in cat.contracts if c.id == card)
+    parts = [f"{n} {COLOURS[k]}" for k, n in enumerate(contract.cubes) if n]
+    parts += [f"{n} {cat.accessories[k]}" for k, n in enumerate(contract.accessories) if n]
+    if contract.any_accessories:
+        parts.append(f"{contract.any_accessories} any accessory")
+    return " + ".join(parts) or "nothing"
+
+
+def _ability(cat: Catalogue, disk_id: str) -> str:
+    """A player-board disk with what it does: its id alone (``P2``) reads like a seat."""
+    return f"{disk_id}({cat.disks[cat.disk_ids[disk_id]].effect})"
+
+
+#: Every symbol the board uses, explained at its foot.
+KEY = ("key: furnace NAME N COLOUR = N glass pieces; CARD[P1+P2] = a profession with its "
+       "master's and apprentice's owners (A = the Automa); COST:CARD = a card on a display "
+       "and its cost, '--' = an empty space; contract [needs] = the cubes and accessories "
+       "it takes",
+       "key: player-board disks: I5/I10/I15/I20 block the influence track at that space; "
+       "V1-V5 VP abilities, P1-P2 placement, C1-C4 cards, S1-S3 small-factory products "
+       "(each shown with what it does)")
+
+
 def _who(owner: int | str) -> str:
     return "A" if owner == "automa" else f"P{int(owner) + 1}"
 
@@ -70,8 +95,9 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
                  f"{len(profs['blue_discard'])} blue")
     for kind, costs in (("contracts", cat.contract_costs), ("investments", cat.investment_costs)):
         section = view[kind]
-        row = "  ".join(f"{cost}:{card or '--'}" for cost, card in
-                        zip(costs, section["display"], strict=True))
+        row = "  ".join(f"{cost}:{card or '--'}"
+                        + (f" [{_needs(cat, card)}]" if card and kind == "contracts" else "")
+                        for cost, card in zip(costs, section["display"], strict=True))
         lines.append(f"{kind}: {row}  (deck {section['deck']}, discard "
                      f"{len(section['discard'])})")
     for name in PLACES:
@@ -97,9 +123,10 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
                      f"{p['influence']}, forest {p['forest']}, dune {p['dune']}")
         lines.append(f"    cubes: {_counts(p['cubes'])}; accessories: "
                      f"{_counts(p['accessories'])}; unlocked: "
-                     f"{' '.join(p['unlocked']) or '-'}")
+                     f"{' '.join(_ability(cat, d) for d in p['unlocked']) or '-'}")
         if p["contracts"]:
-            lines.append(f"    contracts to fulfil: {' '.join(p['contracts'])}")
+            lines.append("    contracts to fulfil: " + ", ".join(
+                f"{c} [{_needs(cat, c)}]" for c in p["contracts"]))
         for colour, row in p["investments"].items():
             if row:
                 lines.append(f"    {colour} investments: {' '.join(row)}")
@@ -110,4 +137,5 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
                 lines.append(f"    fulfilled {kind}: {' '.join(row)}")
         if any(p["placed_accessories"].values()):
             lines.append(f"    accessories on contracts: {_counts(p['placed_accessories'])}")
+    lines += KEY
     return "\n".join(lines)

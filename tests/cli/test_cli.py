@@ -160,7 +160,17 @@ def test_play_keeps_the_bots_secret_choices_secret(tmp_path: Path) -> None:
             assert not line.startswith(f"{bot} (random): plan"), line
     # on the boards drawn for P3, other seats' hands are counts, P3's own hand is cards
     hands = [line.strip() for line in text.splitlines() if line.strip().startswith("hand:")]
-    assert len(hands) == 2 * 3  # the opening board and the 'board' command, 3 seats each
-    for board in (hands[:3], hands[3:]):
+    # the opening board, its redraw after the bots' moves and 'board', 3 seats each
+    assert len(hands) == 3 * 3
+    for board in (hands[:3], hands[3:6], hands[6:]):
         assert all(line.endswith(" cards") and "(" not in line for line in board[:2])
         assert "(" in board[2]
+
+
+def test_arena_help_describes_every_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27: ``furnace arena --help`` had no descriptions for most options."""
+    parser = build_parser()
+    arena = next(a for a in parser._subparsers._group_actions[0].choices.items()
+                 if a[0] == "arena")[1]
+    for action in arena._actions:
+        assert action.help, f"{action.option_strings or action.dest} has no description"

@@ -104,3 +104,18 @@ def test_missing_matplotlib_is_a_clean_error(capsys: pytest.CaptureFixture[str],
                        "--out", str(tmp_path / "l"))
     assert code == 2 and "matplotlib is not installed" in err
     assert not (tmp_path / "l").exists()  # checked before any game
+
+
+def test_without_out_the_ladder_goes_to_the_data_directory_not_the_cwd(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: ``furnace ladder`` wrote ``ladder-<game>/`` into the checkout it ran in."""
+    checkout, data = tmp_path / "checkout", tmp_path / "data"
+    checkout.mkdir()
+    monkeypatch.chdir(checkout)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    code, out, err = run(capsys, "ladder", "samara", "--games", "1", "--bots", "random,greedy")
+    assert code == 0, err
+    assert list(checkout.iterdir()) == []
+    written = data / "furnace" / "ladder-samara"
+    assert (written / "ladder.json").exists() and str(written) in out

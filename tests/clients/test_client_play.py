@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import Callable, Iterable
 
@@ -23,7 +24,7 @@ def scripted(lines: Iterable[str]) -> Callable[[str], str]:
 
 def test_full_game_to_the_end(address) -> None:
     out: list[str] = []
-    answers = ["help", "list", "board", "nonsense move", "999"] + ["1"] * 400
+    answers = ["help", "moves", "board", "nonsense move", "999"] + ["1"] * 400
     code = play_remote(address, "samara", 2, 0, 11, 10, input_fn=scripted(answers),
                        output=out.append)
     text = "\n".join(str(o) for o in out)
@@ -31,7 +32,7 @@ def test_full_game_to_the_end(address) -> None:
     assert "game over" in text
     assert "P2 plays " in text
     assert "not allowed: cannot read move" in text
-    assert "no move number 999" in text
+    assert "pick 1-" in text
 
 
 def test_same_seed_same_game(address) -> None:
@@ -101,7 +102,9 @@ def test_remote_play_shows_only_the_humans_view(address) -> None:
     for line in lines:
         assert not re.match(r"P2 plays (work|idle|plan)", line), line
     boards = [line for line in lines if line.startswith("Oh My Goods!")]
-    assert len(boards) == 5  # the first, 'board' in phase II, phase IV's and 'board' twice
+    # the first, its redraw after the work move, 'board' in phase II, the redraw after
+    # the bot's moves, 'board' twice
+    assert len(boards) == 6
     for board in boards:
         p2 = board.split("P2:", 1)[1]
         assert re.search(r"hand: \d+ cards", p2), board
@@ -125,3 +128,23 @@ def test_furnace_play_server_seat_is_0_based(address, monkeypatch, capsys) -> No
     args = build_parser().parse_args(["play", "samara", "--server", address, "--seat", "2"])
     assert args.func(args) == 2
     assert "seat must be in 0..1 (0 is P1), got 2" in capsys.readouterr().out
+
+
+def test_remote_play_is_the_same_front_end_as_local_play(address, tmp_path) -> None:
+    """Issue 27: ``furnace play --server`` had 'list' but no 'moves', 'hint', 'save' or
+    'legend', though the README describes them for ``play``."""
+    save = tmp_path / "game.json"
+    out: list[str] = []
+    code = play_remote(address, "oh-my-goods", 2, 0, 3, 10,
+                       input_fn=scripted(["help", "moves", "hint 20", "legend",
+                                          f"save {save}", "quit"]),
+                       output=out.append)
+    text = "\n".join(str(o) for o in out)
+    assert code == 0, text
+    assert "commands:" in text and "legend" in text
+    assert "  1. " in text  # the numbered moves
+    assert "hint after 20 iterations" in text
+    assert f"saved to {save}" in text
+    from engine import registry  # the saved position loads as the game's JSON state
+
+    assert registry.state_from_json(json.loads(save.read_text())).num_players == 2

@@ -443,3 +443,20 @@ def test_game_ends_when_the_last_tile_is_taken_and_ties_go_to_the_first_worker()
     # P2's woman still waits in September: P2's next worker comes first.
     assert state.ranking() == [[1], [0]]
     assert state.outcome().rewards == (0.0, 1.0)
+
+
+def test_an_off_board_spot_names_the_boards_spots() -> None:
+    """Issue 27: an off-board spot (r4c1, r9c9) was answered "expected a board spot like
+    r3c1", as if the notation were wrong."""
+    from engine import registry
+    from engine.game import FurnaceError
+
+    state = registry.get_game("samara").new_game(0, 2)
+    for token in ("r4c1", "r9c9"):
+        with pytest.raises(FurnaceError) as caught:
+            state.parse_move(f"tool saw {token} 1")
+        message = str(caught.value)
+        assert f"{token} is off the board" in message
+        assert "r1c1-r1c7" in message and "r4c4-r4c9" in message
+    with pytest.raises(FurnaceError, match="a board spot like r3c1"):
+        state.parse_move("tool saw here 1")

@@ -1,0 +1,154 @@
+"""The terminal table: one command loop for a person playing against bots.
+
+``furnace play`` runs it on a game in this process (:mod:`furnace_cli.play`) and
+``furnace play --server`` on a game held by a Furnace server (:mod:`clients.play`):
+both give the same commands, so the loop knows only a :class:`Table`, the game seen
+from the person's seat.  Product code (protocol only): it imports no engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+#: Where a board explains its symbols: lines starting with this (see ``legend``).
+KEY_PREFIX = "key:"
+
+
+class MoveRefused(Exception):
+    """The person's move cannot be played: the message says why."""
+
+
+class Table(Protocol):
+    """A game seen from the person's seat, with the bots and chance behind it."""
+
+    seat: int
+
+    def board(self) -> str:
+        """The position drawn as the person's seat sees it."""
+
+    def over(self) -> bool:
+        """Whether the game has ended."""
+
+    def person_to_move(self) -> bool:
+        """Whether the person decides next."""
+
+    def step(self) -> list[str]:
+        """Play the next bot (or chance) move; what the person sees of it."""
+
+    def moves(self) -> list[str]:
+        """The person's legal moves, as texts, in the order numbers refer to."""
+
+    def play(self, choice: int | str) -> list[str]:
+        """Play the person's move (an index into :meth:`moves`, or a text); what happened.
+        Raises :class:`MoveRefused`."""
+
+    def hint(self, iterations: int | None) -> str:
+        """Advice for the person's move (``None``: the default budget)."""
+
+    def save(self, path: str) -> str:
+        """Save the game to ``path``; the line to print (done, or why not)."""
+
+    def result(self) -> list[str]:
+        """The final scores and the winner."""
+
+
+def example_move(moves: list[str]) -> str:
+    """A move of this position to show in ``help``: one with arguments when there is one."""
+    return next((m for m in moves if " " in m), moves[0] if moves else "")
+
+
+def help_text(moves: list[str]) -> str:
+    example = example_move(moves)
+    move_line = (f"  MOVE          play a move in the game's notation, e.g. '{example}'"
+                 if example else "  MOVE          play a move in the game's notation")
+    return "\n".join([
+        "commands:",
+        "  N             play move number N of the list ('moves' shows it)",
+        move_line,
+        "  moves         list the legal moves",
+        "  hint [ITERS]  ask the bot for advice (default: --iterations)",
+        "  board         draw the position again",
+        "  legend        what the board's symbols mean",
+        "  save FILE     save the game (resume it with --load FILE); it tells every",
+        "                hand: keep it to yourself",
+        "  help          this text",
+        "  quit          stop playing"])
+
+
+def legend_text(board: str) -> str:
+    """The board's own key lines (every board explains the symbols it uses)."""
+    keys = [line.strip()[len(KEY_PREFIX):].strip() for line in board.splitlines()
+            if line.strip().startswith(KEY_PREFIX)]
+    return "\n".join(keys) if keys else "this board uses no symbols beyond plain words"
+
+
+def run(table: Table, banner: str, input_fn: Callable[[str], str],
+        output: Callable[[str], object]) -> int:
+    """Play until the game ends or the person quits (0), or input ends (1)."""
+    output(banner)
+    output(table.board())
+    stale = False  # the last board printed no longer shows the position
+    while not table.over():
+        if not table.person_to_move():
+            for line in table.step():
+                output(line)
+            stale = True
+            continue
+        if stale:
+            output(table.board())
+            stale = False
+        prompt = f"P{table.seat + 1}> "
+        try:
+            line = input_fn(prompt).strip()
+        except (EOFError, KeyboardInterrupt):
+            output("")
+            output("bye (the game was not saved)")
+            return 1
+        if not line:
+            continue
+        word, _, rest = line.partition(" ")
+        rest = rest.strip()
+        word = word.lower()
+        if word in ("quit", "exit"):
+            output("game abandoned")
+            return 0
+        if word == "help":
+            output(help_text(table.moves()))
+        elif word == "board":
+            output(table.board())
+        elif word == "legend":
+            output(legend_text(table.board()))
+        elif word == "moves":
+            moves = table.moves()
+            width = len(str(len(moves)))
+            for number, text in enumerate(moves, 1):
+                output(f"  {number:>{width}}. {text}")
+        elif word == "hint":
+            if rest and (not rest.isdigit() or int(rest) < 1):
+                output(f"hint takes a positive number of iterations, not {rest!r}")
+                continue
+            output(table.hint(int(rest) if rest else None))
+        elif word == "save":
+            output(table.save(rest) if rest else "save needs a file name")
+        else:
+            choice: int | str = line
+            if line.isdigit():
+                count = len(table.moves())
+                if not 1 <= int(line) <= count:
+                    output(f"there are {count} legal moves; pick 1-{count} "
+                           "('moves' lists them)")
+                    continue
+                choice = int(line) - 1
+            try:
+                lines = table.play(choice)
+            except MoveRefused as exc:
+                output(str(exc))
+                continue
+            for text in lines:
+                output(text)
+            stale = True
+    output(table.board())
+    for line in table.result():
+        output(line)
+    return 0

@@ -1,0 +1,85 @@
+"""``furnace play``'s terminal table: what a person sees between moves."""
+
+from __future__ import annotations
+
+import re
+
+from engine import registry
+from tests.cli.scripted import play_scripted
+
+
+def _play(lines: list[str], game: str, *extra: str) -> list[str]:
+    return play_scripted([game, "--bots", "random", "--iterations", "20", *extra], lines)
+
+
+def test_a_solo_banner_names_no_empty_list_of_bots() -> None:
+    """Issue 27: solo said ``You are P1 (seat 0). . Type 'help'``."""
+    banner = _play(["quit"], "stephens", "--players", "1")[0]
+    assert ". ." not in banner
+    assert banner == "You are P1 (seat 0), playing solo. Type 'help' for commands."
+
+
+def test_help_shows_a_move_of_the_game_being_played() -> None:
+    """Issue 27: ``help`` showed Samara's example move in every game."""
+    for game in ("samara", "oh-my-goods", "stephens"):
+        printed = _play(["help", "quit"], game)
+        help_text = next(p for p in printed if p.startswith("commands:"))
+        example = re.search(r"e\.g\. '([^']+)'", help_text)
+        assert example is not None, help_text
+        state = registry.get_game(game).new_game(0, 2)
+        state.parse_move(example.group(1))  # the game's own notation: it reads
+
+
+def test_the_board_is_redrawn_after_the_bots_move() -> None:
+    """Issue 27: after the bots moved, the last board on screen was stale until ``board``."""
+    printed = _play(["1", "board", "quit"], "samara", "--seed", "2")
+    boards = [k for k, line in enumerate(printed) if line.startswith("Samara, 2 players")]
+    last_bot_move = max(k for k, line in enumerate(printed) if line.startswith("P2 (random): "))
+    after = [k for k in boards if k > last_bot_move]
+    # Drawn once after the bots' moves, then once for 'board': the same position.
+    assert len(after) == 2, printed
+    assert printed[after[0]] == printed[after[1]]
+
+
+def test_solo_hints_say_what_the_percentage_is() -> None:
+    """Issue 27: Stephens solo's hint column said "win 6.8%" for the chance of reaching
+    the target score."""
+    printed = _play(["hint 30", "quit"], "stephens", "--players", "1")
+    hint = next(p for p in printed if p.startswith("hint after"))
+    assert " win " not in hint
+    assert re.search(r"reach \d+: +\d", hint), hint
+
+
+def test_every_board_explains_its_symbols_and_legend_shows_them() -> None:
+    """Issue 27: boards used symbols nobody explained (Oh My Goods! ``*``,
+    ``assistant-2/1``, ``score 1`` beside ``0 VP``; Stephens ``unlock P2`` where P2
+    reads like a player, contracts without their requirements)."""
+    for game in ("samara", "oh-my-goods", "stephens"):
+        printed = _play(["legend", "quit"], game)
+        board = printed[1]
+        keys = [line for line in board.splitlines() if line.startswith("key: ")]
+        assert keys, board
+        legend = printed[2]
+        assert legend == "\n".join(k[len("key: "):] for k in keys)
+
+
+def test_oh_my_goods_board_says_what_its_numbers_are() -> None:
+    board = registry.get_game("oh-my-goods").new_game(3, 2).render(0)
+    assert "half sun" in board and "wood*" in board
+    assert not re.search(r"assistant-\d+/\d", board), board
+    assert re.search(r"assistant-\d+ side [12] \(costs \d+ coins, \d+ VP\)", board), board
+    assert "P1: 0 VP, 7 coins in goods: score 1 (VP + 1 per 5 coins)" in board
+
+
+def test_stephens_board_shows_contract_needs_and_what_disks_do() -> None:
+    state = registry.get_game("stephens").new_game(0, 2)
+    board = state.render(0)
+    assert re.search(r"\d:crown-\d+ \[\d+ \w+", board), board
+    while not any(s["unlocked"] for s in state.observation(0)["players"]):
+        state.apply(next(m for m in state.legal_moves()
+                         if state.move_to_text(m).startswith("unlock")) if any(
+            state.move_to_text(m).startswith("unlock") for m in state.legal_moves())
+            else state.legal_moves()[0])
+    unlocked = next(line for line in state.render(0).splitlines() if "unlocked: " in line
+                    and not line.endswith("unlocked: -"))
+    assert re.search(r"unlocked: [A-Z]\d+\([a-z-]+\)", unlocked), unlocked
