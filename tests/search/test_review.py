@@ -225,3 +225,21 @@ def test_a_seat_is_judged_only_on_what_it_could_see() -> None:
     # the other seat saw the difference in its own hand: its review may change, and does
     assert review_game(record, 1, budget=30, seed=2).to_json() != \
         review_game(twin, 1, budget=30, seed=2).to_json()
+
+
+def test_a_solo_game_is_judged_against_its_target() -> None:
+    state = registry.get_game("stephens").new_game(2, 1, {})
+    target = state.solo_target()
+    assert target is not None
+    moves = []
+    while len(moves) < 8:
+        move = state.legal_moves()[len(moves) % len(state.legal_moves())]
+        moves.append(move)
+        state.apply(move)
+    review = review_game(GameRecord("stephens", 1, seed=2, moves=moves), budget=10, seed=1)
+    assert review.decisions
+    for decision in review.decisions:
+        assert decision.target == target
+        for figures in (decision.best, decision.played):
+            assert figures.margin == pytest.approx(figures.expected_scores[0] - target)
+            assert 0 < figures.win_probability < 1  # a soft chance of reaching the target
