@@ -20,9 +20,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two self-played games, one record a line (weak bots: quick to play)."""
+    """Two self-played games, one record a line (random moves: quick to play)."""
     path = tmp_path_factory.mktemp("review") / "g.json"
-    assert main(["selfplay", "samara", "--players", "2", "--bots", "level:1,level:2",
+    assert main(["selfplay", "samara", "--players", "2", "--bots", "random",
                  "--seed", "3", "--games", "2", "--save", str(path), "--json"]) == 0
     return path
 

@@ -114,23 +114,23 @@ def test_margin_is_over_the_best_other_seat_or_the_target() -> None:
 def samara_record(seed: int = 3, plies: int = 24) -> GameRecord:
     game = registry.get_game("samara")
     state = game.new_game(seed, 2, {})
-    _, moves = play_game(state, [make_bot("level:1"), make_bot("level:3")], random.Random(seed))
+    _, moves = play_game(state, [make_bot("random"), make_bot("random")], random.Random(seed))
     return GameRecord("samara", 2, seed=seed, moves=list(moves[:plies]))
 
 
 def test_the_same_seed_and_budget_give_the_same_review() -> None:
     record = samara_record()
     seen: list[tuple[int, int]] = []
-    first = review_game(record, None, budget=40, seed=5,
+    first = review_game(record, None, budget=20, seed=5,
                         on_progress=lambda done, total, _: seen.append((done, total)))
-    again = review_game(record, None, budget=40, seed=5)
+    again = review_game(record, None, budget=20, seed=5)
     assert first.to_json() == again.to_json()
     assert seen == [(k + 1, len(first.decisions)) for k in range(len(first.decisions))]
     # a seat's decisions are judged alike when reviewed alone
-    alone = review_game(record, 1, budget=40, seed=5)
+    alone = review_game(record, 1, budget=20, seed=5)
     assert [d.to_json() for d in alone.decisions] == \
         [d.to_json() for d in first.decisions if d.seat == 1]
-    assert review_game(record, None, budget=40, seed=6).to_json() != first.to_json()
+    assert review_game(record, None, budget=20, seed=6).to_json() != first.to_json()
 
 
 def test_a_review_skips_forced_moves_and_sums_up_each_seat() -> None:
@@ -211,7 +211,7 @@ def test_a_seat_is_judged_only_on_what_it_could_see() -> None:
     game = registry.get_game("oh-my-goods")
     state = game.new_game(5, 2, {})
     initial = state.to_json()
-    _, moves = play_game(state, [make_bot("level:1"), make_bot("level:1")], random.Random(5))
+    _, moves = play_game(state, [make_bot("random"), make_bot("random")], random.Random(5))
     record = GameRecord("oh-my-goods", 2, initial=initial, moves=list(moves[:90]))
     twin = hidden_twin(record, 0)
     # the games differ at the seat's decisions, only where the seat cannot look
