@@ -39,21 +39,14 @@ def load_record(path: str, number: int = 1) -> GameRecord:
         raise FurnaceError(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise InvalidStateError(f"{path} is not UTF-8 text: {exc.reason}") from None
-    lines = [line for line in text.splitlines() if line.strip()]
-    if len(lines) > 1 and lines[0].lstrip().startswith("{") and \
-            lines[0].rstrip().endswith("}"):
-        try:
-            json.loads(lines[0])
-            several = True
-        except json.JSONDecodeError:
-            several = False  # one object written over several lines
-    else:
-        several = False
-    entries = lines if several else [text]
+    entries = _json_lines(text)
+    several = entries is not None
+    if entries is None:
+        entries = [decode_json(text, path, InvalidStateError)]
     if not 1 <= number <= len(entries):
         raise FurnaceError(f"--record {number}: {path} holds {len(entries)} record(s)")
     where = f"{path} (record {number})" if several else path
-    data = decode_json(entries[number - 1], where, InvalidStateError)
+    data = entries[number - 1]
     if not records.is_record_json(data):
         raise InvalidStateError(f"{where} is not a game record (a position saved alone has "
                                 f"no moves to review): save the game with `furnace play`'s "
@@ -62,6 +55,18 @@ def load_record(path: str, number: int = 1) -> GameRecord:
         return records.record_from_json(data)
     except InvalidStateError as exc:
         raise InvalidStateError(f"{where}: {exc}") from None
+
+
+def _json_lines(text: str) -> list[Any] | None:
+    """The objects of a file of several JSON lines, or None for anything else (one
+    JSON document, however it is laid out, is read whole)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    try:
+        return [json.loads(line) for line in lines]
+    except (json.JSONDecodeError, RecursionError):
+        return None
 
 
 def run_review_command(args: argparse.Namespace, progress_bar: ProgressBar) -> int:

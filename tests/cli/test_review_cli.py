@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import registry
+from engine import records, registry
 from engine.search.review_settings import LABELS
 from furnace_cli import main
 
@@ -70,3 +70,18 @@ def test_review_refuses_bad_input(saved: Path, tmp_path: Path,
     assert code == 2 and "not a game record" in err
     code, _, err = run(capsys, "review", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
+
+
+def test_review_reads_a_record_laid_out_over_many_lines(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = registry.get_game("samara").new_game(4, 2, {})
+    moves = []
+    for _ in range(6):
+        moves.append(state.legal_moves()[0])
+        state.apply(moves[-1])
+    path = tmp_path / "saved.json"
+    record = records.GameRecord("samara", 2, seed=4, moves=moves)
+    path.write_text(json.dumps(records.record_to_json(record), indent=2), encoding="utf-8")
+    code, out, _ = run(capsys, "review", str(path), "--budget", "5", "--quiet", "--json")
+    assert code == 0
+    assert [turn["turn"] for turn in json.loads(out)["turns"]] == list(range(6))
