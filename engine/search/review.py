@@ -138,11 +138,13 @@ class Review:
     settings: ReviewSettings
     decisions: list[Decision] = field(default_factory=list)
     summaries: list[SeatSummary] = field(default_factory=list)
+    #: False when ``should_stop`` ended the review before its last decision.
+    complete: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "num_players": self.num_players,
                 "seats": list(self.seats), "budget": self.budget, "seed": self.seed,
-                "thresholds": self.settings.to_json(),
+                "complete": self.complete, "thresholds": self.settings.to_json(),
                 "turns": [d.to_json() for d in self.decisions],
                 "summary": [s.to_json() for s in self.summaries]}
 
@@ -150,10 +152,16 @@ class Review:
 def review_game(record: GameRecord, seats: int | Sequence[int] | None = None, *,
                 budget: int | None = None, seed: int = 0,
                 settings: ReviewSettings | None = None,
-                on_progress: ReviewProgress | None = None) -> Review:
+                on_progress: ReviewProgress | None = None,
+                should_stop: Callable[[], bool] | None = None) -> Review:
     """Review the decisions of ``seats`` (one seat, several, or None: every seat) in
     ``record`` with ``budget`` iterations a search (default: the game's,
     :func:`~engine.search.review_settings.review_settings_for`) and ``seed``.
+
+    ``on_progress(done, total, decision)`` follows each decision; ``should_stop()``
+    is asked before each one, and when it answers true the review ends there,
+    ``complete`` false, the decisions judged so far summed up (a decision is always
+    searched to its whole budget, so that it is the same in every review).
 
     Raises the record's errors (:mod:`engine.records`) for a record that does not
     replay, ``ValueError`` for a seat that is not one of the game's.
@@ -167,14 +175,18 @@ def review_game(record: GameRecord, seats: int | Sequence[int] | None = None, *,
     chosen = _seats(seats, start.num_players)
     positions = decisions_of(record, chosen)
     decisions: list[Decision] = []
+    complete = True
     for turn, state, played in positions:
+        if should_stop is not None and should_stop():
+            complete = False
+            break
         decisions.append(review_decision(state, played, turn, budget=budget, seed=seed,
                                          settings=settings))
         if on_progress is not None:
             on_progress(len(decisions), len(positions), decisions[-1])
     return Review(game=start.info.name, num_players=start.num_players, seats=chosen,
                   budget=budget, seed=seed, settings=settings, decisions=decisions,
-                  summaries=[summarize(seat, decisions) for seat in chosen])
+                  summaries=[summarize(seat, decisions) for seat in chosen], complete=complete)
 
 
 def _seats(seats: int | Sequence[int] | None, num_players: int) -> tuple[int, ...]:

@@ -133,6 +133,22 @@ def test_the_same_seed_and_budget_give_the_same_review() -> None:
     assert review_game(record, None, budget=20, seed=6).to_json() != first.to_json()
 
 
+def test_a_review_stops_between_decisions_when_asked() -> None:
+    record = samara_record()
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    partial = review_game(record, None, budget=20, seed=5, should_stop=stop)
+    whole = review_game(record, None, budget=20, seed=5)
+    assert not partial.complete and whole.complete
+    assert [d.to_json() for d in partial.decisions] == \
+        [d.to_json() for d in whole.decisions[:3]]
+    assert sum(s.decisions for s in partial.summaries) == 3
+
+
 def test_a_review_skips_forced_moves_and_sums_up_each_seat() -> None:
     record = samara_record()
     review = review_game(record, [0, 1], budget=20, seed=1)
