@@ -9,15 +9,17 @@ deals every hidden card afresh from the seat's observation at that moment and
 nothing the seat could not see (cards drawn later, other hands, secret choices)
 enters the judgement.
 
-Each decision costs one or two searches of ``budget`` iterations:
+Each decision costs one search of ``budget`` iterations, or three:
 
 1. an open search over every legal move gives the best move, the line the search
    expects after it (the principal variation) and, when the seat played that move,
    its figures;
-2. otherwise a second search, with the same budget, tries only the best and the
-   played move at the root (``root_moves``), so that both are searched in the
-   same tree and their figures are comparable: in the open search a move the
-   search dislikes may get a handful of visits, too few to measure what it loses.
+2. otherwise the best and the played move are each searched alone at the root
+   (``root_moves``) with the same budget and the same seed, so that both are
+   measured alike: in the open search a move the search dislikes gets few visits
+   and a shallow subtree, too little to say what it loses, and in one tree of the
+   two UCT would still give the worse move fewer visits.  Started from the same
+   random numbers, the two searches' noise partly cancels in the difference.
 
 The loss is the best move's figure minus the played move's: in win probability
 (in a one-seat game with a target score, the soft chance of reaching it,
@@ -81,8 +83,9 @@ class Decision:
     choices: int
     played: MoveFigures
     best: MoveFigures
-    #: ``best.win_probability - played.win_probability`` (may be negative: the
-    #: search's best is judged by visits, the played move may measure better).
+    #: ``best.win_probability - played.win_probability`` (may be negative: the open
+    #: search's best is judged by visits, searched alone the played move may
+    #: measure better).
     win_probability_loss: float
     #: ``best.margin - played.margin``, in points.
     score_loss: float
@@ -229,11 +232,9 @@ def review_decision(state: State, played: int, turn: int, *, budget: int, seed: 
         figures = _figures(opened, best_move, seat)
         best = played_figures = figures
     else:
-        duel = make_tree(state, seed=derive_seed("review played", seed, turn),
-                         observer=seat, root_moves=(best_move, played)
-                         ).search(iterations=budget)
-        best = _figures(duel, best_move, seat)
-        played_figures = _figures(duel, played, seat)
+        paired = derive_seed("review played", seed, turn)
+        best = _alone(state, seat, best_move, budget, paired)
+        played_figures = _alone(state, seat, played, budget, paired)
     probability_loss = best.win_probability - played_figures.win_probability
     score_loss = best.margin - played_figures.margin
     return Decision(
@@ -242,6 +243,14 @@ def review_decision(state: State, played: int, turn: int, *, budget: int, seed: 
         label=settings.label(probability_loss, score_loss, best=played == best_move),
         accuracy=settings.accuracy(probability_loss, score_loss),
         principal_variation=tuple(opened.principal_variation), target=opened.target)
+
+
+def _alone(state: State, seat: int, move: int, budget: int, seed: int) -> MoveFigures:
+    """``move``'s figures by a search of ``budget`` iterations that tries only it at
+    the root."""
+    analysis = make_tree(state, seed=seed, observer=seat, root_moves=(move,)
+                         ).search(iterations=budget)
+    return _figures(analysis, move, seat)
 
 
 def _figures(analysis: Analysis, move: int, seat: int) -> MoveFigures:

@@ -69,8 +69,8 @@ def test_throwing_away_a_winning_build_is_a_blunder_and_the_build_is_best() -> N
     assert thrown.win_probability_loss >= 0.5 and thrown.score_loss > 0
     assert thrown.accuracy < 50
     assert thrown.principal_variation[0] == WINNING_BUILD
-    # both moves were searched in one tree, each with a share of the same budget
-    assert thrown.played.visits + thrown.best.visits == 200
+    # each move was searched alone with the whole budget
+    assert thrown.played.visits == thrown.best.visits == 200
     kept = judge(state, WINNING_BUILD)
     assert kept.label == "best" and kept.played == kept.best
     assert kept.win_probability_loss == 0 and kept.score_loss == 0 and kept.accuracy == 100
