@@ -127,6 +127,12 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     return run_ladder_command(args, _options(args.options), _progress_bar)
 
 
+def _cmd_review(args: argparse.Namespace) -> int:
+    from furnace_cli.review import run_review_command
+
+    return run_review_command(args, _progress_bar)
+
+
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     from engine import registry
     from engine.search import make_bot
@@ -295,6 +301,29 @@ def build_parser() -> argparse.ArgumentParser:
                    "text; `furnace play --load` resumes one saved alone, and the API takes it "
                    "as GameState.record (docs/api.md, Game records)")
     p.set_defaults(func=_cmd_selfplay)
+
+    p = sub.add_parser(
+        "review", help="judge every decision of a saved game: played move, best move, loss",
+        description="Review a saved game: each decision of the seat (every seat by default) "
+        "with more than one legal move is searched from what that seat could see then; the "
+        "move played is compared with the search's best and labelled best, good, "
+        "inaccuracy, mistake or blunder by the game's thresholds (docs/review.md).",
+        epilog=SEAT_CONVENTION)
+    p.add_argument("file", help="a game record: `furnace play`'s save, or `furnace selfplay "
+                   "--save` (one record a line)")
+    p.add_argument("--record", type=int, default=1,
+                   help="which record of a file of several (1-based, default 1)")
+    p.add_argument("--seat", type=int, help="the seat to review (default: every seat)")
+    p.add_argument("--budget", type=int, metavar="ITERATIONS",
+                   help="iterations a search (default: the game's review budget)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true",
+                   help='print only one JSON line: {"turns": [...], "summary": [...], ...}')
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="draw the win probability and the expected margin over the game, "
+                   "inaccuracies, mistakes and blunders marked")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_review)
 
     p = sub.add_parser(
         "arena", help="measure bots against each other over many games",

@@ -48,6 +48,20 @@ def sample_chance(outcomes: Sequence[tuple[int, float]], rng: random.Random) -> 
     return outcomes[sample_index(cumulative([p for _, p in outcomes]), rng)][0]
 
 
+def root_candidates(legal: Sequence[int], root_moves: Sequence[int]) -> list[int]:
+    """The legal moves a tree may try at its root when the caller names them
+    (``root_moves``), in ``legal``'s order: a review forces the move a player made into
+    a search of its own, so that its figures are measured as the best move's are.
+    ``ValueError`` for a move that is not legal, or for none at all."""
+    wanted = set(root_moves)
+    if not wanted:
+        raise ValueError("root_moves names no move")
+    missing = wanted.difference(legal)
+    if missing:
+        raise ValueError(f"root_moves {sorted(missing)} are not legal at the root")
+    return [m for m in legal if m in wanted]
+
+
 #: A one-seat game's utility: (target score, scale); see :func:`solo_utility`.
 Solo = tuple[float, float]
 

@@ -9,6 +9,7 @@ game's search configuration (:mod:`engine.search.config`) unless the caller over
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.game import State
@@ -40,7 +41,7 @@ def make_tree(
     state: State, c: float | None = None, seed: int | None = None, observer: int | None = None,
     margin_scale: MarginScale = GAME_MARGIN, *, playout_depth: int | None = None,
     evaluator: Evaluator | None = None, config: SearchConfig | None = None,
-    prior_weight: float | None = None,
+    prior_weight: float | None = None, root_moves: Sequence[int] | None = None,
 ) -> MCTS | ISMCTS:
     """The search tree that suits ``state``'s game, for the seat to move.
 
@@ -51,7 +52,9 @@ def make_tree(
     ``prior_weight`` override it as in :class:`~engine.search.mcts.MCTS`.  ``observer``,
     when given, is whose information the search may use: it must be able to know
     the mover's moves (:meth:`~engine.game.State.moves_known_to`): where the mover's
-    private information decides them it must be the seat to move.
+    private information decides them it must be the seat to move.  ``root_moves``,
+    when given, are the only moves the tree tries at the root (a review's played move
+    searched against the best one).
     """
     player = state.current_player()
     if observer is not None and player >= 0 and not state.moves_known_to(observer):
@@ -60,10 +63,10 @@ def make_tree(
     if search_kind(state) == "mcts":
         return MCTS(state, c=c, seed=seed, margin_scale=margin_scale,
                     playout_depth=playout_depth, evaluator=evaluator, config=config,
-                    prior_weight=prior_weight)
+                    prior_weight=prior_weight, root_moves=root_moves)
     return ISMCTS(state, observer, c=c, seed=seed, margin_scale=margin_scale,
                   playout_depth=playout_depth, evaluator=evaluator, config=config,
-                  prior_weight=prior_weight)
+                  prior_weight=prior_weight, root_moves=root_moves)
 
 
 def search_for(state: State, observer: int | None = None, *,

@@ -72,12 +72,12 @@ from __future__ import annotations
 import os
 import random
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import backup_values, cumulative, solo_utility
+from engine.search._common import backup_values, cumulative, root_candidates, solo_utility
 from engine.search.analysis import Analysis, RootStats, analysis_from_stats, best_key
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -159,7 +159,9 @@ class ISMCTS(BudgetedSearch):
     Settings (``config``, ``c``, ``margin_scale``, ``playout_depth``, ``evaluator``,
     ``prior_weight``)
     work as in :class:`~engine.search.mcts.MCTS`; ``c=None`` falls back to
-    :data:`DEFAULT_ISMCTS_C` when the configuration sets none.
+    :data:`DEFAULT_ISMCTS_C` when the configuration sets none.  ``root_moves``, when
+    given, are the only moves tried at the root (legal ones; every determinization
+    offers the root's moves, see above).
     """
 
     def __init__(
@@ -175,6 +177,7 @@ class ISMCTS(BudgetedSearch):
         evaluator: Evaluator | None = None,
         config: SearchConfig | None = None,
         prior_weight: float | None = None,
+        root_moves: Sequence[int] | None = None,
     ) -> None:
         player = state.current_player()
         if player < 0:
@@ -210,6 +213,8 @@ class ISMCTS(BudgetedSearch):
             check_determinizations = DEBUG
         self._root_view = state.observation(observer) if check_determinizations else None
         self.root = InfoNode(-1, "", -1, self.width)
+        self._root_only = None if root_moves is None else \
+            frozenset(root_candidates(moves, root_moves))
         self.iterations = 0
         self.elapsed = 0.0
 
@@ -233,6 +238,7 @@ class ISMCTS(BudgetedSearch):
         chance = CHANCE
         terminal = TERMINAL
         root_view = self._root_view
+        root_only = self._root_only
 
         def iterate() -> None:
             world = root_state.determinize(observer, rng)
@@ -248,6 +254,8 @@ class ISMCTS(BudgetedSearch):
                 if p >= 0:
                     kids = node.children
                     legal = state.legal_moves()
+                    if root_only is not None and node is root:
+                        legal = [m for m in legal if m in root_only]
                     untried: list[int] = []
                     for move in legal:
                         kid = kids.get(move)

@@ -35,12 +35,18 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import Solo, backup_values, cumulative, solo_utility
+from engine.search._common import (
+    Solo,
+    backup_values,
+    cumulative,
+    root_candidates,
+    solo_utility,
+)
 from engine.search.analysis import Analysis, RootStats, best_key, build_analysis
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
@@ -147,14 +153,17 @@ class MCTS(BudgetedSearch):
     win share), ``playout_depth`` (``None``: the configuration's; ``0``: full
     playouts), ``evaluator`` (any :class:`~engine.search.evaluate.Evaluator`,
     instead of the playouts the depth describes) and ``prior_weight`` (``None``: the
-    configuration's; ``0``: no progressive bias).
+    configuration's; ``0``: no progressive bias).  ``root_moves``, when given, are the
+    only moves tried at the root (legal ones; see
+    :func:`~engine.search._common.root_candidates`).
     """
 
     def __init__(self, state: State, *, c: float | None = None, seed: int | None = None,
                  margin_scale: MarginScale = GAME_MARGIN, playout_depth: int | None = None,
                  evaluator: Evaluator | None = None,
                  config: SearchConfig | None = None,
-                 prior_weight: float | None = None) -> None:
+                 prior_weight: float | None = None,
+                 root_moves: Sequence[int] | None = None) -> None:
         player = state.current_player()
         if player < 0:
             kind = "a chance" if player == CHANCE else "a finished"
@@ -175,6 +184,8 @@ class MCTS(BudgetedSearch):
         self.margin_scale = self.config.margin_scale
         self.solo = solo_utility(self.root_state, self.config.solo_scale)
         self.root = Node(self.root_state, self.width, self.margin_scale, self.solo)
+        if root_moves is not None:
+            self.root.untried = root_candidates(self.root.untried, root_moves)
         self.iterations = 0
         self.elapsed = 0.0
 

@@ -1,0 +1,293 @@
+"""A game review: every decision a seat made in a finished game, judged by the search.
+
+:func:`review_game` replays a game record (:mod:`engine.records`) and, for each
+decision of the reviewed seats that had more than one legal move (forced moves and
+chance outcomes are skipped), searches the position **as that seat saw it**: the
+tree is made for the seat to move with the seat as observer
+(:func:`~engine.search.dispatch.make_tree`), so in a hidden-information game ISMCTS
+deals every hidden card afresh from the seat's observation at that moment and
+nothing the seat could not see (cards drawn later, other hands, secret choices)
+enters the judgement.
+
+Each decision costs one search of ``budget`` iterations, or three:
+
+1. an open search over every legal move gives the best move, the line the search
+   expects after it (the principal variation) and, when the seat played that move,
+   its figures;
+2. otherwise the best and the played move are each searched alone at the root
+   (``root_moves``) with the same budget and the same seed, so that both are
+   measured alike: in the open search a move the search dislikes gets few visits
+   and a shallow subtree, too little to say what it loses, and in one tree of the
+   two UCT would still give the worse move fewer visits.  Started from the same
+   random numbers, the two searches' noise partly cancels in the difference.
+
+The loss is the best move's figure minus the played move's: in win probability
+(in a one-seat game with a target score, the soft chance of reaching it,
+``Analysis.target``) and in points of the seat's expected score margin over its best
+opponent (alone: its expected score).  The label and the accuracy come from the
+game's thresholds (:mod:`engine.search.review_settings`).
+
+Each decision's searches are seeded from the review's seed and the decision's index
+in the record, so a fixed seed and budget give the same review, decision by
+decision, however many seats are reviewed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.game import State
+from engine.records import GameRecord, check_length, resolve_move, start_state
+from engine.search._common import derive_seed
+from engine.search.analysis import Analysis, MoveStats
+from engine.search.dispatch import make_tree
+from engine.search.review_settings import LABELS, ReviewSettings, review_settings_for
+
+#: ``on_progress(done, total, decision)`` after each reviewed decision.
+ReviewProgress = Callable[[int, int, "Decision"], None]
+
+
+@dataclass(frozen=True)
+class MoveFigures:
+    """What the search made of one move of a reviewed decision."""
+
+    move: int
+    text: str
+    #: Iterations of the search that went through the move.
+    visits: int
+    #: The reviewed seat's win probability after the move (one seat with a target:
+    #: the soft chance of reaching it).
+    win_probability: float
+    #: Every seat's expected final score after the move.
+    expected_scores: tuple[float, ...]
+    #: The reviewed seat's expected score margin after the move: its expected score
+    #: minus the best of the others' (one seat: minus the target, or its score).
+    margin: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"move": self.move, "text": self.text, "visits": self.visits,
+                "win_probability": self.win_probability,
+                "expected_scores": list(self.expected_scores), "margin": self.margin}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One reviewed decision: the move played against the search's best."""
+
+    #: Index of the played move in the record's moves.
+    turn: int
+    seat: int
+    #: How many legal moves the seat had.
+    choices: int
+    played: MoveFigures
+    best: MoveFigures
+    #: ``best.win_probability - played.win_probability`` (may be negative: the open
+    #: search's best is judged by visits, searched alone the played move may
+    #: measure better).
+    win_probability_loss: float
+    #: ``best.margin - played.margin``, in points.
+    score_loss: float
+    #: One of :data:`~engine.search.review_settings.LABELS`.
+    label: str
+    #: 0-100 (:meth:`~engine.search.review_settings.ReviewSettings.accuracy`).
+    accuracy: float
+    #: The best move and the line the search expects after it (move texts).
+    principal_variation: tuple[str, ...]
+    #: The one seat's target score, else None.
+    target: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"turn": self.turn, "seat": self.seat, "choices": self.choices,
+                "played": self.played.to_json(), "best": self.best.to_json(),
+                "win_probability_loss": self.win_probability_loss,
+                "score_loss": self.score_loss, "label": self.label,
+                "accuracy": self.accuracy,
+                "principal_variation": list(self.principal_variation)}
+        if self.target is not None:
+            data["target"] = self.target
+        return data
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """A seat's reviewed decisions in figures."""
+
+    seat: int
+    decisions: int
+    #: Decisions per label, every label present.
+    counts: dict[str, int]
+    average_win_probability_loss: float
+    average_score_loss: float
+    #: The mean of the decisions' accuracies (100 when there were none).
+    accuracy: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "decisions": self.decisions, "counts": dict(self.counts),
+                "average_win_probability_loss": self.average_win_probability_loss,
+                "average_score_loss": self.average_score_loss, "accuracy": self.accuracy}
+
+
+@dataclass(frozen=True)
+class Review:
+    """A reviewed game: its decisions in record order and a summary per reviewed seat."""
+
+    game: str
+    num_players: int
+    seats: tuple[int, ...]
+    budget: int
+    seed: int
+    settings: ReviewSettings
+    decisions: list[Decision] = field(default_factory=list)
+    summaries: list[SeatSummary] = field(default_factory=list)
+    #: False when ``should_stop`` ended the review before its last decision.
+    complete: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "num_players": self.num_players,
+                "seats": list(self.seats), "budget": self.budget, "seed": self.seed,
+                "complete": self.complete, "thresholds": self.settings.to_json(),
+                "turns": [d.to_json() for d in self.decisions],
+                "summary": [s.to_json() for s in self.summaries]}
+
+
+def review_game(record: GameRecord, seats: int | Sequence[int] | None = None, *,
+                budget: int | None = None, seed: int = 0,
+                settings: ReviewSettings | None = None,
+                on_progress: ReviewProgress | None = None,
+                should_stop: Callable[[], bool] | None = None) -> Review:
+    """Review the decisions of ``seats`` (one seat, several, or None: every seat) in
+    ``record`` with ``budget`` iterations a search (default: the game's,
+    :func:`~engine.search.review_settings.review_settings_for`) and ``seed``.
+
+    ``on_progress(done, total, decision)`` follows each decision; ``should_stop()``
+    is asked before each one, and when it answers true the review ends there,
+    ``complete`` false, the decisions judged so far summed up (a decision is always
+    searched to its whole budget, so that it is the same in every review).
+
+    Raises the record's errors (:mod:`engine.records`) for a record that does not
+    replay, ``ValueError`` for a seat that is not one of the game's.
+    """
+    start = start_state(record)
+    settings = review_settings_for(start) if settings is None else settings
+    budget = settings.budget if budget is None else budget
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 2:
+        raise ValueError(f"a review budget is an integer of at least 2 iterations, "
+                         f"not {budget!r}")
+    chosen = _seats(seats, start.num_players)
+    positions = decisions_of(record, chosen)
+    decisions: list[Decision] = []
+    complete = True
+    for turn, state, played in positions:
+        if should_stop is not None and should_stop():
+            complete = False
+            break
+        decisions.append(review_decision(state, played, turn, budget=budget, seed=seed,
+                                         settings=settings))
+        if on_progress is not None:
+            on_progress(len(decisions), len(positions), decisions[-1])
+    return Review(game=start.info.name, num_players=start.num_players, seats=chosen,
+                  budget=budget, seed=seed, settings=settings, decisions=decisions,
+                  summaries=[summarize(seat, decisions) for seat in chosen], complete=complete)
+
+
+def _seats(seats: int | Sequence[int] | None, num_players: int) -> tuple[int, ...]:
+    if seats is None:
+        return tuple(range(num_players))
+    chosen = (seats,) if isinstance(seats, int) else tuple(seats)
+    for seat in chosen:
+        if isinstance(seat, bool) or not isinstance(seat, int) or \
+                not 0 <= seat < num_players:
+            raise ValueError(f"seat {seat!r} is not a seat of this game (0-{num_players - 1})")
+    return tuple(sorted(set(chosen)))
+
+
+def decisions_of(record: GameRecord, seats: Sequence[int]) -> list[tuple[int, State, int]]:
+    """``(turn, position, played move)`` of every decision of ``seats`` in ``record``
+    with more than one legal move, the position as the game held it (the search
+    must be made with the mover as observer)."""
+    check_length(record.moves)
+    state = start_state(record)
+    wanted = set(seats)
+    found: list[tuple[int, State, int]] = []
+    for turn, entry in enumerate(record.moves):
+        move = resolve_move(state, turn, entry)
+        player = state.current_player()
+        if player in wanted and len(state.legal_moves()) > 1:
+            found.append((turn, state.clone(), move))
+        state.apply(move)
+    return found
+
+
+def review_decision(state: State, played: int, turn: int, *, budget: int, seed: int,
+                    settings: ReviewSettings) -> Decision:
+    """Judge ``played`` in ``state`` (a decision of the seat to move, made as the
+    ``turn``-th move of its game) from that seat's information only."""
+    seat = state.current_player()
+    opened = make_tree(state, seed=derive_seed("review", seed, turn), observer=seat
+                       ).search(iterations=budget)
+    best_move = opened.best_move
+    if played == best_move:
+        figures = _figures(opened, best_move, seat)
+        best = played_figures = figures
+    else:
+        paired = derive_seed("review played", seed, turn)
+        best = _alone(state, seat, best_move, budget, paired)
+        played_figures = _alone(state, seat, played, budget, paired)
+    probability_loss = best.win_probability - played_figures.win_probability
+    score_loss = best.margin - played_figures.margin
+    return Decision(
+        turn=turn, seat=seat, choices=len(state.legal_moves()), played=played_figures,
+        best=best, win_probability_loss=probability_loss, score_loss=score_loss,
+        label=settings.label(probability_loss, score_loss, best=played == best_move),
+        accuracy=settings.accuracy(probability_loss, score_loss),
+        principal_variation=tuple(opened.principal_variation), target=opened.target)
+
+
+def _alone(state: State, seat: int, move: int, budget: int, seed: int) -> MoveFigures:
+    """``move``'s figures by a search of ``budget`` iterations that tries only it at
+    the root."""
+    analysis = make_tree(state, seed=seed, observer=seat, root_moves=(move,)
+                         ).search(iterations=budget)
+    return _figures(analysis, move, seat)
+
+
+def _figures(analysis: Analysis, move: int, seat: int) -> MoveFigures:
+    stats = _stats(analysis, move)
+    return MoveFigures(move=move, text=stats.text, visits=stats.visits,
+                       win_probability=stats.win_probability,
+                       expected_scores=stats.expected_scores,
+                       margin=margin(stats.expected_scores, seat, analysis.target))
+
+
+def _stats(analysis: Analysis, move: int) -> MoveStats:
+    for stats in analysis.moves:
+        if stats.move == move:
+            return stats
+    raise ValueError(f"the search never tried move {move}: give it a larger budget")
+
+
+def margin(scores: Sequence[float], seat: int, target: float | None = None) -> float:
+    """``seat``'s margin in ``scores``: over the best other seat, or alone over
+    ``target`` (its score when there is none)."""
+    own = scores[seat]
+    others = [s for k, s in enumerate(scores) if k != seat]
+    if others:
+        return own - max(others)
+    return own - (target or 0.0)
+
+
+def summarize(seat: int, decisions: Sequence[Decision]) -> SeatSummary:
+    """The summary of ``seat``'s decisions among ``decisions``."""
+    own = [d for d in decisions if d.seat == seat]
+    counts = {label: 0 for label in LABELS}
+    for d in own:
+        counts[d.label] += 1
+    n = len(own)
+    return SeatSummary(
+        seat=seat, decisions=n, counts=counts,
+        average_win_probability_loss=sum(max(d.win_probability_loss, 0.0) for d in own) / n
+        if n else 0.0,
+        average_score_loss=sum(max(d.score_loss, 0.0) for d in own) / n if n else 0.0,
+        accuracy=sum(d.accuracy for d in own) / n if n else 100.0)

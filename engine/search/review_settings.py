@@ -1,0 +1,122 @@
+"""How a game review judges a move: its search budget and the losses behind each label.
+
+A review (:mod:`engine.search.review`) measures what the move a seat played gave up
+against the search's best move, in two units: the seat's **win probability** (0-1;
+in a one-seat game the soft chance of reaching its target score, see
+:func:`~engine.search._common.backup_values`) and **points** of the seat's expected
+score margin (its expected score minus the best expected score of another seat; one
+seat alone: its expected score, so the points it falls short of the target by).
+A move is labelled by the worse of the two losses:
+
+* ``best`` - the search's best move, or no loss on either measure;
+* ``good`` - a loss, below both ``inaccuracy`` thresholds;
+* ``inaccuracy``, ``mistake``, ``blunder`` - the loss in probability or in points
+  reaches that label's threshold (the highest label reached wins).
+
+What a point is worth differs by game (Samara's scores run to about 100, Oh My
+Goods!' final margins are a few points), so the thresholds are data per game, kept
+here beside the search configuration (:mod:`engine.search.config`) and keyed the
+same way, by ``GameInfo.name``; a game without an entry gets
+:data:`DEFAULT_REVIEW`.  The search knows no game: nothing else branches on a name.
+
+>>> review_settings_for("samara").label(0.02, 1.0)
+'good'
+>>> review_settings_for("samara").label(0.12, 0.0)
+'mistake'
+>>> review_settings_for("samara").label(0.0, 13.0)
+'blunder'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.game import GameInfo, State
+from engine.search.config import game_name
+
+#: The labels, from no loss to the largest.
+LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
+#: The labels a threshold starts (the others need none).
+GRADED = LABELS[2:]
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """A game's review: its default budget and its label thresholds.
+
+    ``probability`` and ``points`` hold the losses at which a move becomes an
+    inaccuracy, a mistake and a blunder (in that order, each increasing): win
+    probability from 0 to 1, and points of expected score margin.
+    """
+
+    #: Iterations of each search of a review unless the caller gives a budget.
+    budget: int
+    probability: tuple[float, float, float]
+    points: tuple[float, float, float]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.budget, bool) or not isinstance(self.budget, int) \
+                or self.budget < 2:
+            raise ValueError(f"a review budget is an integer of at least 2 iterations (the "
+                             f"best and the played move are both searched), not "
+                             f"{self.budget!r}")
+        for name in ("probability", "points"):
+            values = tuple(float(v) for v in getattr(self, name))
+            if len(values) != len(GRADED) or not all(math.isfinite(v) and v > 0
+                                                     for v in values) \
+                    or list(values) != sorted(set(values)):
+                raise ValueError(f"{name} thresholds are {len(GRADED)} increasing positive "
+                                 f"numbers ({', '.join(GRADED)}), not {values!r}")
+            object.__setattr__(self, name, values)
+
+    def label(self, probability_loss: float, points_loss: float, best: bool = False) -> str:
+        """The label of a move that lost ``probability_loss`` and ``points_loss`` against
+        the best move (``best``: it is the best move)."""
+        level = 0
+        for k in range(len(GRADED)):
+            if probability_loss >= self.probability[k] or points_loss >= self.points[k]:
+                level = k + 1
+        if level:
+            return GRADED[level - 1]
+        return "best" if best or (probability_loss <= 0 and points_loss <= 0) else "good"
+
+    def accuracy(self, probability_loss: float, points_loss: float) -> float:
+        """A move's accuracy, 0-100: 100 with no loss, falling linearly to 0 at a
+        blunder's loss, by the larger of its two losses as a share of the blunder
+        thresholds."""
+        share = max(probability_loss / self.probability[-1], points_loss / self.points[-1],
+                    0.0)
+        return 100.0 * max(0.0, 1.0 - share)
+
+    def to_json(self) -> dict[str, object]:
+        return {"budget": self.budget,
+                "probability": dict(zip(GRADED, self.probability, strict=True)),
+                "points": dict(zip(GRADED, self.points, strict=True))}
+
+
+#: A game without an entry: thresholds in win probability as chess sites use them
+#: (a drop of 5, 10 and 20 points of percentage), and points on the scale of a
+#: game scored in tens.
+DEFAULT_REVIEW = ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
+                                points=(3.0, 6.0, 12.0))
+
+#: Each game's review settings, by ``GameInfo.name``.  The probability thresholds are
+#: the default's everywhere; the points follow each game's scale of scores.
+REVIEW_SETTINGS: dict[str, ReviewSettings] = {
+    # Winning scores of 60-100 points, margins of tens between levels 1 and 4.
+    "samara": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
+                             points=(3.0, 6.0, 12.0)),
+    # Final margins are a few points (the search's margin scale is 3 points).
+    "oh-my-goods": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
+                                  points=(1.0, 2.0, 4.0)),
+    # Scores in the hundreds, margin scale and solo scale 20 points; a game of about
+    # 110 decisions a seat, searched slowly: a smaller budget.
+    "stephens": ReviewSettings(budget=300, probability=(0.05, 0.10, 0.20),
+                               points=(5.0, 10.0, 20.0)),
+}
+
+
+def review_settings_for(game: State | GameInfo | str) -> ReviewSettings:
+    """The review settings of ``game`` (a state, its ``GameInfo`` or its name)."""
+    return REVIEW_SETTINGS.get(game_name(game), DEFAULT_REVIEW)

@@ -1,0 +1,261 @@
+"""Game reviews (:mod:`engine.search.review`): labels on constructed positions, the same
+review for the same seed, the played move forced into the root, and no hindsight: a
+seat's review reads only what that seat could see."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+
+from engine import registry
+from engine.game import State
+from engine.records import GameRecord, RecordError, resolve_move, start_state
+from engine.search import make_bot, make_tree
+from engine.search.review import decisions_of, margin, review_decision, review_game
+from engine.search.review_settings import (
+    LABELS,
+    REVIEW_SETTINGS,
+    ReviewSettings,
+    review_settings_for,
+)
+from tournaments import play_game
+
+# A Samara game between two level-4 bots (seed 18), up to seat 1's 75th move: "build
+# r4c9 1+2+3" wins it (a 20,000-iteration search: 100%, ending 74.5 to 67.5), while
+# "build r4c6 1+2+3" builds the other corner and hands the game over (22%).
+SAMARA_SEED = 18
+SAMARA_MOVES = [
+    "tool saw r2c1 1+2", "tool saw r1c2 1", "tool square r1c4 1", "tool saw r3c1 1+2",
+    "recruit woman", "tool compass r1c3 1", "tool glass-a r2c2 1", "build r2c2 1",
+    "build r1c5 1 train 1", "build r1c7 1", "build r1c3 1", "tool saw r3c3 1+3",
+    "recruit man", "build r3c1 1", "build r3c3 1", "recruit woman", "tool compass r1c1 1",
+    "tool glass-a r2c3 1", "build r2c3 1", "give saw", "build r1c1 1", "tool saw r1c3 1",
+    "tool glass-b r3c2 1+2", "tool saw r2c3 1", "tool square r2c4 1", "build r2c4 1+3",
+    "build r1c6 1", "build r2c1 1", "build r2c7 1", "build r2c6 1", "vacation",
+    "build r1c2 1", "build r3c6 1+2", "vacation", "vacation", "build r4c5 1+3", "weaken 1",
+    "vacation", "build r3c2 1+2", "give saw", "give saw", "recruit man", "vacation",
+    "vacation", "vacation", "build r3c4 1", "build r1c4 1", "vacation", "build r3c7 1",
+    "give compass", "build r2c5 1+2", "tool saw r3c2 1+3", "build r3c8 1+2", "vacation",
+    "vacation", "vacation", "tool saw r3c2 1+3", "vacation", "build r4c4 1+3", "vacation",
+    "build r3c9 1+2", "vacation", "vacation", "build r3c5 1+2", "tool glass-b r4c4 1+3",
+    "vacation", "build r4c7 1+2", "imprison 3", "vacation", "build r2c8 1+2", "vacation",
+    "vacation", "build r4c8 1+3", "vacation",
+]
+WINNING_BUILD = "build r4c9 1+2+3"
+LOSING_BUILD = "build r4c6 1+2+3"
+
+
+def samara_position() -> State:
+    state = registry.get_game("samara").new_game(SAMARA_SEED, 2, {})
+    for text in SAMARA_MOVES:
+        state.apply(state.parse_move(text))
+    return state
+
+
+def judge(state: State, text: str, budget: int = 200, seed: int = 0) -> Any:
+    return review_decision(state, state.parse_move(text), len(SAMARA_MOVES), budget=budget,
+                           seed=seed, settings=review_settings_for(state))
+
+
+def test_throwing_away_a_winning_build_is_a_blunder_and_the_build_is_best() -> None:
+    state = samara_position()
+    assert state.current_player() == 1
+    thrown = judge(state, LOSING_BUILD)
+    assert thrown.label in ("mistake", "blunder")
+    assert thrown.best.text == WINNING_BUILD and thrown.played.text == LOSING_BUILD
+    assert thrown.win_probability_loss >= 0.5 and thrown.score_loss > 0
+    assert thrown.accuracy < 50
+    assert thrown.principal_variation[0] == WINNING_BUILD
+    # each move was searched alone with the whole budget
+    assert thrown.played.visits == thrown.best.visits == 200
+    kept = judge(state, WINNING_BUILD)
+    assert kept.label == "best" and kept.played == kept.best
+    assert kept.win_probability_loss == 0 and kept.score_loss == 0 and kept.accuracy == 100
+
+
+@pytest.mark.parametrize(("probability", "points", "label"), [
+    (0.0, 0.0, "best"), (-0.03, -1.0, "best"), (0.01, 0.5, "good"), (-0.01, 0.5, "good"),
+    (0.05, 0.0, "inaccuracy"), (0.0, 3.0, "inaccuracy"), (0.10, 1.0, "mistake"),
+    (0.02, 6.5, "mistake"), (0.25, 0.0, "blunder"), (0.0, 12.0, "blunder"),
+])
+def test_labels_follow_the_worse_of_the_two_losses(probability: float, points: float,
+                                                   label: str) -> None:
+    settings = ReviewSettings(budget=10, probability=(0.05, 0.10, 0.20), points=(3, 6, 12))
+    assert settings.label(probability, points) == label
+    assert settings.label(0.0, 0.0, best=True) == "best"
+
+
+def test_accuracy_falls_from_100_to_0_at_a_blunders_loss() -> None:
+    settings = ReviewSettings(budget=10, probability=(0.05, 0.10, 0.20), points=(3, 6, 12))
+    assert settings.accuracy(0.0, 0.0) == 100 and settings.accuracy(-0.1, -3) == 100
+    assert settings.accuracy(0.10, 0.0) == pytest.approx(50)
+    assert settings.accuracy(0.0, 9.0) == pytest.approx(25)
+    assert settings.accuracy(0.3, 0.0) == 0
+
+
+def test_every_game_has_review_settings_and_bad_ones_are_refused() -> None:
+    for name in registry.game_names():
+        assert name in REVIEW_SETTINGS
+    with pytest.raises(ValueError, match="increasing"):
+        ReviewSettings(budget=10, probability=(0.1, 0.05, 0.2), points=(1, 2, 3))
+    with pytest.raises(ValueError, match="at least 2"):
+        ReviewSettings(budget=1, probability=(0.05, 0.1, 0.2), points=(1, 2, 3))
+
+
+def test_margin_is_over_the_best_other_seat_or_the_target() -> None:
+    assert margin((10.0, 14.0, 12.0), 0) == -4.0
+    assert margin((10.0, 14.0, 12.0), 1) == 2.0
+    assert margin((150.0,), 0, 160.0) == -10.0
+
+
+def samara_record(seed: int = 3, plies: int = 24) -> GameRecord:
+    game = registry.get_game("samara")
+    state = game.new_game(seed, 2, {})
+    _, moves = play_game(state, [make_bot("random"), make_bot("random")], random.Random(seed))
+    return GameRecord("samara", 2, seed=seed, moves=list(moves[:plies]))
+
+
+def test_the_same_seed_and_budget_give_the_same_review() -> None:
+    record = samara_record()
+    seen: list[tuple[int, int]] = []
+    first = review_game(record, None, budget=20, seed=5,
+                        on_progress=lambda done, total, _: seen.append((done, total)))
+    again = review_game(record, None, budget=20, seed=5)
+    assert first.to_json() == again.to_json()
+    assert seen == [(k + 1, len(first.decisions)) for k in range(len(first.decisions))]
+    # a seat's decisions are judged alike when reviewed alone
+    alone = review_game(record, 1, budget=20, seed=5)
+    assert [d.to_json() for d in alone.decisions] == \
+        [d.to_json() for d in first.decisions if d.seat == 1]
+    assert review_game(record, None, budget=20, seed=6).to_json() != first.to_json()
+
+
+def test_a_review_stops_between_decisions_when_asked() -> None:
+    record = samara_record()
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    partial = review_game(record, None, budget=20, seed=5, should_stop=stop)
+    whole = review_game(record, None, budget=20, seed=5)
+    assert not partial.complete and whole.complete
+    assert [d.to_json() for d in partial.decisions] == \
+        [d.to_json() for d in whole.decisions[:3]]
+    assert sum(s.decisions for s in partial.summaries) == 3
+
+
+def test_a_review_skips_forced_moves_and_sums_up_each_seat() -> None:
+    record = samara_record()
+    review = review_game(record, [0, 1], budget=20, seed=1)
+    state = start_state(record)
+    expected = []
+    for turn, entry in enumerate(record.moves):
+        move = resolve_move(state, turn, entry)
+        if state.current_player() >= 0 and len(state.legal_moves()) > 1:
+            expected.append(turn)
+        state.apply(move)
+    assert [d.turn for d in review.decisions] == expected
+    for summary in review.summaries:
+        own = [d for d in review.decisions if d.seat == summary.seat]
+        assert summary.decisions == len(own) and set(summary.counts) == set(LABELS)
+        assert sum(summary.counts.values()) == len(own)
+        assert summary.accuracy == pytest.approx(sum(d.accuracy for d in own) / len(own))
+    data = review.to_json()
+    assert all(turn["label"] in LABELS for turn in data["turns"])
+    with pytest.raises(ValueError, match="not a seat"):
+        review_game(record, 2, budget=20)
+    with pytest.raises(ValueError, match="budget"):
+        review_game(record, 0, budget=1)
+
+
+def test_root_moves_limit_the_roots_candidates() -> None:
+    state = samara_position()
+    moves = [state.parse_move(WINNING_BUILD), state.parse_move(LOSING_BUILD)]
+    analysis = make_tree(state, seed=1, root_moves=moves).search(iterations=50)
+    assert sorted(m.move for m in analysis.moves) == sorted(moves)
+    with pytest.raises(ValueError, match="not legal"):
+        make_tree(state, seed=1, root_moves=[moves[0], 12345])
+    hidden = registry.get_game("oh-my-goods").new_game(3, 2, {})
+    legal = hidden.legal_moves()
+    analysis = make_tree(hidden, seed=1, root_moves=legal[:2]).search(iterations=30)
+    assert sorted(m.move for m in analysis.moves) == sorted(legal[:2])
+
+
+# -- no hindsight -------------------------------------------------------------------------
+def views(record: GameRecord, seat: int) -> list[tuple[int, Any, list[int]]]:
+    """What ``seat`` saw at each of its moves: turn, observation and legal moves."""
+    state = start_state(record)
+    seen = []
+    for turn, entry in enumerate(record.moves):
+        move = resolve_move(state, turn, entry)
+        if state.current_player() == seat:
+            seen.append((turn, state.observation(seat), state.legal_moves()))
+        state.apply(move)
+    return seen
+
+
+def hidden_twin(record: GameRecord, seat: int) -> GameRecord:
+    """The same game dealt otherwise where ``seat`` never looked: a card of another
+    seat's hand swapped with one of the draw pile, the same moves played, and ``seat``
+    shown the same things at each of its moves (the first such swap, from the bottom
+    of the pile up)."""
+    data = start_state(record).to_json()
+    seen = views(record, seat)
+    holder = (seat + 1) % record.num_players
+    for low in reversed(data["deck"]):
+        for card in data["players"][holder]["hand"]:
+            twin = copy.deepcopy(data)
+            hand = twin["players"][holder]["hand"]
+            hand[hand.index(card)] = low
+            twin["deck"][twin["deck"].index(low)] = card
+            other = GameRecord(record.game, record.num_players, initial=twin,
+                               moves=list(record.moves))
+            try:
+                if views(other, seat) == seen:
+                    return other
+            except RecordError:  # the other seat played the card it no longer holds
+                continue
+    raise AssertionError("no hidden twin of this game")
+
+
+def test_a_seat_is_judged_only_on_what_it_could_see() -> None:
+    game = registry.get_game("oh-my-goods")
+    state = game.new_game(5, 2, {})
+    initial = state.to_json()
+    _, moves = play_game(state, [make_bot("random"), make_bot("random")], random.Random(5))
+    record = GameRecord("oh-my-goods", 2, initial=initial, moves=list(moves[:90]))
+    twin = hidden_twin(record, 0)
+    # the games differ at the seat's decisions, only where the seat cannot look
+    ours, theirs = decisions_of(record, [0]), decisions_of(twin, [0])
+    assert [(t, m) for t, _, m in ours] == [(t, m) for t, _, m in theirs]
+    differ = [a.to_json() != b.to_json() for (_, a, _), (_, b, _) in zip(ours, theirs,
+                                                                         strict=True)]
+    assert sum(differ) >= 10 and differ[0]
+    review = review_game(record, 0, budget=30, seed=2)
+    assert review.to_json() == review_game(twin, 0, budget=30, seed=2).to_json()
+    # the other seat saw the difference in its own hand: its review may change, and does
+    assert review_game(record, 1, budget=30, seed=2).to_json() != \
+        review_game(twin, 1, budget=30, seed=2).to_json()
+
+
+def test_a_solo_game_is_judged_against_its_target() -> None:
+    state = registry.get_game("stephens").new_game(2, 1, {})
+    target = state.solo_target()
+    assert target is not None
+    moves = []
+    while len(moves) < 8:
+        move = state.legal_moves()[len(moves) % len(state.legal_moves())]
+        moves.append(move)
+        state.apply(move)
+    review = review_game(GameRecord("stephens", 1, seed=2, moves=moves), budget=10, seed=1)
+    assert review.decisions
+    for decision in review.decisions:
+        assert decision.target == target
+        for figures in (decision.best, decision.played):
+            assert figures.margin == pytest.approx(figures.expected_scores[0] - target)
+            assert 0 < figures.win_probability < 1  # a soft chance of reaching the target
