@@ -194,6 +194,14 @@ class RemoteTable:
             return f"cannot save to {path}: {exc.strerror}"
         return f"saved to {path}"
 
+    def can_review(self) -> bool:
+        # A review runs the engine's searches: this client holds no engine, and the
+        # server does not review games yet.
+        return False
+
+    def review(self, output: Callable[[str], object], iterations: int | None) -> None:
+        output("a game played on a server cannot be reviewed from this client")
+
     def result(self) -> list[str]:
         status = self._seen().status
         scores = ", ".join(f"{_name(i)} {s:g}" for i, s in enumerate(status.scores))

@@ -52,6 +52,14 @@ class Table(Protocol):
     def result(self) -> list[str]:
         """The final scores and the winner."""
 
+    def can_review(self) -> bool:
+        """Whether :meth:`review` can judge this game once it ends."""
+
+    def review(self, output: Callable[[str], object], iterations: int | None) -> None:
+        """Judge the person's decisions of the finished game with searches of
+        ``iterations`` (``None``: the game's review budget), writing the review's lines
+        through ``output`` as they come."""
+
 
 def example_move(moves: list[str]) -> str:
     """A move of this position to show in ``help``: one with arguments when there is one."""
@@ -151,4 +159,40 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
     output(table.board())
     for line in table.result():
         output(line)
-    return 0
+    return after_the_game(table, input_fn, output)
+
+
+AFTER_THE_GAME = ("the game is over: 'review [ITERS]' judges your decisions, 'save FILE' "
+                  "keeps the game, 'quit' leaves")
+
+
+def after_the_game(table: Table, input_fn: Callable[[str], str],
+                   output: Callable[[str], object]) -> int:
+    """What the person may still do once the game has ended (0 when done)."""
+    if not table.can_review():
+        return 0
+    output(AFTER_THE_GAME)
+    while True:
+        try:
+            line = input_fn(f"P{table.seat + 1}> ").strip()
+        except (EOFError, KeyboardInterrupt):
+            return 0
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        if not word:
+            continue
+        if word in ("quit", "exit"):
+            return 0
+        if word == "review":
+            if rest and (not rest.strip().isdigit() or int(rest) < 1):
+                output(f"review takes a positive number of iterations, not {rest.strip()!r}")
+                continue
+            table.review(output, int(rest) if rest.strip() else None)
+        elif word == "save":
+            output(table.save(rest.strip()) if rest.strip() else "save needs a file name")
+        elif word == "board":
+            output(table.board())
+        elif word == "legend":
+            output(legend_text(table.board()))
+        else:
+            output(AFTER_THE_GAME)

@@ -29,6 +29,7 @@ from engine.records import GameRecord
 from engine.search import Bot, make_bot, search_for
 from engine.seats import seat_label, seat_range
 from engine.validation import read_json_file
+from furnace_cli.review import show_review
 
 
 def load_game(path: str, game: str | None = None) -> tuple[State, GameRecord]:
@@ -155,6 +156,20 @@ class LocalTable:
         except OSError as exc:
             return f"cannot save to {path}: {exc.strerror}"
         return f"saved to {path}"
+
+    def can_review(self) -> bool:
+        return True
+
+    def review(self, output: Callable[[str], object], iterations: int | None) -> None:
+        output(f"reviewing your decisions ({len(self.record.moves)} moves played); "
+               "each is searched as you saw it")
+
+        def progress(done: int, total: int) -> None:
+            if done == total or done % 10 == 0:
+                output(f"  {done}/{total} decisions judged")
+
+        show_review(self.record, self.seat, budget=iterations, output=output,
+                    progress=progress)
 
     def result(self) -> list[str]:
         scores, ranking = self.state.scores(), self.state.ranking()

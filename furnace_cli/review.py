@@ -86,7 +86,7 @@ def run_review_command(args: argparse.Namespace, progress_bar: ProgressBar) -> i
 
 
 def show_review(record: GameRecord, seat: int | None = None, *, budget: int | None = None,
-                seed: int = 0, output: Callable[[str], None] = print,
+                seed: int = 0, output: Callable[[str], object] = print,
                 progress: Callable[[int, int], None] | None = None) -> Review:
     """Review ``record`` for ``seat`` (None: every seat) and write the table and the
     summary through ``output``, line by line; what ``furnace play`` offers at a game's

@@ -83,3 +83,19 @@ def test_stephens_board_shows_contract_needs_and_what_disks_do() -> None:
     unlocked = next(line for line in state.render(0).splitlines() if "unlocked: " in line
                     and not line.endswith("unlocked: -"))
     assert re.search(r"unlocked: [A-Z]\d+\([a-z-]+\)", unlocked), unlocked
+
+
+def test_the_end_of_a_game_offers_its_review() -> None:
+    """Issue 24: ``furnace play`` offers ``review`` when the game ends, and it judges
+    the person's decisions (a table row each, then the seat's summary)."""
+    printed = _play(["1"] * 400 + ["review 0", "review 12", "quit"], "samara",
+                    "--players", "2", "--seed", "1")
+    over = next(k for k, line in enumerate(printed) if str(line).startswith("the game is over"))
+    assert any(str(line).startswith("winner: ") for line in printed[:over])
+    after = [str(line) for line in printed[over:]]
+    assert "review takes a positive number of iterations, not '0'" in after
+    assert any("12 iterations a search" in line for line in after)
+    rows = [line for line in after if re.match(r"\s+\d+ P1 ", line)]
+    assert rows and all(line.split()[-1] in ("best", "good", "inaccuracy", "mistake",
+                                             "blunder") for line in rows)
+    assert re.match(r"P1: \d+ decisions .*accuracy \d", after[-1])
