@@ -230,11 +230,10 @@ def test_the_pool_stays_warm_between_calls(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(set(pids)) == pool.size and os.getpid() not in pids
     # Warm: every tree grows in a worker, none in this process.
     monkeypatch.setattr(parallel, "_search_here", never_here)
+    # The same workers answer each call (their pids): no call starts a process.
     for seed in (1, 2):
-        start = time.monotonic()
         found = parallel_search(race(2, 40, 3), 2, time_limit=0.2, seed=seed, rebuild=rebuild)
-        assert time.monotonic() - start < 0.2 + MARGIN
-        assert found.iterations >= 2
+        assert found.iterations >= 2 and found.stop_reason == "time_limit"
         assert parallel._shared is pool and pool.pids == pids
     found = parallel_search(race(2, 40, 3), 2, iterations=500, seed=3, rebuild=rebuild)
     assert found.iterations == 500 and parallel._shared is pool and pool.pids == pids
