@@ -1204,16 +1204,6 @@ cdef inline double work_promise(const St* s, const Cat* c, int seat) noexcept no
 include "random_draws.pxi"
 
 
-cdef inline void _remove_card(unsigned char* cards, int* n, int card) noexcept nogil:
-    cdef int i, j
-    for i in range(n[0]):
-        if cards[i] == card:
-            for j in range(i, n[0] - 1):
-                cards[j] = cards[j + 1]
-            n[0] -= 1
-            return
-
-
 cdef int supply_cards(const St* s, const Cat* c, const unsigned char* unseen, int n,
                       const unsigned char* in_pile, unsigned char* kept) noexcept nogil:
     """``OhMyGoodsState._supply_cards``: the unseen cards the seat to move keeps while
@@ -1724,7 +1714,7 @@ cdef class KernelState(FreshMovesState):
                 pick = _randbelow(getrandbits, pl.nhand + 1)
                 if pick > 0:
                     pl.plan = sorted_hand[pick - 1]
-                    _remove_card(pl.hand, &pl.nhand, pl.plan)
+                    remove_byte(pl.hand, &pl.nhand, pl.plan)
                 pl.chosen = 2
         return twin
 

@@ -435,17 +435,6 @@ cdef inline Fr* push(St* s, int kind, int seat) noexcept nogil:
     return f
 
 
-cdef inline void remove_byte(unsigned char* items, int* n, int value) noexcept nogil:
-    """``list.remove``: the first occurrence."""
-    cdef int i, j
-    for i in range(n[0]):
-        if items[i] == value:
-            for j in range(i, n[0] - 1):
-                items[j] = items[j + 1]
-            n[0] -= 1
-            return
-
-
 cdef inline int next_multiset(int* idx, int r, int n) noexcept nogil:
     """The next non-decreasing index sequence, in ``itertools.combinations_with_replacement``
     order; 0 after the last."""
