@@ -153,7 +153,14 @@ function strength(): { budget?: { iterations?: bigint; timeLimitMs?: number }; l
 /** Games whose status scores a game in progress as its final score if it ended now. */
 const SCORED_AS_IF_ENDED = new Set(["stephens"]);
 
-const newSeed = (): bigint => BigInt(Math.floor(Math.random() * 2 ** 31));
+/** The page's `?seed=N`: a table whose deals and searches repeat (tests, bug reports). */
+const pinnedSeed = new URLSearchParams(window.location.search).get("seed");
+let seedsGiven = 0;
+/** A seed for a new game or search: with `?seed=N`, N and then N+1, N+2...; else random. */
+const newSeed = (): bigint =>
+  pinnedSeed !== null && /^\d{1,15}$/.test(pinnedSeed)
+    ? BigInt(pinnedSeed) + BigInt(seedsGiven++)
+    : BigInt(Math.floor(Math.random() * 2 ** 31));
 
 function describeStatus(t: Table): string {
   const s = t.status;
