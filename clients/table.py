@@ -91,6 +91,20 @@ def legend_text(board: str) -> str:
     return "\n".join(keys) if keys else "this board uses no symbols beyond plain words"
 
 
+def shown_anytime(table: Table, word: str, rest: str, output: Callable[[str], object]) -> bool:
+    """Answer a command that works during the game and after it (board, legend, save);
+    False when ``word`` is none of them."""
+    if word == "board":
+        output(table.board())
+    elif word == "legend":
+        output(legend_text(table.board()))
+    elif word == "save":
+        output(table.save(rest) if rest else "save needs a file name")
+    else:
+        return False
+    return True
+
+
 def run(table: Table, banner: str, input_fn: Callable[[str], str],
         output: Callable[[str], object]) -> int:
     """Play until the game ends or the person quits (0), or input ends (1)."""
@@ -123,10 +137,8 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
             return 0
         if word == "help":
             output(help_text(table.moves()))
-        elif word == "board":
-            output(table.board())
-        elif word == "legend":
-            output(legend_text(table.board()))
+        elif shown_anytime(table, word, rest, output):
+            pass
         elif word == "moves":
             moves = table.moves()
             width = len(str(len(moves)))
@@ -137,8 +149,6 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
                 output(f"hint takes a positive number of iterations, not {rest!r}")
                 continue
             output(table.hint(int(rest) if rest else None))
-        elif word == "save":
-            output(table.save(rest) if rest else "save needs a file name")
         else:
             choice: int | str = line
             if line.isdigit():
@@ -178,21 +188,15 @@ def after_the_game(table: Table, input_fn: Callable[[str], str],
         except (EOFError, KeyboardInterrupt):
             return 0
         word, _, rest = line.partition(" ")
-        word = word.lower()
+        word, rest = word.lower(), rest.strip()
         if not word:
             continue
         if word in ("quit", "exit"):
             return 0
         if word == "review":
-            if rest and (not rest.strip().isdigit() or int(rest) < 1):
-                output(f"review takes a positive number of iterations, not {rest.strip()!r}")
+            if rest and (not rest.isdigit() or int(rest) < 1):
+                output(f"review takes a positive number of iterations, not {rest!r}")
                 continue
-            table.review(output, int(rest) if rest.strip() else None)
-        elif word == "save":
-            output(table.save(rest.strip()) if rest.strip() else "save needs a file name")
-        elif word == "board":
-            output(table.board())
-        elif word == "legend":
-            output(legend_text(table.board()))
-        else:
+            table.review(output, int(rest) if rest else None)
+        elif not shown_anytime(table, word, rest, output):
             output(AFTER_THE_GAME)
