@@ -387,25 +387,28 @@ def _op_list_duplicate(t: _Target) -> str | None:
     return f"{short(item)} repeated"
 
 
-def _op_list_foreign(t: _Target) -> str | None:
+def _other_list(t: _Target) -> JsonPath | None:
+    """A non-empty list elsewhere in the state, drawn with ``t.rng``, for a list target;
+    None when the target is no list or there is no other."""
     if not isinstance(t.value, list):
         return None
     sources = [p for p in t.others(list) if _get(t.data, p)]
-    if not sources:
+    return t.rng.choice(sources) if sources else None
+
+
+def _op_list_foreign(t: _Target) -> str | None:
+    source = _other_list(t)
+    if source is None:
         return None
-    source = t.rng.choice(sources)
     item = copy.deepcopy(t.rng.choice(_get(t.data, source)))
     t.value.insert(t.rng.randrange(len(t.value) + 1), item)
     return f"gains {short(item)} copied from {path_text(source)}"
 
 
 def _op_list_move_in(t: _Target) -> str | None:
-    if not isinstance(t.value, list):
+    source = _other_list(t)
+    if source is None:
         return None
-    sources = [p for p in t.others(list) if _get(t.data, p)]
-    if not sources:
-        return None
-    source = t.rng.choice(sources)
     items = _get(t.data, source)
     item = items.pop(t.rng.randrange(len(items)))
     t.value.insert(t.rng.randrange(len(t.value) + 1), item)
