@@ -1,6 +1,7 @@
 # What every kernel's position does alike, written once.  Each kernel includes this
 # file where its St, Cat, KernelCatalogue, MASK64, c_guided_rollout and PLAYOUT_ERROR
-# (what a failed playout says) are declared; its KernelState extends StructState.
+# (what a failed playout says) are declared, after search_ops.pxi; its KernelState
+# extends StructState.
 
 
 cdef class StructState:
@@ -26,6 +27,26 @@ cdef class StructState:
         twin.cat = self.cat
         twin.kc = self.kc
         twin.num_players = self.num_players
+
+    def search_handle(self):
+        """The position's struct and catalogue for the compiled search (a capsule that
+        points into this object: the caller keeps the object alive while it reads)."""
+        handle = PyCapsule_New(<void*>&self.s, b"furnace.position", NULL)
+        PyCapsule_SetContext(handle, <void*>self.cat)
+        return handle
+
+    cdef object _determinized(self, observer, rng):
+        """``determinize`` on the struct: the kernel's c_determinize, drawing from the
+        ``random.Random`` ``rng`` the very words the reference rules draw (another
+        generator class goes through the reference rules)."""
+        elsewhere = determinized_elsewhere(self, observer, rng, self.num_players)
+        if elsewhere is not None:
+            return elsewhere
+        cdef StructState twin = self.clone()
+        cdef Words words = python_words(rng)
+        twin._struct_changes()
+        c_determinize(&twin.s, twin.cat, -1 if observer is None else observer, &words)
+        return twin
 
     cdef _struct_changes(self):
         """Called before C code changes the struct: a kernel that keeps what it worked

@@ -1,7 +1,8 @@
 # The positions of the kernels that keep no list of legal moves between calls (Samara,
 # Oh My Goods!): each call generates them afresh on the stack with the kernel's own
 # gen_moves (at most MAX_MOVES), and a rollout plays to the end with its c_rollout.
-# Included after kernel_state.pxi.
+# Included after kernel_state.pxi; also the compiled search's legal moves and (none)
+# text contexts of these kernels (kernel_search_ops.pxi).
 
 
 cdef class FreshMovesState(StructState):
@@ -35,3 +36,23 @@ cdef class FreshMovesState(StructState):
         if err:
             raise ValueError(PLAYOUT_ERROR)
         return self.outcome()
+
+
+cdef int search_legal(const St* s, const Cat* c, int64_t* out) noexcept nogil:
+    """The legal moves as the compiled search takes them (64-bit codes)."""
+    cdef int moves[MAX_MOVES]
+    cdef int n = gen_moves(s, c, moves)
+    cdef int i
+    for i in range(n):
+        out[i] = moves[i]
+    return n
+
+
+cdef enum:
+    # These kernels' move texts depend on the move and the catalogue only.
+    TEXT_CONTEXT_BYTES = 0
+
+
+cdef int search_text_context(const St* s, const Cat* c, int64_t move,
+                             unsigned char* out) noexcept nogil:
+    return 0

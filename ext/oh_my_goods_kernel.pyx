@@ -37,6 +37,7 @@ from engine.oh_my_goods.rules import (
 )
 
 include "splitmix64.pxi"
+include "search_ops.pxi"
 
 include "guided_choice.pxi"
 include "byte_sort.pxi"
@@ -1275,6 +1276,202 @@ cdef int supply_cards(const St* s, const Cat* c, const unsigned char* unseen, in
     return nkept
 
 
+cdef int c_determinize(St* s, const Cat* c, int obs, Words* words) except -1:
+    """The reference's ``determinize`` in place, for seat ``obs`` (-1: the host),
+    drawing the words ``random.Random`` draws (``shuffle`` and ``randrange`` go
+    through ``_randbelow``)."""
+    cdef Pl* pl
+    cdef int p, k, i, j, n, size, has_plan, tmp, nopt, pick, card, ndeck, nrest, nkept
+    cdef bint host = obs < 0
+    cdef int plan_seat = -1
+    cdef unsigned char unseen[MAXC]
+    cdef unsigned char rest[MAXC]
+    cdef unsigned char flag[MAXC]
+    cdef unsigned char kept[MAXC]
+    cdef unsigned char taken[MAXC]
+    cdef int level[MAXP]
+    cdef int options[2 * MAX_SLOTS]
+    cdef unsigned char sorted_hand[MAXC]
+    if s.phase == PH_ACT and s.has_pay and s.pay_purpose == PU_BUILD:
+        plan_seat = seat_of(s)
+    # Every unseen card, in ascending order (cards are distinct numbers): the deck,
+    # goods no chain showed, and for a seat the other hands and secret plans.
+    memset(flag, 0, MAXC)
+    for i in range(s.ndeck):
+        flag[s.deck[i]] = 1
+    for p in range(s.nplayers):
+        pl = &s.players[p]
+        for k in range(num_slots(s, p)):
+            for i in range(pl.ngoods[k]):
+                card = pl.goods[k][i]
+                if not s.shown[card]:
+                    flag[card] = 1
+        if not host and p != obs:
+            for i in range(pl.nhand):
+                flag[pl.hand[i]] = 1
+            if pl.plan >= 0 and p != plan_seat:
+                flag[pl.plan] = 1
+    n = 0
+    for i in range(MAXC):
+        if flag[i]:
+            unseen[n] = i
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = words_below(words, i + 1)
+        tmp = unseen[i]
+        unseen[i] = unseen[j]
+        unseen[j] = tmp
+    # ``flag``: the cards of the last reshuffle (none before the first one).
+    memset(flag, 0, MAXC)
+    for i in range(s.nreshuffled):
+        flag[s.reshuffled[i]] = 1
+    # A seat supplying resources out of sight keeps cards that cover them.
+    nkept = 0
+    if not host and s.phase == PH_ACT and s.step == ST_SUPPLY and obs != seat_of(s):
+        nkept = supply_cards(s, c, unseen, n, flag, kept)
+        if nkept:
+            memset(taken, 0, MAXC)
+            for i in range(nkept):
+                taken[kept[i]] = 1
+            j = 0
+            for i in range(n):
+                if not taken[unseen[i]]:
+                    unseen[j] = unseen[i]
+                    j += 1
+            n = j
+    # The draw pile takes the first shuffled cards that may be there (after a
+    # reshuffle only cards of that pile); the rest keep their shuffled order.
+    ndeck = 0
+    nrest = 0
+    for i in range(n):
+        card = unseen[i]
+        if ndeck < s.ndeck and (s.nreshuffled == 0 or flag[card]):
+            s.deck[ndeck] = card
+            ndeck += 1
+        else:
+            rest[nrest] = card
+            nrest += 1
+    if ndeck != s.ndeck:
+        raise AssertionError("determinize: too few unseen cards fit the draw pile")
+    # Deal the rest back where they were hidden, popping from the end like the reference.
+    for p in range(s.nplayers):
+        level[p] = 0
+    for p in range(s.nplayers):
+        if host or p == obs:
+            continue
+        pl = &s.players[p]
+        size = pl.nhand
+        has_plan = pl.plan >= 0 and p != plan_seat
+        if s.phase == PH_CHOOSE and pl.chosen > 0:
+            level[p] = pl.chosen
+            pl.chosen = 0
+            pl.has_work = 0
+            size += has_plan
+            has_plan = 0
+            pl.plan = -1
+        i = 0
+        if p == seat_of(s):
+            memcpy(pl.hand, kept, nkept)
+            i = nkept
+        while i < size:
+            nrest -= 1
+            pl.hand[i] = rest[nrest]
+            i += 1
+        pl.nhand = size
+        if has_plan:
+            nrest -= 1
+            pl.plan = rest[nrest]
+    for p in range(s.nplayers):
+        pl = &s.players[p]
+        for k in range(num_slots(s, p)):
+            for i in range(pl.ngoods[k]):
+                if not s.shown[pl.goods[k][i]]:
+                    nrest -= 1
+                    pl.goods[k][i] = rest[nrest]
+    if nrest:
+        raise AssertionError("determinize: the draw pile holds cards outside the "
+                             "last reshuffle")
+    words_bits64(words, &s.rng)
+    # Hidden phase II choices are drawn again, uniformly, for the new hands.
+    for p in range(s.nplayers):
+        if level[p] == 0:
+            continue
+        pl = &s.players[p]
+        nopt = 0
+        for k in range(num_slots(s, p)):
+            if is_production(s, c, p, k) and assistant_at(s, p, k) < 0:
+                options[nopt] = 2 * k + ORDERLY
+                options[nopt + 1] = 2 * k + SLOPPY
+                nopt += 2
+        pl.has_work = 1
+        if nopt:
+            pick = options[words_below(words, nopt)]
+            pl.work_slot = pick // 2
+            pl.work_mode = pick % 2
+        else:
+            pl.work_slot = -1
+            pl.work_mode = 0
+        pl.chosen = 1
+        if level[p] >= 2:
+            # choices = [None, *sorted(hand)]
+            memcpy(sorted_hand, pl.hand, pl.nhand)
+            sort_bytes(sorted_hand, pl.nhand)
+            pick = words_below(words, pl.nhand + 1)
+            if pick > 0:
+                pl.plan = sorted_hand[pick - 1]
+                remove_byte(pl.hand, &pl.nhand, pl.plan)
+            pl.chosen = 2
+    return 0
+
+
+cdef int search_current_player(const St* s) noexcept nogil:
+    if s.phase == PH_OVER:
+        return C_TERMINAL
+    return seat_of(s)
+
+
+cdef int c_heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
+    """Points, coins, cards in hand, production, assistants and the promise of the plan
+    and the work in hand, per seat (the reference's ``heuristic``)."""
+    cdef int p, k, production, money
+    for p in range(s.nplayers):
+        production = 0
+        for k in range(num_slots(s, p)):
+            production += c.b_value[slot_building(s, c, p, k)]
+        money = coins(s, c, p)
+        out[p] = (vp_of(s, c, p) + (<double>money) / COINS_PER_VP
+                  + 0.3 * s.players[p].nhand + 0.1 * production
+                  + 0.5 * s.players[p].nasst
+                  + plan_promise(s, c, p, money) + work_promise(s, c, p))
+    return 0
+
+
+cdef int c_outcome(const St* s, const Cat* c, double* scores, double* shares) noexcept nogil:
+    """Points (coins count a point per COINS_PER_VP), and the win shared by the seats
+    ranked first: most points, then most coins left over (``State.outcome``)."""
+    cdef int p, money, points, spare, winners = 0
+    cdef int best_points = 0, best_spare = 0
+    cdef int keys[MAXP][2]
+    for p in range(s.nplayers):
+        money = coins(s, c, p)
+        points = vp_of(s, c, p) + money // COINS_PER_VP
+        spare = money % COINS_PER_VP
+        keys[p][0] = points
+        keys[p][1] = spare
+        scores[p] = <double>points
+        if (winners == 0 or points > best_points
+                or (points == best_points and spare > best_spare)):
+            best_points = points
+            best_spare = spare
+            winners = 1
+        elif points == best_points and spare == best_spare:
+            winners += 1
+    for p in range(s.nplayers):
+        shares[p] = (1.0 / winners if keys[p][0] == best_points and keys[p][1] == best_spare
+                     else 0.0)
+    return 0
+
+
 # -- the state ------------------------------------------------------------------------------
 
 #: What a playout that reaches a position without legal moves says.
@@ -1288,7 +1485,6 @@ cdef class KernelState(FreshMovesState):
     """An Oh My Goods! position on the C struct; behaves like ``OhMyGoodsState``."""
 
     info = INFO
-    outcome = State.outcome
 
 
     # -- construction -------------------------------------------------------------
@@ -1501,9 +1697,7 @@ cdef class KernelState(FreshMovesState):
 
     # -- protocol ------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.s.phase == PH_OVER:
-            return TERMINAL
-        return seat_of(&self.s)
+        return search_current_player(&self.s)
 
     def is_terminal(self) -> bool:
         return self.s.phase == PH_OVER
@@ -1544,19 +1738,17 @@ cdef class KernelState(FreshMovesState):
         return rank_groups(keys)
 
     def heuristic(self) -> list:
-        cdef St* s = &self.s
-        cdef int p, k, production, money
-        out = []
-        for p in range(self.num_players):
-            production = 0
-            for k in range(num_slots(s, p)):
-                production += self.cat.b_value[slot_building(s, self.cat, p, k)]
-            money = coins(s, self.cat, p)
-            out.append(vp_of(s, self.cat, p) + (<double>money) / COINS_PER_VP
-                       + 0.3 * s.players[p].nhand + 0.1 * production
-                       + 0.5 * s.players[p].nasst
-                       + plan_promise(s, self.cat, p, money) + work_promise(s, self.cat, p))
-        return out
+        cdef double values[MAXP]
+        c_heuristic(&self.s, self.cat, values)
+        return [values[p] for p in range(self.num_players)]
+
+    def outcome(self) -> Outcome:
+        cdef double scores[MAXP]
+        cdef double shares[MAXP]
+        c_outcome(&self.s, self.cat, scores, shares)
+        n = self.num_players
+        return Outcome(tuple([scores[p] for p in range(n)]),
+                       tuple([shares[p] for p in range(n)]))
 
     # -- determinization, on the struct -------------------------------------------
     def determinize(self, observer, rng) -> KernelState:
@@ -1567,156 +1759,7 @@ cdef class KernelState(FreshMovesState):
         ``randrange`` through ``getrandbits``) so the twin is the oracle's determinization
         card for card; another generator class goes through the reference rules.
         """
-        elsewhere = determinized_elsewhere(self, observer, rng, self.num_players)
-        if elsewhere is not None:
-            return elsewhere
-        cdef KernelState twin = self.clone()
-        cdef St* s = &twin.s
-        cdef const Cat* c = self.cat
-        cdef Pl* pl
-        cdef int p, k, i, j, n, size, has_plan, tmp, nopt, pick, card, ndeck, nrest, nkept
-        cdef bint host = observer is None
-        cdef int obs = -1 if host else observer
-        cdef int plan_seat = -1
-        cdef unsigned char unseen[MAXC]
-        cdef unsigned char rest[MAXC]
-        cdef unsigned char flag[MAXC]
-        cdef unsigned char kept[MAXC]
-        cdef unsigned char taken[MAXC]
-        cdef int level[MAXP]
-        cdef int options[2 * MAX_SLOTS]
-        cdef unsigned char sorted_hand[MAXC]
-        getrandbits = rng.getrandbits
-        if s.phase == PH_ACT and s.has_pay and s.pay_purpose == PU_BUILD:
-            plan_seat = seat_of(s)
-        # Every unseen card, in ascending order (cards are distinct numbers): the deck,
-        # goods no chain showed, and for a seat the other hands and secret plans.
-        memset(flag, 0, MAXC)
-        for i in range(s.ndeck):
-            flag[s.deck[i]] = 1
-        for p in range(s.nplayers):
-            pl = &s.players[p]
-            for k in range(num_slots(s, p)):
-                for i in range(pl.ngoods[k]):
-                    card = pl.goods[k][i]
-                    if not s.shown[card]:
-                        flag[card] = 1
-            if not host and p != obs:
-                for i in range(pl.nhand):
-                    flag[pl.hand[i]] = 1
-                if pl.plan >= 0 and p != plan_seat:
-                    flag[pl.plan] = 1
-        n = 0
-        for i in range(MAXC):
-            if flag[i]:
-                unseen[n] = i
-                n += 1
-        for i in range(n - 1, 0, -1):
-            j = _randbelow(getrandbits, i + 1)
-            tmp = unseen[i]
-            unseen[i] = unseen[j]
-            unseen[j] = tmp
-        # ``flag``: the cards of the last reshuffle (none before the first one).
-        memset(flag, 0, MAXC)
-        for i in range(s.nreshuffled):
-            flag[s.reshuffled[i]] = 1
-        # A seat supplying resources out of sight keeps cards that cover them.
-        nkept = 0
-        if not host and s.phase == PH_ACT and s.step == ST_SUPPLY and obs != seat_of(s):
-            nkept = supply_cards(s, c, unseen, n, flag, kept)
-            if nkept:
-                memset(taken, 0, MAXC)
-                for i in range(nkept):
-                    taken[kept[i]] = 1
-                j = 0
-                for i in range(n):
-                    if not taken[unseen[i]]:
-                        unseen[j] = unseen[i]
-                        j += 1
-                n = j
-        # The draw pile takes the first shuffled cards that may be there (after a
-        # reshuffle only cards of that pile); the rest keep their shuffled order.
-        ndeck = 0
-        nrest = 0
-        for i in range(n):
-            card = unseen[i]
-            if ndeck < s.ndeck and (s.nreshuffled == 0 or flag[card]):
-                s.deck[ndeck] = card
-                ndeck += 1
-            else:
-                rest[nrest] = card
-                nrest += 1
-        if ndeck != s.ndeck:
-            raise AssertionError("determinize: too few unseen cards fit the draw pile")
-        # Deal the rest back where they were hidden, popping from the end like the reference.
-        for p in range(s.nplayers):
-            level[p] = 0
-        for p in range(s.nplayers):
-            if host or p == obs:
-                continue
-            pl = &s.players[p]
-            size = pl.nhand
-            has_plan = pl.plan >= 0 and p != plan_seat
-            if s.phase == PH_CHOOSE and pl.chosen > 0:
-                level[p] = pl.chosen
-                pl.chosen = 0
-                pl.has_work = 0
-                size += has_plan
-                has_plan = 0
-                pl.plan = -1
-            i = 0
-            if p == seat_of(s):
-                memcpy(pl.hand, kept, nkept)
-                i = nkept
-            while i < size:
-                nrest -= 1
-                pl.hand[i] = rest[nrest]
-                i += 1
-            pl.nhand = size
-            if has_plan:
-                nrest -= 1
-                pl.plan = rest[nrest]
-        for p in range(s.nplayers):
-            pl = &s.players[p]
-            for k in range(num_slots(s, p)):
-                for i in range(pl.ngoods[k]):
-                    if not s.shown[pl.goods[k][i]]:
-                        nrest -= 1
-                        pl.goods[k][i] = rest[nrest]
-        if nrest:
-            raise AssertionError("determinize: the draw pile holds cards outside the "
-                                 "last reshuffle")
-        s.rng = getrandbits(64)
-        # Hidden phase II choices are drawn again, uniformly, for the new hands.
-        for p in range(s.nplayers):
-            if level[p] == 0:
-                continue
-            pl = &s.players[p]
-            nopt = 0
-            for k in range(num_slots(s, p)):
-                if is_production(s, c, p, k) and assistant_at(s, p, k) < 0:
-                    options[nopt] = 2 * k + ORDERLY
-                    options[nopt + 1] = 2 * k + SLOPPY
-                    nopt += 2
-            pl.has_work = 1
-            if nopt:
-                pick = options[_randbelow(getrandbits, nopt)]
-                pl.work_slot = pick // 2
-                pl.work_mode = pick % 2
-            else:
-                pl.work_slot = -1
-                pl.work_mode = 0
-            pl.chosen = 1
-            if level[p] >= 2:
-                # choices = [None, *sorted(hand)]
-                memcpy(sorted_hand, pl.hand, pl.nhand)
-                sort_bytes(sorted_hand, pl.nhand)
-                pick = _randbelow(getrandbits, pl.nhand + 1)
-                if pick > 0:
-                    pl.plan = sorted_hand[pick - 1]
-                    remove_byte(pl.hand, &pl.nhand, pl.plan)
-                pl.chosen = 2
-        return twin
+        return self._determinized(observer, rng)
 
     # -- delegated to the reference rules ------------------------------------------
     def to_json(self) -> dict:
@@ -1767,6 +1810,29 @@ cdef class KernelState(FreshMovesState):
     def __repr__(self) -> str:
         return (f"<KernelState oh-my-goods {self.num_players}p round={self.s.round} "
                 f"phase={PHASES[self.s.phase]} deck={self.s.ndeck}>")
+
+
+
+# -- the compiled search's view -----------------------------------------------------------------
+
+cdef enum:
+    SEARCH_MAX_PLAYERS = MAXP
+    SEARCH_TRUNCATES = 0     # c_rollout plays to the end only
+
+
+cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
+                     bint want_moves) noexcept nogil:
+    apply_legal(s, c, <int>move)
+    autoplay(s, c)
+    return search_legal(s, c, out) if want_moves else 0
+
+
+cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves,
+                         int* err) noexcept nogil:
+    return c_rollout(s, c, rng, err)
+
+
+include "kernel_search_ops.pxi"
 
 
 State.register(KernelState)

@@ -30,11 +30,14 @@ state (``to_reference()``) for a commented game.
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
+from random import Random
+
 from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.samara.catalogue import LASTING_POWERS, POWERS
 from engine.samara.rules import INFO, Decision, Foreman, SamaraState, Worker, is_move_code
 
 include "splitmix64.pxi"
+include "search_ops.pxi"
 
 include "guided_choice.pxi"
 
@@ -807,8 +810,72 @@ cdef class KernelCatalogue:
             self.c.power[i] = P_NONE if tile.power is None else POWER_CODES[tile.power]
 
 
+cdef int c_outcome(const St* s, const Cat* cat, double* scores_out,
+                   double* shares) noexcept nogil:
+    """Scores and win shares of a finished game: the reference's ranking, ties broken by
+    the earlier first free spot on the time track (the Python ``outcome`` reads this)."""
+    cdef int p, best_month = 0, best_place = 0, winners = 0
+    cdef int best_score = 0
+    cdef int scores[MAX_PLAYERS]
+    cdef int months[MAX_PLAYERS]
+    cdef int places[MAX_PLAYERS]
+    cdef bint better
+    cdef double share
+    for p in range(s.nplayers):
+        scores[p] = score_of(s, cat, p)
+        first_available(s, p, &months[p], &places[p])
+        # key (score, -month, -place), larger is better
+        better = (winners == 0 or scores[p] > best_score
+                  or (scores[p] == best_score and (months[p] < best_month
+                      or (months[p] == best_month and places[p] < best_place))))
+        if better:
+            best_score = scores[p]
+            best_month = months[p]
+            best_place = places[p]
+            winners = 1
+        elif (scores[p] == best_score and months[p] == best_month
+              and places[p] == best_place):
+            winners += 1
+    share = 1.0 / winners
+    for p in range(s.nplayers):
+        scores_out[p] = <double>scores[p]
+        shares[p] = share if (scores[p] == best_score and months[p] == best_month
+                              and places[p] == best_place) else 0.0
+    return 0
+
+
+cdef int c_heuristic(const St* s, const Cat* cat, double* out) noexcept nogil:
+    """Prestige + (tools + strength - strength-months waiting) / 2, per seat."""
+    cdef int p, off, idx, j, strength_sum, waiting, st, tools
+    cdef const Foreman_t* f
+    for p in range(s.nplayers):
+        strength_sum = 0
+        waiting = 0
+        for off in range(NMONTHS):
+            idx = slot(s.month + off)
+            for j in range(s.track_n[idx]):
+                if s.track[idx][j].owner == p:
+                    st = strength(s.track[idx][j])
+                    strength_sum += st
+                    waiting += st * off
+        f = &s.foremen[p]
+        tools = f.tools[0] + f.tools[1] + f.tools[2] + f.tools[3] + f.tools[4]
+        out[p] = (<double>score_of(s, cat, p) + 0.5 * tools + 0.5 * strength_sum
+                  - 0.5 * waiting)
+    return 0
+
+
+cdef int search_current_player(const St* s) noexcept nogil:
+    if s.npending:
+        return s.pending[0].player
+    if s.tiles_left == 0:
+        return C_TERMINAL
+    return s.track[slot(s.month)][0].owner
+
+
 include "catalogue_cache.pxi"
 include "reference_checks.pxi"
+include "random_draws.pxi"
 
 
 # -- the state ------------------------------------------------------------------------------
@@ -977,12 +1044,7 @@ cdef class KernelState(FreshMovesState):
 
     # -- protocol ------------------------------------------------------------------
     def current_player(self) -> int:
-        cdef St* s = &self.s
-        if s.npending:
-            return s.pending[0].player
-        if s.tiles_left == 0:
-            return TERMINAL
-        return s.track[slot(s.month)][0].owner
+        return search_current_player(&self.s)
 
     def is_terminal(self) -> bool:
         return is_terminal_c(&self.s)
@@ -1021,54 +1083,18 @@ cdef class KernelState(FreshMovesState):
         return rank_groups(keys)
 
     def outcome(self) -> Outcome:
-        cdef int p, month, place, best_month = 0, best_place = 0, winners = 0
-        cdef int best_score = 0
-        cdef int scores[MAX_PLAYERS]
-        cdef int months[MAX_PLAYERS]
-        cdef int places[MAX_PLAYERS]
-        cdef bint better
+        cdef double scores[MAX_PLAYERS]
+        cdef double shares[MAX_PLAYERS]
+        c_outcome(&self.s, self.cat, scores, shares)
         n = self.num_players
-        for p in range(n):
-            scores[p] = score_of(&self.s, self.cat, p)
-            first_available(&self.s, p, &months[p], &places[p])
-            # key (score, -month, -place), larger is better
-            better = (winners == 0 or scores[p] > best_score
-                      or (scores[p] == best_score and (months[p] < best_month
-                          or (months[p] == best_month and places[p] < best_place))))
-            if better:
-                best_score = scores[p]
-                best_month = months[p]
-                best_place = places[p]
-                winners = 1
-            elif (scores[p] == best_score and months[p] == best_month
-                  and places[p] == best_place):
-                winners += 1
-        share = 1.0 / winners
-        shares = tuple([share if (scores[p] == best_score and months[p] == best_month
-                                  and places[p] == best_place) else 0.0 for p in range(n)])
-        return Outcome(tuple([float(scores[p]) for p in range(n)]), shares)
+        return Outcome(tuple([scores[p] for p in range(n)]),
+                       tuple([shares[p] for p in range(n)]))
 
     def heuristic(self) -> list:
         """As the reference: prestige + (tools + strength - strength-months waiting) / 2."""
-        cdef St* s = &self.s
-        cdef int p, off, idx, j, strength_sum, waiting, st
-        cdef const Foreman_t* f
-        values = []
-        for p in range(self.num_players):
-            strength_sum = 0
-            waiting = 0
-            for off in range(NMONTHS):
-                idx = slot(s.month + off)
-                for j in range(s.track_n[idx]):
-                    if s.track[idx][j].owner == p:
-                        st = strength(s.track[idx][j])
-                        strength_sum += st
-                        waiting += st * off
-            f = &s.foremen[p]
-            tools = f.tools[0] + f.tools[1] + f.tools[2] + f.tools[3] + f.tools[4]
-            values.append(float(score_of(s, self.cat, p)) + 0.5 * tools + 0.5 * strength_sum
-                          - 0.5 * waiting)
-        return values
+        cdef double values[MAX_PLAYERS]
+        c_heuristic(&self.s, self.cat, values)
+        return [values[p] for p in range(self.num_players)]
 
     # -- delegated to the reference rules ------------------------------------------
     def _notation(self):
@@ -1122,6 +1148,32 @@ cdef class KernelState(FreshMovesState):
     def __repr__(self) -> str:
         return (f"<KernelState samara {self.num_players}p month={self.s.month} "
                 f"tiles_left={self.s.tiles_left} pending={self.s.npending}>")
+
+
+
+# -- the compiled search's view -----------------------------------------------------------------
+
+cdef enum:
+    SEARCH_MAX_PLAYERS = MAX_PLAYERS
+    SEARCH_TRUNCATES = 0     # c_rollout plays to the end only
+
+
+cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
+                     bint want_moves) noexcept nogil:
+    apply_legal(s, c, <int>move)
+    return search_legal(s, c, out) if want_moves else 0
+
+
+cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves,
+                         int* err) noexcept nogil:
+    return c_rollout(s, c, rng, err)
+
+
+cdef int c_determinize(St* s, const Cat* c, int observer, Words* words) except -1:
+    return 0  # perfect information: nothing to resample
+
+
+include "kernel_search_ops.pxi"
 
 
 State.register(KernelState)

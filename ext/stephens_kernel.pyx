@@ -42,6 +42,7 @@ from engine.stephens.state import INFO, Player, StephensState
 from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOBODY
 
 include "splitmix64.pxi"
+include "search_ops.pxi"
 
 include "guided_choice.pxi"
 include "record_set.pxi"
@@ -2728,21 +2729,7 @@ cdef class KernelState(StructState):
         whoever observes.  The shuffles replay ``random.Random.shuffle`` through
         ``getrandbits``; another generator class goes through the reference rules.
         """
-        elsewhere = determinized_elsewhere(self, observer, rng, self.num_players)
-        if elsewhere is not None:
-            return elsewhere
-        cdef int colour
-        cdef KernelState twin = self.clone()
-        cdef St* s = &twin.s
-        getrandbits = rng.getrandbits
-        _reshuffle(s.cdeck, s.ncdeck, getrandbits)
-        _reshuffle(s.ideck, s.nideck, getrandbits)
-        for colour in range(2):
-            if s.npdeck[colour]:
-                _reshuffle(s.pdeck[colour], s.npdeck[colour] - 1, getrandbits)
-        s.rng = getrandbits(64)
-        twin._legal = None
-        return twin
+        return self._determinized(observer, rng)
 
     def heuristic(self) -> list:
         cdef double values[MAXP]
@@ -2789,17 +2776,100 @@ cdef class KernelState(StructState):
 include "random_draws.pxi"
 
 
-cdef int _reshuffle(unsigned char* cards, int n, object getrandbits) except -1:
+cdef int _reshuffle(unsigned char* cards, int n, Words* words) except -1:
     """information._reshuffle: sort, then ``random.Random.shuffle``."""
     cdef int i, j
     cdef unsigned char t
     sort_bytes(cards, n)
     for i in range(n - 1, 0, -1):
-        j = _randbelow(getrandbits, i + 1)
+        j = words_below(words, i + 1)
         t = cards[i]
         cards[i] = cards[j]
         cards[j] = t
     return 0
+
+
+cdef int c_determinize(St* s, const Cat* c, int observer, Words* words) except -1:
+    """The reference's ``determinize`` in place (the same for every observer: nothing is
+    private), drawing the words ``random.Random`` draws."""
+    cdef int colour
+    _reshuffle(s.cdeck, s.ncdeck, words)
+    _reshuffle(s.ideck, s.nideck, words)
+    for colour in range(2):
+        if s.npdeck[colour]:
+            _reshuffle(s.pdeck[colour], s.npdeck[colour] - 1, words)
+    words_bits64(words, &s.rng)
+    return 0
+
+
+# -- the compiled search's view -----------------------------------------------------------------
+
+cdef enum:
+    SEARCH_MAX_PLAYERS = MAXP
+    SEARCH_TRUNCATES = 1
+    TEXT_CONTEXT_BYTES = 0
+
+
+cdef int search_current_player(const St* s) noexcept nogil:
+    if s.nframes == 0:
+        return C_TERMINAL
+    return s.frames[s.nframes - 1].seat
+
+
+cdef int search_legal(const St* s, const Cat* c, int64_t* out) noexcept nogil:
+    return gen_moves(s, c, out)
+
+
+cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
+                     bint want_moves) noexcept nogil:
+    # advance lists the next moves as it finds what runs by itself
+    apply_decision(s, c, move)
+    return advance(s, c, out)
+
+
+cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves,
+                         int* err) noexcept nogil:
+    return c_rollout(s, c, rng, max_moves, err)
+
+
+cdef int c_outcome(const St* st, const Cat* c, double* scores, double* shares) noexcept nogil:
+    """``State.outcome``: final scores, the win shared by the seats ranked first (most
+    points, then influence, then coins)."""
+    cdef int p, winners = 0, best = 0
+    cdef int keys[MAXP][3]
+    for p in range(st.nplayers):
+        keys[p][0] = final_score(st, c, p)
+        keys[p][1] = st.players[p].influence
+        keys[p][2] = st.players[p].coins
+        scores[p] = <double>keys[p][0]
+        if winners == 0 or _key_above(keys[p], keys[best]):
+            best = p
+            winners = 1
+        elif not _key_above(keys[best], keys[p]):
+            winners += 1
+    for p in range(st.nplayers):
+        shares[p] = (1.0 / winners if not _key_above(keys[best], keys[p]) else 0.0)
+    return 0
+
+
+cdef inline bint _key_above(const int* a, const int* b) noexcept nogil:
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    if a[1] != b[1]:
+        return a[1] > b[1]
+    return a[2] > b[2]
+
+
+cdef int c_heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
+    return heuristic(s, c, out)
+
+
+cdef int search_text_context(const St* s, const Cat* c, int64_t move,
+                             unsigned char* out) noexcept nogil:
+    return 0
+
+
+include "kernel_search_ops.pxi"
 
 
 State.register(KernelState)

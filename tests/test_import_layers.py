@@ -80,6 +80,7 @@ KERNEL_BRIDGES = {
     "ext.oh_my_goods_kernel": "engine.oh_my_goods.fast",
     "ext.stephens_kernel": "engine.stephens.fast",
     "ext.move_values": "engine.search.mast",
+    "ext.search_core": "engine.search.compiled",
 }
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\b|c?import\s+([\w.]+))", re.M)
 

@@ -42,6 +42,7 @@ def make_tree(
     margin_scale: MarginScale = GAME_MARGIN, *, playout_depth: int | None = None,
     evaluator: Evaluator | None = None, config: SearchConfig | None = None,
     prior_weight: float | None = None, root_moves: Sequence[int] | None = None,
+    compiled: bool | None = None,
 ) -> MCTS | ISMCTS:
     """The search tree that suits ``state``'s game, for the seat to move.
 
@@ -54,7 +55,8 @@ def make_tree(
     the mover's moves (:meth:`~engine.game.State.moves_known_to`): where the mover's
     private information decides them it must be the seat to move.  ``root_moves``,
     when given, are the only moves the tree tries at the root (a review's played move
-    searched against the best one).
+    searched against the best one).  ``compiled`` picks the compiled tree or the Python
+    one (:mod:`engine.search.compiled`; ``None``: compiled where it can run).
     """
     player = state.current_player()
     if observer is not None and player >= 0 and not state.moves_known_to(observer):
@@ -63,10 +65,10 @@ def make_tree(
     if search_kind(state) == "mcts":
         return MCTS(state, c=c, seed=seed, margin_scale=margin_scale,
                     playout_depth=playout_depth, evaluator=evaluator, config=config,
-                    prior_weight=prior_weight, root_moves=root_moves)
+                    prior_weight=prior_weight, root_moves=root_moves, compiled=compiled)
     return ISMCTS(state, observer, c=c, seed=seed, margin_scale=margin_scale,
                   playout_depth=playout_depth, evaluator=evaluator, config=config,
-                  prior_weight=prior_weight, root_moves=root_moves)
+                  prior_weight=prior_weight, root_moves=root_moves, compiled=compiled)
 
 
 def search_for(state: State, observer: int | None = None, *,

@@ -85,6 +85,7 @@ from engine.search.budget import (
     ProgressCallback,
     StopCallback,
 )
+from engine.search.compiled import compiled_tree_or_reason
 from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
 from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
 
@@ -161,7 +162,9 @@ class ISMCTS(BudgetedSearch):
     work as in :class:`~engine.search.mcts.MCTS`; ``c=None`` falls back to
     :data:`DEFAULT_ISMCTS_C` when the configuration sets none.  ``root_moves``, when
     given, are the only moves tried at the root (legal ones; every determinization
-    offers the root's moves, see above).
+    offers the root's moves, see above).  ``compiled`` works as in
+    :class:`~engine.search.mcts.MCTS` (a tree that checks its determinizations stays in
+    Python).
     """
 
     def __init__(
@@ -178,6 +181,7 @@ class ISMCTS(BudgetedSearch):
         config: SearchConfig | None = None,
         prior_weight: float | None = None,
         root_moves: Sequence[int] | None = None,
+        compiled: bool | None = None,
     ) -> None:
         player = state.current_player()
         if player < 0:
@@ -215,11 +219,30 @@ class ISMCTS(BudgetedSearch):
         self.root = InfoNode(-1, "", -1, self.width)
         self._root_only = None if root_moves is None else \
             frozenset(root_candidates(moves, root_moves))
+        self.core = None
+        self.python_reason = "the determinizations are checked"
+        if self._root_view is None:
+            self.core, self.python_reason = compiled_tree_or_reason(
+                "ISMCTS", compiled, self._state, self.evaluator,
+                lambda module, ops, leaf: module.CompiledISMCTS(
+                    ops, self._state, self.rng, self.num_players, observer, self.c,
+                    self.margin_scale, self.solo, self.config.prior_weight,
+                    self.config.prior_margin_scale(), leaf,
+                    None if self._root_only is None else sorted(self._root_only)))
+        elif compiled:
+            raise ValueError(f"no compiled ISMCTS here: {self.python_reason}")
         self.iterations = 0
         self.elapsed = 0.0
 
+    @property
+    def compiled(self) -> bool:
+        """Whether the tree runs in compiled code (:mod:`engine.search.compiled`)."""
+        return self.core is not None
+
     # -- search ----------------------------------------------------------------
     def _iteration(self) -> Callable[[], None]:
+        if self.core is not None:
+            return self.core.iterate
         rng = self.rng
         rand = rng.random
         getrandbits = rng.getrandbits
@@ -325,28 +348,51 @@ class ISMCTS(BudgetedSearch):
     # -- results ---------------------------------------------------------------
     def root_stats(self) -> RootStats:
         """The raw statistics at the root (see :class:`RootStats`)."""
-        skip = self.num_players  # the utilities: statistics report win shares and scores
         moves: list[int] = []
         visits: list[int] = []
         totals: list[list[float]] = []
-        for move, child in self.root.children.items():
-            if child.n:
+        if self.core is not None:
+            root_visits, root_totals, rows = self.core.root_statistics()
+            for move, n, sums in rows:
                 moves.append(move)
-                visits.append(child.n)
-                totals.append(child.acc[skip:])
+                visits.append(n)
+                totals.append(sums)
+            steps = self.core.principal_variation()
+            pv = [move for move, _context in steps]
+            pv_texts = [self._move_text(pv[0])] + [
+                self._text_in_context(move, context) for move, context in steps[1:]
+            ] if steps else []
+        else:
+            skip = self.num_players  # the utilities: statistics report shares and scores
+            for move, child in self.root.children.items():
+                if child.n:
+                    moves.append(move)
+                    visits.append(child.n)
+                    totals.append(child.acc[skip:])
+            root_visits, root_totals = self.root.n, self.root.acc[skip:]
+            nodes = self._pv_nodes()
+            pv = [nd.move for nd in nodes]
+            pv_texts = self._pv_texts(nodes)
         return RootStats(
             player=self.player,
             num_players=self.num_players,
             iterations=self.iterations,
             elapsed=self.elapsed,
-            visits=self.root.n,
-            totals=self.root.acc[skip:],
+            visits=root_visits,
+            totals=root_totals,
             moves=moves,
             move_visits=visits,
             move_totals=totals,
-            pv=self.principal_variation(),
-            pv_texts=self._pv_texts(self._pv_nodes()),
+            pv=pv,
+            pv_texts=pv_texts,
         )
+
+    def _text_in_context(self, move: int, context: bytes | None) -> str:
+        """A compiled node's move text: from the context its kernel recorded where the
+        node was made, or (a kernel whose texts need none) from the move alone."""
+        if context is None:
+            return self._state.move_to_text(move)
+        return self._state.move_text_in_context(move, context)
 
     def _pv_nodes(self, max_length: int = 64) -> list[InfoNode]:
         nodes: list[InfoNode] = []
@@ -358,6 +404,8 @@ class ISMCTS(BudgetedSearch):
 
     def principal_variation(self, max_length: int = 64) -> list[int]:
         """Moves following the most visited children (chance outcomes included)."""
+        if self.core is not None:
+            return [move for move, _context in self.core.principal_variation(max_length)]
         return [nd.move for nd in self._pv_nodes(max_length)]
 
     def availability(self, *moves: int) -> tuple[int, int, int]:
@@ -366,6 +414,8 @@ class ISMCTS(BudgetedSearch):
         For tests and diagnostics; raises ``KeyError`` for a path not in the tree.
         Chance outcomes are looked up when no decision child matches.
         """
+        if self.core is not None:
+            return self.core.availability(*moves)
         node = self.root
         parent = node
         for move in moves:
@@ -375,7 +425,11 @@ class ISMCTS(BudgetedSearch):
 
     def _move_text(self, move: int) -> str:
         """Text of a root move: from the root state when legal there, else its node's."""
-        return self._texts[move] if move in self._texts else self.root.children[move].text
+        if move in self._texts:
+            return self._texts[move]
+        if self.core is not None:
+            return self._text_in_context(move, self.core.child_context(move))
+        return self.root.children[move].text
 
     def _pv_texts(self, pv: list[InfoNode]) -> list[str]:
         # Node texts, recorded in the determinization that expanded each node.

@@ -93,6 +93,14 @@ class MastEvaluator:
         self.counts = np.zeros(size)
         self._solo = solo_utility(state, self.solo_scale)
 
+    def table(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray, Solo | None]:
+        """The move-value table (values, counts), the trace buffer and the solo target,
+        made for ``state``'s seats on first use (a compiled tree updates them in place)."""
+        if self.values is None:
+            self._table_for(state)
+        assert self.values is not None and self.counts is not None
+        return self.values, self.counts, self.trace, self._solo
+
     def evaluate(self, state: State, seed: int) -> Outcome:
         if self.values is None:
             self._table_for(state)

@@ -54,6 +54,7 @@ from engine.search.budget import (
     ProgressCallback,
     StopCallback,
 )
+from engine.search.compiled import compiled_tree_or_reason
 from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
 from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
 
@@ -155,7 +156,10 @@ class MCTS(BudgetedSearch):
     instead of the playouts the depth describes) and ``prior_weight`` (``None``: the
     configuration's; ``0``: no progressive bias).  ``root_moves``, when given, are the
     only moves tried at the root (legal ones; see
-    :func:`~engine.search._common.root_candidates`).
+    :func:`~engine.search._common.root_candidates`).  ``compiled``: ``None`` runs the
+    tree in compiled code where it can (:mod:`engine.search.compiled`: a kernel position
+    and a known evaluator), ``True`` insists (``ValueError`` otherwise), ``False`` keeps
+    it in Python; both grow the same tree from the same seed.
     """
 
     def __init__(self, state: State, *, c: float | None = None, seed: int | None = None,
@@ -163,7 +167,8 @@ class MCTS(BudgetedSearch):
                  evaluator: Evaluator | None = None,
                  config: SearchConfig | None = None,
                  prior_weight: float | None = None,
-                 root_moves: Sequence[int] | None = None) -> None:
+                 root_moves: Sequence[int] | None = None,
+                 compiled: bool | None = None) -> None:
         player = state.current_player()
         if player < 0:
             kind = "a chance" if player == CHANCE else "a finished"
@@ -183,14 +188,30 @@ class MCTS(BudgetedSearch):
         self.width = 3 * self.num_players
         self.margin_scale = self.config.margin_scale
         self.solo = solo_utility(self.root_state, self.config.solo_scale)
-        self.root = Node(self.root_state, self.width, self.margin_scale, self.solo)
-        if root_moves is not None:
-            self.root.untried = root_candidates(self.root.untried, root_moves)
+        candidates = None if root_moves is None else \
+            root_candidates(self.root_state.legal_moves(), root_moves)
+        self.core, self.python_reason = compiled_tree_or_reason(
+            "MCTS", compiled, self.root_state, self.evaluator,
+            lambda module, ops, leaf: module.CompiledMCTS(
+                ops, self.root_state, self.rng, self.num_players, self.c, self.margin_scale,
+                self.solo, self.config.prior_weight, self.config.prior_margin_scale(), leaf,
+                candidates))
+        if self.core is None:
+            self.root = Node(self.root_state, self.width, self.margin_scale, self.solo)
+            if candidates is not None:
+                self.root.untried = candidates
         self.iterations = 0
         self.elapsed = 0.0
 
+    @property
+    def compiled(self) -> bool:
+        """Whether the tree runs in compiled code (:mod:`engine.search.compiled`)."""
+        return self.core is not None
+
     # -- search ----------------------------------------------------------------
     def _iteration(self) -> Callable[[], None]:
+        if self.core is not None:
+            return self.core.iterate
         rng = self.rng
         rand = rng.random
         getrandbits = rng.getrandbits
@@ -294,23 +315,31 @@ class MCTS(BudgetedSearch):
     # -- results ---------------------------------------------------------------
     def root_stats(self) -> RootStats:
         """The raw statistics at the root (see :class:`RootStats`)."""
-        root = self.root
-        skip = self.num_players  # the utilities: statistics report win shares and scores
         moves: list[int] = []
         visits: list[int] = []
         totals: list[list[float]] = []
-        for move, child in zip(root.moves, root.children, strict=True):
-            if child.n:
+        if self.core is not None:
+            root_visits, root_totals, rows = self.core.root_statistics()
+            for move, n, sums in rows:
                 moves.append(move)
-                visits.append(child.n)
-                totals.append(child.acc[skip:])
+                visits.append(n)
+                totals.append(sums)
+        else:
+            root = self.root
+            skip = self.num_players  # the utilities: statistics report shares and scores
+            for move, child in zip(root.moves, root.children, strict=True):
+                if child.n:
+                    moves.append(move)
+                    visits.append(child.n)
+                    totals.append(child.acc[skip:])
+            root_visits, root_totals = root.n, root.acc[skip:]
         return RootStats(
-            player=root.player,
+            player=self.root_state.current_player(),
             num_players=self.num_players,
             iterations=self.iterations,
             elapsed=self.elapsed,
-            visits=root.n,
-            totals=root.acc[skip:],
+            visits=root_visits,
+            totals=root_totals,
             moves=moves,
             move_visits=visits,
             move_totals=totals,
@@ -319,6 +348,8 @@ class MCTS(BudgetedSearch):
 
     def principal_variation(self, max_length: int = 64) -> list[int]:
         """Moves following the most visited children (chance outcomes included)."""
+        if self.core is not None:
+            return list(self.core.principal_variation(max_length))
         pv: list[int] = []
         node: Node | None = self.root
         while node is not None and len(pv) < max_length:
