@@ -373,8 +373,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure engine, kernel and search speed")
     p.add_argument("game")
     p.add_argument("--players", type=int, default=3)
-    p.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    p.add_argument("--mcts-iterations", type=int, default=3000)
+    p.add_argument("--seconds", type=float, default=2.0,
+                   help="time each side of a comparison gets, in short repetitions taken "
+                        "in turns with the other sides")
+    p.add_argument("--mcts-iterations", type=int, default=3000,
+                   help="most iterations of one search repetition")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)
 

@@ -1,5 +1,4 @@
-"""``furnace check-games``: random games checked after every move, for every game; and
-``furnace bench`` without a compiled kernel (or for a player count it does not play)."""
+"""``furnace check-games``: random games checked after every move, for every game."""
 
 from __future__ import annotations
 
@@ -7,7 +6,6 @@ import json
 
 import pytest
 
-from engine.stephens import GAME as STEPHENS
 from engine.stephens.state import StephensState
 from furnace_cli import main
 from furnace_cli.checkgames import check_games, check_one_game
@@ -72,31 +70,3 @@ def test_bad_input_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "unknown game 'chess'" in err
     code, _, err = run(capsys, "check-games", "stephens", "--players", "5")
     assert code == 2 and "1-4 players, not 5" in err
-
-
-def test_bench_of_a_game_without_a_kernel(capsys: pytest.CaptureFixture[str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FURNACE_PURE_PYTHON", "1")
-    code, out, _ = run(capsys, "bench", "stephens", "--players", "2", "--seconds", "0.05",
-                       "--mcts-iterations", "5", "--json")
-    assert code == 0
-    report = json.loads(out.strip())
-    assert report["kernel_steps_per_s"] is None and report["search_path"] == "python"
-    assert report["kernel_note"] == "kernel not built or FURNACE_PURE_PYTHON set"
-    for key in ("python_plies_per_game", "python_legal_moves_per_s", "python_apply_per_s",
-                "python_clone_per_s", "python_steps_per_s", "ismcts_iterations_per_s"):
-        assert report[key] > 0, key
-    assert 100 < report["python_plies_per_game"] < 1000
-
-
-def test_bench_of_a_player_count_the_kernel_does_not_play(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    """Stephens' kernel leaves the solo game to the reference rules: no kernel figures."""
-    if not STEPHENS.kernel_available():
-        pytest.skip("Stephens kernel not built (or FURNACE_PURE_PYTHON set)")
-    code, out, _ = run(capsys, "bench", "stephens", "--players", "1", "--seconds", "0.05",
-                       "--mcts-iterations", "5", "--json")
-    assert code == 0
-    report = json.loads(out.strip())
-    assert report["kernel_steps_per_s"] is None and report["search_path"] == "python"
-    assert report["kernel_note"] == "the kernel does not play 1-player games"

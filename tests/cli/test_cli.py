@@ -76,33 +76,6 @@ def test_selfplay_prints_a_replayable_game(capsys: pytest.CaptureFixture[str]) -
     assert record["moves"] and len(record["scores"]) == 2
 
 
-def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "bench", "samara", "--seconds", "0.05", "--mcts-iterations",
-                       "30", "--json")
-    assert code == 0
-    report = json.loads(out.strip())
-    assert report["python_steps_per_s"] > 0 and report["mcts_iterations_per_s"] > 0 and report["search_path"]
-    assert "kernel_speedup" in report
-    assert "python_determinize_per_s" not in report  # nothing hidden in Samara
-    assert report["baseline_iterations_per_s"] > 0
-    assert report["search_speed_vs_baseline"] == pytest.approx(
-        report["mcts_iterations_per_s"] / report["baseline_iterations_per_s"], abs=0.01)
-    # Samara searches with MAST playouts: their cost against random ones
-    assert report["mast_speed_vs_random_playouts"] == pytest.approx(
-        report["mcts_iterations_per_s"] / report["random_playout_iterations_per_s"], abs=0.01)
-
-
-def test_bench_json_of_a_hidden_information_game(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "bench", "oh-my-goods", "--players", "2", "--seconds", "0.05",
-                       "--mcts-iterations", "30", "--json")
-    assert code == 0
-    report = json.loads(out.strip())
-    assert report["ismcts_iterations_per_s"] > 0 and "mcts_iterations_per_s" not in report
-    assert report["python_determinize_per_s"] > 0
-    if report["search_path"] == "kernel":
-        assert report["kernel_determinize_per_s"] > 0 and report["determinize_speedup"] > 0
-
-
 def _play(tmp_path: Path, lines: list[str], *extra: str, game: str = "samara",
           players: int = 2) -> list[str]:
     return play_scripted([game, "--players", str(players), "--bots", "random",
