@@ -18,9 +18,9 @@ cdef int ops_play(void* s, const void* cat, int64_t move, int64_t* out,
     return search_play(<St*>s, <const Cat*>cat, move, out, want_moves)
 
 
-cdef long ops_playout(void* s, const void* cat, uint64_t* rng, long max_moves,
-                      int* err) noexcept nogil:
-    return search_playout(<St*>s, <const Cat*>cat, rng, max_moves, err)
+cdef long ops_playout(void* s, const void* cat, uint64_t* rng, long max_moves, int* err,
+                      int64_t* moves, int nmoves) noexcept nogil:
+    return search_playout(<St*>s, <const Cat*>cat, rng, max_moves, err, moves, nmoves)
 
 
 cdef long ops_guided(void* s, const void* cat, uint64_t* rng, const double* values,

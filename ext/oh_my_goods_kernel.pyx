@@ -1824,11 +1824,11 @@ cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
                      bint want_moves) noexcept nogil:
     apply_legal(s, c, <int>move)
     autoplay(s, c)
-    return search_legal(s, c, out) if want_moves else 0
+    return search_legal(s, c, out) if want_moves else UNLISTED
 
 
-cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves,
-                         int* err) noexcept nogil:
+cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves, int* err,
+                         int64_t* moves, int nmoves) noexcept nogil:
     return c_rollout(s, c, rng, err)
 
 

@@ -132,6 +132,8 @@ cdef class CoreTree:
     cdef int64_t* moves             # the legal moves of the scratch position
     cdef int nmoves
     cdef int64_t* spare             # a second move buffer
+    cdef int64_t* leaf_moves        # where the last ``play`` listed the next moves
+    cdef int nleaf                  # how many, or UNLISTED
     cdef int32_t* kid_of            # per legal move: its child, or -1
     cdef int64_t* untried_tmp
     cdef MT mt
@@ -223,6 +225,7 @@ cdef class CoreTree:
             self.set_mast_table(leaf[5], leaf[6], leaf[7])
         else:
             raise ValueError(f"unknown leaf evaluator {kind!r}")
+        self.nleaf = UNLISTED
         mt_load(&self.mt, rng)
         self.words.mt = &self.mt
         self.words.rng = NULL
@@ -301,12 +304,20 @@ cdef class CoreTree:
 
     # -- positions -----------------------------------------------------------------------
     cdef int play(self, int64_t move, bint want_moves) except -1:
+        """Play ``move`` on the scratch position; its next moves land in ``moves`` when
+        wanted (``nmoves``), and otherwise in ``spare`` if the kernel lists them anyway;
+        ``leaf_moves`` and ``nleaf`` (UNLISTED: none) say where, for a playout to start
+        from them."""
         cdef int count = self.ops.play(self.scratch, self.cat, move,
                                        self.moves if want_moves else self.spare, want_moves)
-        if count < 0:
+        if count == -1:
             raise TreeError("the position outgrew the kernel's fixed bounds")
         if want_moves:
             self.nmoves = count
+            self.leaf_moves = self.moves
+        else:
+            self.leaf_moves = self.spare
+        self.nleaf = count
         return 0
 
     cdef int list_moves(self) except -1:
@@ -314,6 +325,8 @@ cdef class CoreTree:
         if count < 0:
             raise TreeError("the position outgrew the kernel's fixed bounds")
         self.nmoves = count
+        self.leaf_moves = self.moves
+        self.nleaf = count
         return 0
 
     cdef int outcome(self, double* scores, double* shares) except -1:
@@ -359,12 +372,14 @@ cdef class CoreTree:
         cdef long index, seat
         cdef double row[24]
         if self.leaf_kind == LEAF_ROLLOUT:
-            self.ops.playout(self.scratch, self.cat, &seed, 0, &err)
+            self.ops.playout(self.scratch, self.cat, &seed, 0, &err, self.leaf_moves,
+                             self.nleaf)
             if err:
                 raise TreeError("playout reached a position without legal moves")
             self.outcome(self.out_scores, self.out_shares)
         elif self.leaf_kind == LEAF_TRUNCATED:
-            self.ops.playout(self.scratch, self.cat, &seed, self.depth, &err)
+            self.ops.playout(self.scratch, self.cat, &seed, self.depth, &err,
+                             self.leaf_moves, self.nleaf)
             if err:
                 raise TreeError("playout reached a position without legal moves")
             self.heuristic_or_outcome(self.out_scores, self.out_shares)

@@ -6,7 +6,9 @@
 #
 # Conventions: moves are 64-bit codes; ``legal`` and ``play`` write at most ``max_moves``
 # moves and return how many, or -1 when the position outgrew the kernel's bounds (``play``
-# may skip the list unless ``want_moves``, but ``out`` is always room for one);
+# may skip the list unless ``want_moves``, returning UNLISTED, but ``out`` is always room
+# for one); ``playout`` may start from the ``nmoves`` legal moves in ``moves`` (room for
+# ``max_moves``) when ``nmoves`` >= 0;
 # ``current_player`` returns a seat, or the protocol's TERMINAL (-2) / CHANCE (-1);
 # ``playout`` plays up to ``max_moves`` random moves (0: to the end) exactly as the
 # kernel's ``random_playout``/``rollout`` (``truncates`` false: only to the end);
@@ -23,6 +25,7 @@ include "mersenne.pxi"
 cdef enum:
     C_CHANCE = -1       # engine.game.CHANCE
     C_TERMINAL = -2     # engine.game.TERMINAL
+    UNLISTED = -2       # ``play`` did not list the next moves
 
 
 ctypedef struct SearchOps:
@@ -35,8 +38,8 @@ ctypedef struct SearchOps:
     int (*legal)(const void* s, const void* cat, int64_t* out) noexcept nogil
     int (*play)(void* s, const void* cat, int64_t move, int64_t* out,
                 bint want_moves) noexcept nogil
-    long (*playout)(void* s, const void* cat, uint64_t* rng, long max_moves,
-                    int* err) noexcept nogil
+    long (*playout)(void* s, const void* cat, uint64_t* rng, long max_moves, int* err,
+                    int64_t* moves, int nmoves) noexcept nogil
     long (*guided_playout)(void* s, const void* cat, uint64_t* rng, const double* values,
                            double epsilon, int* trace, long capacity, long max_moves,
                            int* err) noexcept nogil

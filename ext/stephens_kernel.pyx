@@ -577,20 +577,12 @@ cdef inline bint placement_ok(const St* s, const Cat* c, int seat, int card, int
     return after < limit or (after == limit and has_ability(c, &s.players[seat], E_EQUAL))
 
 
-cdef inline bint in_play(const St* s, int card) noexcept nogil:
-    cdef int place, i
-    for place in range(6):
-        for i in range(s.nplaces[place]):
-            if s.places[place][i] == card:
-                return True
-    return False
-
-
 cdef int worker_moves(const St* s, const Cat* c, int seat, mv* moves, int n) noexcept nogil:
     """turn.worker_moves: the creations (face-up order, then place), then the
     reinforcements (by card)."""
     cdef int row[6]
-    cdef int k, card, place
+    cdef int k, card, place, i
+    cdef unsigned char playing[MAXPROF]
     cdef const Pl* p = &s.players[seat]
     if disks_left(s, c, seat) == 0:
         return n
@@ -603,8 +595,13 @@ cdef int worker_moves(const St* s, const Cat* c, int seat, mv* moves, int n) noe
             if placement_ok(s, c, seat, card, place):
                 moves[n] = encode(K_CREATE, card | place << 8)
                 n += 1
+    # the cards in play (workers in some row), marked once
+    memset(playing, 0, MAXPROF)
+    for place in range(6):
+        for i in range(s.nplaces[place]):
+            playing[s.places[place][i]] = 1
     for card in range(c.nprof):
-        if (in_play(s, card) and c.prof_has_apprentice[card] and s.apprentice[card] == NO_SEAT
+        if (playing[card] and c.prof_has_apprentice[card] and s.apprentice[card] == NO_SEAT
                 and s.master[card] != seat and p.coins >= c.prof_coins[card][1]
                 and p.influence >= c.prof_influence[card][1]):
             moves[n] = encode(K_REINFORCE, card)
@@ -1621,8 +1618,15 @@ cdef int payments(const St* s, const Cat* c, int seat, int contract, Payment* ou
                 memcpy(vector, vectors + 6 * base, sizeof(vector))
                 for i in range(count):
                     vector[payers[idx[i]]] += 1 if payers[idx[i]] == colour else replace
+                # Later colours only add cubes: a vector the seat cannot pay now never
+                # becomes payable, so it is dropped here rather than grown (the set of
+                # vectors grows combinatorially with the replacement ability).
                 dup = False
-                for j in range(ngrown):
+                for k in range(6):
+                    if vector[k] > p.cubes[k]:
+                        dup = True
+                        break
+                for j in range(ngrown if not dup else 0):
                     if same_cubes(grown + 6 * j, vector):
                         dup = True
                         break
@@ -1978,20 +1982,28 @@ cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, long max_moves,
     """Random moves to the end, as ``StephensState.rollout``, or at most ``max_moves``
     of them (0: no bound), as ``engine.game.play_random_moves``; returns the moves chosen."""
     cdef mv* moves = <mv*>malloc(MAX_MOVES * sizeof(mv))
-    cdef int n
-    cdef long steps = 0
+    cdef long steps
     err[0] = 0
     if moves == NULL:
         err[0] = 1
         return 0
-    n = gen_moves(s, c, moves)
+    steps = c_rollout_from(s, c, rng, max_moves, err, moves, gen_moves(s, c, moves))
+    free(moves)
+    return steps
+
+
+cdef long c_rollout_from(St* s, const Cat* c, uint64_t* rng, long max_moves, int* err,
+                         mv* moves, int n) noexcept nogil:
+    """c_rollout from a position whose ``n`` legal moves are already in ``moves`` (room
+    for MAX_MOVES), as the search has them after playing into it."""
+    cdef long steps = 0
+    err[0] = 0
     while n > 0 and (max_moves == 0 or steps < max_moves):
         apply_decision(s, c, moves[furnace_splitmix64(rng) % <uint64_t>n])
         n = advance(s, c, moves)
         steps += 1
     if n < 0:
         err[0] = 1
-    free(moves)
     return steps
 
 
@@ -2827,8 +2839,10 @@ cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
     return advance(s, c, out)
 
 
-cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves,
-                         int* err) noexcept nogil:
+cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves, int* err,
+                         int64_t* moves, int nmoves) noexcept nogil:
+    if nmoves >= 0:
+        return c_rollout_from(s, c, rng, max_moves, err, moves, nmoves)
     return c_rollout(s, c, rng, max_moves, err)
 
 
