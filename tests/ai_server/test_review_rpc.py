@@ -188,6 +188,27 @@ def test_a_time_budget_judges_each_decision_within_it(stub) -> None:
     assert replies[-1].summary.complete
 
 
+def test_the_calls_deadline_ends_the_review_with_the_summaries_so_far(stub) -> None:
+    """Eight decisions or more of a second each and a deadline of four seconds: the
+    review stops when the deadline nears, and the summaries still arrive, marked
+    incomplete."""
+    record = played_record("samara", 2, seed=3, moves=20)
+    turns = choices_of(record, {0})
+    assert len(turns) >= 8
+    request = pb.ReviewGameRequest(state=wire_record(record), seat=0,
+                                   budget=pb.SearchBudget(time_limit_ms=1000))
+    replies = list(stub.ReviewGame(request, timeout=4))
+    decided = [r.decision for r in replies if r.WhichOneof("item") == "decision"]
+    assert replies[-1].WhichOneof("item") == "summary"
+    summary = replies[-1].summary
+    assert not summary.complete and summary.decisions == len(decided) < len(turns)
+    # Every decision before the last ran its time budget; the last was stopped by the
+    # deadline (or ended by its own budget just as the deadline came).
+    assert all(d.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT for d in decided[:-1])
+    assert decided[-1].stop_reason in (pb.SEARCH_STOP_REASON_DEADLINE,
+                                       pb.SEARCH_STOP_REASON_TIME_LIMIT)
+
+
 # -- limits and errors -----------------------------------------------------------------------------
 def test_a_review_over_the_decision_cap_is_refused_with_the_limit(stub) -> None:
     record = played_record("samara", 2, seed=3, moves=60)
