@@ -199,8 +199,10 @@ def review_decision_message(decision: Decision, stop_reason: str, index: int,
         played=reviewed_move_message(decision.played), best=reviewed_move_message(decision.best),
         win_probability_loss=decision.win_probability_loss, score_loss=decision.score_loss,
         label=REVIEW_LABELS[decision.label], accuracy=decision.accuracy,
+        # As an Analysis' variation: a search that records its own texts (ISMCTS) may
+        # stop them short of the moves.
         principal_variation=[pb.Move(id=move, text=text) for move, text in zip(
-            decision.principal_variation_moves, decision.principal_variation, strict=True)],
+            decision.principal_variation_moves, decision.principal_variation, strict=False)],
         target=decision.target, iterations=min(decision.iterations, MAX_COUNT),
         stop_reason=_STOP_REASONS.get(stop_reason, pb.SEARCH_STOP_REASON_UNSPECIFIED),
         index=index, total=total)

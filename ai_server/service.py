@@ -42,7 +42,7 @@ from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid
 from ai_server.identity import client_identity
 from ai_server.observe import note
-from ai_server.pool import Job, WorkerPool
+from ai_server.pool import MIN_RETRY, Job, WorkerPool
 from engine.game import FurnaceError
 from engine.search.review import Decision, summarize
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -331,10 +331,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             deadline = self._deadline(context)
             if deadline is not None and time.monotonic() >= deadline:
                 break  # the summaries say what was left out
-            answer = await self._finish(await self._review_job(context, plan, index))
-            if answer.response is None and answer.error is None:
-                break  # stopped before it ran: the server is shutting down
-            step: reviews.ReviewStep = self._response("ReviewGame", answer)
+            job = await self._review_job(context, plan, index)
+            step: reviews.ReviewStep = self._response("ReviewGame", await self._finish(job))
             judged.append(step.decision)
             iterations += step.decision.iterations
             note(iterations=iterations, searches=len(judged))
@@ -366,7 +364,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                                     time_limit=plan.time_limit,
                                     timed=plan.iterations is None, what="a decision's review")
             except RequestError as error:
-                delay = error.retry_after or 0.0
+                delay = max(error.retry_after or 0.0, MIN_RETRY)
                 if not index or error.reason not in (errors.CLIENT_QUOTA, errors.QUEUE_FULL) \
                         or waited + delay > self.config.max_queue_wait:
                     raise
