@@ -37,6 +37,8 @@ MAX_DECISIONS = 12
 MAX_QUEUE_WAIT = 2.0
 BUDGET = 24
 
+Stub = pb_grpc.FurnaceServiceStub
+
 
 @pytest.fixture(scope="module")
 def srv() -> Iterator[BackgroundServer]:
@@ -64,10 +66,17 @@ def played_record(game: str, players: int, seed: int, moves: int) -> GameRecord:
     return GameRecord(game, players, seed=seed, moves=played)
 
 
+def move_ids(record: GameRecord) -> list[int]:
+    """The moves of a record of :func:`played_record` (ids, every one)."""
+    ids = [m for m in record.moves if isinstance(m, int)]
+    assert len(ids) == len(record.moves)
+    return ids
+
+
 def wire_record(record: GameRecord, observer: int | None = None) -> pb.GameState:
     state = pb.GameState(record=pb.GameRecord(game=record.game, num_players=record.num_players,
                                               seed=record.seed,
-                                              moves=[pb.Move(id=m) for m in record.moves]))
+                                              moves=[pb.Move(id=m) for m in move_ids(record)]))
     if observer is not None:
         state.observer_seat = observer
     return state
@@ -75,10 +84,11 @@ def wire_record(record: GameRecord, observer: int | None = None) -> pb.GameState
 
 def choices_of(record: GameRecord, seats: set[int]) -> list[int]:
     """Indices of the moves of ``seats`` made with more than one legal move."""
+    assert record.seed is not None
     state = registry.get_game(record.game).new_game(seed=record.seed,
                                                     num_players=record.num_players, options={})
     found = []
-    for turn, move in enumerate(record.moves):
+    for turn, move in enumerate(move_ids(record)):
         if state.current_player() in seats and len(state.legal_moves()) > 1:
             found.append(turn)
         state.apply(move)
@@ -138,8 +148,8 @@ def searches_counted(srv: BackgroundServer, game: str) -> tuple[float, float]:
     ("oh-my-goods", 2, 1, 22),
     ("stephens", 1, 0, 8),
 ])
-def test_the_stream_is_the_engines_review(srv, stub, game: str, players: int,
-                                          seat: int | None, moves: int) -> None:
+def test_the_stream_is_the_engines_review(srv: BackgroundServer, stub: Stub, game: str,
+                                          players: int, seat: int | None, moves: int) -> None:
     record = played_record(game, players, seed=3, moves=moves)
     seats = set(range(players)) if seat is None else {seat}
     turns = choices_of(record, seats)
@@ -169,14 +179,14 @@ def test_the_stream_is_the_engines_review(srv, stub, game: str, players: int,
     assert searches_counted(srv, game)[1] == before[1] + sum(d.iterations for d in decided)
 
 
-def test_the_same_seed_gives_the_same_review(stub) -> None:
+def test_the_same_seed_gives_the_same_review(stub: Stub) -> None:
     record = played_record("samara", 2, seed=5, moves=12)
     first = list(stub.ReviewGame(request_of(record, 0, seed=1), timeout=300))
     again = list(stub.ReviewGame(request_of(record, 0, seed=1), timeout=300))
     assert first == again
 
 
-def test_a_time_budget_judges_each_decision_within_it(stub) -> None:
+def test_a_time_budget_judges_each_decision_within_it(stub: Stub) -> None:
     record = played_record("samara", 2, seed=5, moves=8)
     request = pb.ReviewGameRequest(state=wire_record(record), seat=1,
                                    budget=pb.SearchBudget(time_limit_ms=150))
@@ -188,7 +198,7 @@ def test_a_time_budget_judges_each_decision_within_it(stub) -> None:
     assert replies[-1].summary.complete
 
 
-def test_the_calls_deadline_ends_the_review_with_the_summaries_so_far(stub) -> None:
+def test_the_calls_deadline_ends_the_review_with_the_summaries_so_far(stub: Stub) -> None:
     """Eight decisions or more of a second each and a deadline of four seconds: the
     review stops when the deadline nears, and the summaries still arrive, marked
     incomplete."""
@@ -210,7 +220,7 @@ def test_the_calls_deadline_ends_the_review_with_the_summaries_so_far(stub) -> N
 
 
 # -- limits and errors -----------------------------------------------------------------------------
-def test_a_review_over_the_decision_cap_is_refused_with_the_limit(stub) -> None:
+def test_a_review_over_the_decision_cap_is_refused_with_the_limit(stub: Stub) -> None:
     record = played_record("samara", 2, seed=3, moves=60)
     decisions = len(choices_of(record, {0, 1}))
     assert decisions > MAX_DECISIONS
@@ -240,7 +250,7 @@ def test_a_review_over_the_decision_cap_is_refused_with_the_limit(stub) -> None:
     (lambda r: r.state.CopyFrom(pb.GameState(json='{"game": "samara"}')), "state.record",
      errors.MISSING_FIELD),
 ])
-def test_bad_requests_name_their_field(stub, change: Any, field: str, reason: str) -> None:
+def test_bad_requests_name_their_field(stub: Stub, change: Any, field: str, reason: str) -> None:
     request = request_of(played_record("samara", 2, seed=3, moves=10), 0)
     change(request)
     with pytest.raises(grpc.RpcError) as caught:
@@ -249,7 +259,7 @@ def test_bad_requests_name_their_field(stub, change: Any, field: str, reason: st
     assert (code, fields, got) == (grpc.StatusCode.INVALID_ARGUMENT, [field], reason)
 
 
-def test_an_observer_reviews_only_its_own_seat_where_hands_are_hidden(stub) -> None:
+def test_an_observer_reviews_only_its_own_seat_where_hands_are_hidden(stub: Stub) -> None:
     record = played_record("oh-my-goods", 2, seed=3, moves=16)
     with pytest.raises(grpc.RpcError) as caught:
         list(stub.ReviewGame(request_of(record, 1, observer=0), timeout=120))
@@ -279,7 +289,8 @@ def submitted(srv: BackgroundServer, monkeypatch: pytest.MonkeyPatch) -> list[in
     return seen
 
 
-def test_cancel_stops_the_worker_and_the_review(srv, stub, submitted) -> None:
+def test_cancel_stops_the_worker_and_the_review(srv: BackgroundServer, stub: Stub,
+                                                submitted: list[int]) -> None:
     """A decision searched for a million iterations (a minute's work, up to the server's
     max_time) while the client's quota is one search: a BestMove meanwhile is refused;
     cancelled, the worker stops and no further decision is queued."""
@@ -303,7 +314,8 @@ def test_cancel_stops_the_worker_and_the_review(srv, stub, submitted) -> None:
     assert submitted == [0], "a decision was queued after the cancel"
 
 
-def test_a_review_is_refused_at_once_when_the_client_is_at_its_quota(srv, stub) -> None:
+def test_a_review_is_refused_at_once_when_the_client_is_at_its_quota(srv: BackgroundServer,
+                                                                     stub: Stub) -> None:
     assert srv.server is not None
     pool = srv.server.pool
     record = played_record("samara", 2, seed=3, moves=10)
@@ -341,7 +353,10 @@ def refuse(srv: BackgroundServer, monkeypatch: pytest.MonkeyPatch, index: int,
     return refused
 
 
-def test_a_later_decision_refused_by_the_quota_waits_its_turn(srv, stub, monkeypatch) -> None:
+def test_a_later_decision_refused_by_the_quota_waits_its_turn(
+        srv: BackgroundServer,
+        stub: Stub,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     record = played_record("samara", 2, seed=3, moves=10)
     refused = refuse(srv, monkeypatch, index=1, times=2)
     replies = list(stub.ReviewGame(request_of(record, 0), timeout=120))
@@ -351,8 +366,10 @@ def test_a_later_decision_refused_by_the_quota_waits_its_turn(srv, stub, monkeyp
     assert replies[-1].summary.complete
 
 
-def test_a_later_decision_refused_past_the_queue_wait_ends_the_stream(srv, stub,
-                                                                      monkeypatch) -> None:
+def test_a_later_decision_refused_past_the_queue_wait_ends_the_stream(
+        srv: BackgroundServer,
+        stub: Stub,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     record = played_record("samara", 2, seed=3, moves=10)
     refused = refuse(srv, monkeypatch, index=1, times=1000)
     replies = stub.ReviewGame(request_of(record, 0), timeout=120)
@@ -367,7 +384,7 @@ def test_a_later_decision_refused_past_the_queue_wait_ends_the_stream(srv, stub,
 
 
 # -- Connect and gRPC-Web -------------------------------------------------------------------------
-def test_the_review_streams_over_connect_and_grpc_web(srv, stub) -> None:
+def test_the_review_streams_over_connect_and_grpc_web(srv: BackgroundServer, stub: Stub) -> None:
     record = played_record("samara", 2, seed=4, moves=10)
     request = request_of(record, 1)
     native = [json_format.MessageToDict(r) for r in stub.ReviewGame(request, timeout=300)]
@@ -389,7 +406,7 @@ def test_the_review_streams_over_connect_and_grpc_web(srv, stub) -> None:
             for _, data in streamed] == native
 
 
-def test_connect_carries_the_cap_error(srv) -> None:
+def test_connect_carries_the_cap_error(srv: BackgroundServer) -> None:
     record = played_record("samara", 2, seed=3, moves=60)
     body = json.dumps(json_format.MessageToDict(request_of(record))).encode()
     _, _, reply = post(url(srv, "ReviewGame"), envelope(body), "application/connect+json")
