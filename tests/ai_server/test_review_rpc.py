@@ -293,10 +293,12 @@ def test_cancel_stops_the_worker_and_the_review(srv: BackgroundServer, stub: Stu
                                                 submitted: list[int]) -> None:
     """A decision searched for a million iterations (a minute's work, up to the server's
     max_time) while the client's quota is one search: a BestMove meanwhile is refused;
-    cancelled, the worker stops and no further decision is queued."""
+    cancelled, the worker stops searching (not killed) and no further decision is
+    queued."""
     assert srv.server is not None
     pool = srv.server.pool
     record = played_record("samara", 2, seed=3, moves=20)
+    workers, kills = pool.worker_pids(), pool.kills
     call = stub.ReviewGame(request_of(record, 0, iterations=1_000_000), timeout=300)
     wait_for(lambda: pool.searching_pids(), what="the first decision is searched")
     state = wire_record(record)
@@ -308,6 +310,9 @@ def test_cancel_stops_the_worker_and_the_review(srv: BackgroundServer, stub: Stu
     wait_for(lambda: pool.outstanding == 0, timeout=30,
              what="the cancelled decision's search stops")
     assert submitted == [0]
+    # The worker stopped its search itself: the pool killed none (it kills a worker that
+    # does not stop within a grace), and the same workers serve on.
+    assert pool.kills == kills and pool.worker_pids() == workers
     with pytest.raises(grpc.RpcError) as ended:
         next(call)
     assert ended.value.code() == grpc.StatusCode.CANCELLED
