@@ -95,7 +95,9 @@ class Answer:
     """A call's outcome as a worker hands it back: the response or the error, what the
     call learned for the access log, and the traceback of a bug (to be logged)."""
 
-    response: Message | None = None
+    #: The response message (ReviewGame's jobs: its plan, or a judged decision, which
+    #: the servicer turns into messages).
+    response: Any = None
     error: RequestError | None = None
     notes: dict[str, Any] = field(default_factory=dict)
     bug: str | None = None
@@ -106,7 +108,7 @@ def _internal() -> RequestError:
                         "internal server error; see the server log", reason=errors.INTERNAL)
 
 
-def answer(method: str, work: Callable[[], Message | None]) -> Answer:
+def answer(method: str, work: Callable[[], Any]) -> Answer:
     """Run ``work`` as ``method``'s game side: its response, or its error as a status."""
     record = CallRecord(method)
     token = CALL.set(record)
@@ -287,6 +289,7 @@ def list_games(config: ServerConfig, log: Any = None) -> pb.ListGamesResponse:
         max_searches_per_client=cfg.max_searches_per_client,
         max_search_memory_bytes=cfg.max_search_memory_bytes,
         max_concurrent_rpcs=cfg.max_concurrent_rpcs,
+        max_review_decisions=cfg.max_review_decisions,
     )
     return pb.ListGamesResponse(games=games, limits=limits)
 

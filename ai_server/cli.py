@@ -50,6 +50,10 @@ def add_commands(subparsers: Any) -> None:
                         f"(default {_DEFAULTS.default_iterations})")
     parser.add_argument("--max-playouts", type=int, default=_DEFAULTS.max_playouts,
                         help=f"cap of EstimateScores playouts (default {_DEFAULTS.max_playouts})")
+    parser.add_argument("--max-review-decisions", type=int,
+                        default=_DEFAULTS.max_review_decisions,
+                        help="most decisions one ReviewGame call reviews "
+                        "(default %(default)d)")
     parser.add_argument("--max-message-mb", type=float,
                         default=_DEFAULTS.max_message_bytes / (1 << 20),
                         help="largest message in MiB (default %(default)g)")
@@ -177,6 +181,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_time=args.max_time,
         default_iterations=min(args.default_iterations, max(args.max_iterations, 1)),
         max_playouts=args.max_playouts,
+        max_review_decisions=args.max_review_decisions,
         default_playouts=min(_DEFAULTS.default_playouts, max(args.max_playouts, 1)),
         max_message_bytes=int(args.max_message_mb * (1 << 20)),
         grace=args.grace,

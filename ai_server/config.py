@@ -94,6 +94,9 @@ class ServerConfig:
     #: Playouts cap and default of EstimateScores.
     max_playouts: int = 20_000
     default_playouts: int = 200
+    #: Most decisions one ReviewGame call reviews (each one runs as a search).  A
+    #: whole game of Stephens is about 110 decisions a seat.
+    max_review_decisions: int = 500
     #: Analyze update interval: default and minimum, in seconds.
     default_update_interval: float = 0.5
     min_update_interval: float = 0.05
@@ -181,7 +184,8 @@ class ServerConfig:
     def check(self) -> None:
         positive = ("workers", "max_iterations", "max_time", "default_iterations",
                     "default_analyze_time",
-                    "max_playouts", "default_playouts", "default_update_interval",
+                    "max_playouts", "default_playouts", "max_review_decisions",
+                    "default_update_interval",
                     "min_update_interval", "max_message_bytes", "max_queue_wait",
                     "max_search_memory_bytes", "max_concurrent_rpcs", "max_call_time",
                     "max_call_memory_bytes",
@@ -213,7 +217,8 @@ class ServerConfig:
         # int32 on the wire (ServerLimits, Analysis.iterations, MoveAnalysis.visits) and in
         # gRPC core's channel arguments.
         for name in ("max_iterations", "default_iterations", "max_playouts",
-                     "default_playouts", "max_queue", "max_concurrent_rpcs",
+                     "default_playouts", "max_review_decisions", "max_queue",
+                     "max_concurrent_rpcs",
                      "max_searches_per_client", "max_message_bytes", "http_max_connections",
                      "grpc_max_connections"):
             if getattr(self, name) >= 2**31:

@@ -47,6 +47,9 @@ NO_SEALING_KEY = "NO_SEALING_KEY"
 #: The request contradicts its sealed state: another observer_seat than the sealed
 #: seat, or an answer in a readable form.
 SEAL_MISMATCH = "SEAL_MISMATCH"
+#: ReviewGame: the record holds more decisions to review than the server's
+#: ``max_review_decisions``.
+TOO_MANY_DECISIONS = "TOO_MANY_DECISIONS"
 QUEUE_FULL = "QUEUE_FULL"
 #: RESOURCE_EXHAUSTED: the client has its quota of searches outstanding already.
 CLIENT_QUOTA = "CLIENT_QUOTA"

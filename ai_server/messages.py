@@ -1,7 +1,7 @@
 """Engine values as ``furnace.v1`` messages, and request values as engine values.
 
 The one place where what the engine says (a game's description, a position's status,
-a move, a search's analysis, a judged move) becomes the message the service answers,
+a move, a search's analysis, a judged move, a reviewed decision) becomes the message the service answers,
 and where a request's plain values (option values) become the engine's.  Positions
 have their own codecs (:mod:`ai_server.codecs`, :mod:`ai_server.records`,
 :mod:`ai_server.sealing`); the calls (:mod:`ai_server.calls`) route through here.
@@ -16,6 +16,7 @@ from ai_server.errors import invalid
 from engine import registry
 from engine.game import CHANCE, TERMINAL, GameInfo, State
 from engine.move_checks import MoveFault, MoveVerdict
+from engine.search.review import Decision, MoveFigures, SeatSummary
 from engine.state_schema import json_schema, schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
@@ -169,3 +170,49 @@ def check_move_response(verdict: MoveVerdict) -> pb.CheckMoveResponse:
         ILLEGAL_REASONS[verdict.fault][0]
     return pb.CheckMoveResponse(legal=verdict.legal, move=verdict_move(verdict),
                                 reason=verdict.reason, reason_code=code)
+
+
+#: The wire's label of each of the review's labels
+#: (:data:`engine.search.review_settings.LABELS`).
+REVIEW_LABELS: dict[str, pb.ReviewLabel] = {
+    "best": pb.REVIEW_LABEL_BEST,
+    "good": pb.REVIEW_LABEL_GOOD,
+    "inaccuracy": pb.REVIEW_LABEL_INACCURACY,
+    "mistake": pb.REVIEW_LABEL_MISTAKE,
+    "blunder": pb.REVIEW_LABEL_BLUNDER,
+}
+
+
+def reviewed_move_message(figures: MoveFigures) -> pb.ReviewedMove:
+    return pb.ReviewedMove(move=pb.Move(id=figures.move, text=figures.text),
+                           visits=min(figures.visits, MAX_COUNT),
+                           win_probability=figures.win_probability,
+                           expected_scores=list(figures.expected_scores), margin=figures.margin)
+
+
+def review_decision_message(decision: Decision, stop_reason: str, index: int,
+                            total: int) -> pb.ReviewedDecision:
+    """ReviewGame's message of a judged decision, the ``index``-th of ``total``
+    (``stop_reason``: its searches', as :mod:`ai_server.worker` names them)."""
+    return pb.ReviewedDecision(
+        turn=decision.turn, seat=decision.seat, choices=decision.choices,
+        played=reviewed_move_message(decision.played), best=reviewed_move_message(decision.best),
+        win_probability_loss=decision.win_probability_loss, score_loss=decision.score_loss,
+        label=REVIEW_LABELS[decision.label], accuracy=decision.accuracy,
+        # As an Analysis' variation: a search that records its own texts (ISMCTS) may
+        # stop them short of the moves.
+        principal_variation=[pb.Move(id=move, text=text) for move, text in zip(
+            decision.principal_variation_moves, decision.principal_variation, strict=False)],
+        target=decision.target, iterations=min(decision.iterations, MAX_COUNT),
+        stop_reason=_STOP_REASONS.get(stop_reason, pb.SEARCH_STOP_REASON_UNSPECIFIED),
+        index=index, total=total)
+
+
+def review_summary_message(summary: SeatSummary, complete: bool) -> pb.ReviewSummary:
+    """ReviewGame's summary of a seat (``complete``: every decision of it was judged)."""
+    return pb.ReviewSummary(
+        seat=summary.seat, decisions=summary.decisions,
+        counts=pb.ReviewLabelCounts(**summary.counts),
+        average_win_probability_loss=summary.average_win_probability_loss,
+        average_score_loss=summary.average_score_loss, accuracy=summary.accuracy,
+        complete=complete)

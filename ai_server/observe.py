@@ -45,7 +45,7 @@ ACCESS_LOGGER = "furnace.access"
 access_log = logging.getLogger(ACCESS_LOGGER)
 
 #: Methods whose work runs in the search pool (the others' in the call pool).
-SEARCH_METHODS = frozenset({"BestMove", "Analyze", "EstimateScores"})
+SEARCH_METHODS = frozenset({"BestMove", "Analyze", "EstimateScores", "ReviewGame"})
 #: Methods counted in the metrics but left out of the access log (probes).
 QUIET_METHODS = frozenset({"Health.Check", "Health.Watch"})
 
@@ -66,6 +66,8 @@ class CallRecord:
     budget_iterations: int | None = None
     budget_ms: int | None = None
     iterations: int | None = None
+    #: Searches the call ran, when more than one (ReviewGame: a search per decision).
+    searches: int | None = None
     playouts: int | None = None
     search_ms: float | None = None
     queue_ms: float | None = None
@@ -118,7 +120,7 @@ def access_fields(record: CallRecord, status: str, seconds: float,
     if record.budget_iterations is not None or record.budget_ms is not None:
         line["budget"] = {"iterations": record.budget_iterations or 0,
                           "time_ms": record.budget_ms or 0}
-    for name in ("iterations", "playouts", "search_ms", "queue_ms", "stop_reason", "reason"):
+    for name in ("iterations", "searches", "playouts", "search_ms", "queue_ms", "stop_reason", "reason"):
         value = getattr(record, name)
         if value is not None:
             line[name] = round(value, 2) if isinstance(value, float) else value
@@ -221,7 +223,9 @@ class ServerMetrics:
                                  "Time from a call's arrival to its answer (a stream: to "
                                  "its end), by method and status", labels,
                                  buckets=LATENCY_BUCKETS, registry=self.registry)
-        self.searches = Counter("furnace_searches", "Searches answered (BestMove, Analyze)",
+        self.searches = Counter("furnace_searches",
+                                "Searches answered (BestMove, Analyze; ReviewGame: one a "
+                                "decision reviewed)",
                                 ("method", "game"), registry=self.registry)
         self.iterations = Counter("furnace_search_iterations",
                                   "Search iterations of the searches answered", ("game",),
@@ -251,7 +255,8 @@ class ServerMetrics:
         if status == "OK":
             if record.iterations is not None:
                 game = record.game or "unknown"
-                self.searches.labels(record.method, game).inc()
+                self.searches.labels(record.method, game).inc(
+                    1 if record.searches is None else record.searches)
                 self.iterations.labels(game).inc(record.iterations)
             if record.playouts is not None:
                 self.playouts.labels(record.game or "unknown").inc(record.playouts)

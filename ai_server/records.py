@@ -154,6 +154,19 @@ def load_record(message: pb.GameState, field: str = "state") -> tuple[DecodedSta
                         observer_seat=observer), state
 
 
+def engine_record(record: pb.GameRecord, state: State, field: str = "state") -> records.GameRecord:
+    """A request's record, once :func:`load_record` has replayed it into ``state``, as
+    :mod:`engine.records` holds records (the engine's reviews take them)."""
+    initial = codecs.decode_json_object(record.initial, f"{field}.{RECORD}.initial") \
+        if record.WhichOneof("start") == "initial" else None
+    options = {} if initial is not None else \
+        option_values(state.info, record.options, f"{field}.{RECORD}.options")
+    return records.GameRecord(game=state.info.name, num_players=state.num_players,
+                              options=options,
+                              seed=int(record.seed) if initial is None else None,
+                              initial=initial, moves=_entries(record.moves))
+
+
 def answer_record(request: pb.GameRecord | None, state: State, move: int) -> pb.GameRecord:
     """The record of the position after ``move``, called *before* it is played in
     ``state``: the request's record plus the move (id and text), or, for a request

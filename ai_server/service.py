@@ -13,6 +13,9 @@ health service.  What stays here is scheduling and translation:
 * BestMove, Analyze and EstimateScores run whole in the *search pool*, refused at
   once (RESOURCE_EXHAUSTED) when the pool could not take them, stopping by their
   budget, the server's ``max_time`` or a little before the call's deadline;
+* ReviewGame checks its record in the call pool (:mod:`ai_server.reviews`), then
+  runs each decision as one search-pool job, one after the other, each admitted,
+  queued, stopped and counted like a search;
 * both pools give each client a fair share of their workers (per-client quotas,
   fair queueing: :mod:`ai_server.pool`), counted by
   :func:`~ai_server.identity.client_identity` (the token's name, else the host).
@@ -33,14 +36,15 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from ai_server import calls, errors
+from ai_server import calls, errors, messages, reviews, worker
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid
 from ai_server.identity import client_identity
 from ai_server.observe import note
-from ai_server.pool import Job, WorkerPool
+from ai_server.pool import MIN_RETRY, Job, WorkerPool
 from engine.game import FurnaceError
+from engine.search.review import Decision, summarize
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
@@ -308,3 +312,61 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         response: pb.EstimateScoresResponse = self._response(
             "EstimateScores", await self._finish(job))
         return response
+
+    @streaming
+    async def ReviewGame(self, request: pb.ReviewGameRequest, context: grpc.aio.ServicerContext
+                         ) -> AsyncIterator[pb.ReviewGameResponse]:
+        self._admit(context)
+        end = time.monotonic() + self.config.max_call_time
+        deadline = self._deadline(context)
+        job = self.call_pool.submit(
+            reviews.plan_call, request, self.config, client=client_identity(context),
+            stop_by=end if deadline is None else min(end, deadline), killable=True,
+            what="reading the record to review")
+        plan: reviews.ReviewPlan = self._response("ReviewGame", await self._finish(job))
+        total = len(plan.decisions)
+        judged: list[Decision] = []
+        iterations = 0
+        for index in range(total):
+            deadline = self._deadline(context)
+            if deadline is not None and time.monotonic() >= deadline:
+                break  # the summaries say what was left out
+            job = await self._review_job(context, plan, index)
+            step: reviews.ReviewStep = self._response("ReviewGame", await self._finish(job))
+            judged.append(step.decision)
+            iterations += step.decision.iterations
+            note(iterations=iterations, searches=len(judged))
+            yield pb.ReviewGameResponse(decision=messages.review_decision_message(
+                step.decision, step.stop_reason, index, total))
+            if step.stop_reason in (worker.DEADLINE, worker.SHUTDOWN):
+                break
+        note(iterations=iterations, searches=len(judged), stop_reason=None)
+        for seat in plan.seats:
+            planned = sum(1 for _, s in plan.decisions if s == seat)
+            summary = summarize(seat, judged)
+            yield pb.ReviewGameResponse(summary=messages.review_summary_message(
+                summary, complete=summary.decisions == planned))
+
+    async def _review_job(self, context: grpc.aio.ServicerContext, plan: reviews.ReviewPlan,
+                          index: int) -> Job:
+        """Queue decision ``index`` of ``plan`` as a search of this call's client.
+
+        The first decision is admitted or refused like any search.  A later one that
+        finds the client at its quota (its own other searches) or the queue full
+        waits for the advised retry delay and asks again, for at most the server's
+        ``max_queue_wait``, as a queued search would wait for a worker: a review
+        under way is not cut short by a search its client started meanwhile.
+        """
+        waited = 0.0
+        while True:
+            try:
+                return self._search(context, reviews.decision_call, plan, index,
+                                    time_limit=plan.time_limit,
+                                    timed=plan.iterations is None, what="a decision's review")
+            except RequestError as error:
+                delay = max(error.retry_after or 0.0, MIN_RETRY)
+                if not index or error.reason not in (errors.CLIENT_QUOTA, errors.QUEUE_FULL) \
+                        or waited + delay > self.config.max_queue_wait:
+                    raise
+            await asyncio.sleep(delay)
+            waited += delay

@@ -387,6 +387,47 @@ def estimate_state(
     }
 
 
+def review_decision_state(
+    state: Any,
+    played: int,
+    turn: int,
+    *,
+    iterations: int | None,
+    time_limit: float | None,
+    seed: int,
+    time_end: float,
+    deadline: float | None,
+    slot: int | None = None,
+) -> tuple[Any, str] | None:
+    """One decision of a game review (``engine.search.review.review_decision``): the
+    move ``played`` in ``state``, the ``turn``-th move of its game, judged from the
+    mover's information with ``iterations`` per search and ``time_limit`` for the
+    whole decision.  Returns the engine's ``Decision`` and the stop reason of its
+    searches (the first that ended otherwise than by its iterations); None if
+    cancelled before it ran.
+    """
+    from engine.search.budget import STOP_REQUESTED, STOP_TIME_LIMIT
+    from engine.search.review import review_decision
+    from engine.search.review_settings import review_settings_for
+
+    if _flag(slot) == FLAG_CANCEL:
+        return None
+    ends = ((time_end, TIME_LIMIT),) + (((deadline, DEADLINE),) if deadline is not None else ())
+    stopper = _Stopper(slot, ends)
+    # A search runs at least one iteration however soon it is stopped, so a decision
+    # stopped early still measures both moves (on fewer iterations: its stop reason).
+    decision = review_decision(state, played, turn, budget=iterations, seed=seed,
+                               settings=review_settings_for(state), time_limit=time_limit,
+                               should_stop=stopper.should_stop)
+    if decision.stop_reason == STOP_REQUESTED:
+        reason = stopper.why
+    elif decision.stop_reason == STOP_TIME_LIMIT:
+        reason = TIME_LIMIT
+    else:
+        reason = ITERATIONS
+    return decision, reason
+
+
 def crash() -> None:  # pragma: no cover - runs in a worker that dies
     """Kill this worker process abruptly (tests of pool recovery)."""
     os._exit(13)

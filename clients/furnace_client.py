@@ -84,6 +84,17 @@ class AnalyzeStream(Protocol):
     def cancel(self) -> bool: ...
 
 
+class ReviewStream(Protocol):
+    """What :meth:`FurnaceClient.review_game` returns: iterate it (one ``decision`` per
+    reviewed decision, then one ``summary`` per seat); ``cancel()`` stops the review."""
+
+    def __iter__(self) -> Iterator[pb.ReviewGameResponse]: ...
+
+    def __next__(self) -> pb.ReviewGameResponse: ...
+
+    def cancel(self) -> bool: ...
+
+
 # -- the opaque state form -------------------------------------------------------------
 def encode_opaque(data: Mapping[str, Any]) -> bytes:
     """The opaque form of a game's JSON state: compact JSON, UTF-8, zlib."""
@@ -727,6 +738,30 @@ class FurnaceClient:
         if update_interval:
             request.update_interval_ms = max(1, int(round(update_interval * 1000)))
         stream: AnalyzeStream = self.stub.Analyze(request, timeout=self._timeout(timeout))
+        return stream
+
+    def review_game(self, record: StateLike, seat: int | None = None, *, iterations: int = 0,
+                    time_limit: float | None = None, seed: int = 0,
+                    observer_seat: int | None = None,
+                    timeout: float | None = None) -> ReviewStream:
+        """Review a game given as a record (:func:`record_state`, a record file's JSON):
+        every decision of ``seat`` (None: every seat) that had a choice, judged by the
+        search, streamed as each is judged, then a summary per seat.
+
+        ``iterations`` is each search's budget (a decision runs one search, or three),
+        ``time_limit`` (seconds) the most one decision may take; neither: the game's
+        review budget.  The same record, seat, seed and iterations give the same review.
+        ``timeout`` is the whole review's deadline: give one long enough for every
+        decision (a decision past it ends the stream with the summaries, ``complete``
+        false).  ``cancel()`` stops the review.
+        """
+        request = pb.ReviewGameRequest(state=make_state(record, observer_seat), seed=seed)
+        request.budget.iterations = iterations
+        if time_limit:
+            request.budget.time_limit_ms = max(1, int(round(time_limit * 1000)))
+        if seat is not None:
+            request.seat = seat
+        stream: ReviewStream = self.stub.ReviewGame(request, timeout=self._timeout(timeout))
         return stream
 
     def estimate_scores(self, state: StateLike, playouts: int = 0, seed: int = 0, *,

@@ -29,7 +29,9 @@ game's thresholds (:mod:`engine.search.review_settings`).
 
 Each decision's searches are seeded from the review's seed and the decision's index
 in the record, so a fixed seed and budget give the same review, decision by
-decision, however many seats are reviewed.
+decision, however many seats are reviewed: a service can judge the decisions one
+at a time, each where it likes (:func:`decisions_of`, then :func:`review_decision`
+for each), and sum them up (:func:`summarize`) to the same review.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from engine.game import State
 from engine.records import GameRecord, check_length, resolve_move, start_state
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, MoveStats
+from engine.search.budget import STOP_ITERATIONS, StopCallback
 from engine.search.dispatch import make_tree
 from engine.search.review_settings import LABELS, ReviewSettings, review_settings_for
 
@@ -97,6 +100,13 @@ class Decision:
     principal_variation: tuple[str, ...]
     #: The one seat's target score, else None.
     target: float | None = None
+    #: The move ids of ``principal_variation``.
+    principal_variation_moves: tuple[int, ...] = ()
+    #: Iterations of the decision's searches, all together.
+    iterations: int = 0
+    #: Why the first of its searches that did not run its whole iteration budget
+    #: stopped (``engine.search.budget``'s ``STOP_*``), else ``"iterations"``.
+    stop_reason: str = STOP_ITERATIONS
 
     def to_json(self) -> dict[str, Any]:
         data = {"turn": self.turn, "seat": self.seat, "choices": self.choices,
@@ -220,21 +230,39 @@ def decisions_of(record: GameRecord, seats: Sequence[int]) -> list[tuple[int, St
     return found
 
 
-def review_decision(state: State, played: int, turn: int, *, budget: int, seed: int,
-                    settings: ReviewSettings) -> Decision:
+def review_decision(state: State, played: int, turn: int, *, budget: int | None, seed: int,
+                    settings: ReviewSettings, time_limit: float | None = None,
+                    should_stop: StopCallback | None = None) -> Decision:
     """Judge ``played`` in ``state`` (a decision of the seat to move, made as the
-    ``turn``-th move of its game) from that seat's information only."""
+    ``turn``-th move of its game) from that seat's information only.
+
+    ``budget`` is each search's iterations; ``time_limit`` (seconds, optional) is the
+    most the whole decision may take: each of its searches gets a third of it, so
+    that the played and the best move are searched alike whichever way it ends.
+    ``should_stop`` is passed to every search (a service's cancel or deadline; a
+    search stops between two iterations, after at least one, so both moves are
+    measured however soon it is asked to).  One of ``budget`` and ``time_limit`` is
+    needed.
+    """
     seat = state.current_player()
-    opened = make_tree(state, seed=derive_seed("review", seed, turn), observer=seat
-                       ).search(iterations=budget)
+    limit = None if time_limit is None else time_limit / 3
+    searches: list[Analysis] = []
+
+    def search(seed_: int, root_moves: tuple[int, ...] | None = None) -> Analysis:
+        analysis = make_tree(state, seed=seed_, observer=seat, root_moves=root_moves
+                             ).search(budget, limit, should_stop=should_stop)
+        searches.append(analysis)
+        return analysis
+
+    opened = search(derive_seed("review", seed, turn))
     best_move = opened.best_move
     if played == best_move:
         figures = _figures(opened, best_move, seat)
         best = played_figures = figures
     else:
         paired = derive_seed("review played", seed, turn)
-        best = _alone(state, seat, best_move, budget, paired)
-        played_figures = _alone(state, seat, played, budget, paired)
+        best = _figures(search(paired, (best_move,)), best_move, seat)
+        played_figures = _figures(search(paired, (played,)), played, seat)
     probability_loss = best.win_probability - played_figures.win_probability
     score_loss = best.margin - played_figures.margin
     return Decision(
@@ -242,15 +270,11 @@ def review_decision(state: State, played: int, turn: int, *, budget: int, seed: 
         best=best, win_probability_loss=probability_loss, score_loss=score_loss,
         label=settings.label(probability_loss, score_loss, best=played == best_move),
         accuracy=settings.accuracy(probability_loss, score_loss),
-        principal_variation=tuple(opened.principal_variation), target=opened.target)
-
-
-def _alone(state: State, seat: int, move: int, budget: int, seed: int) -> MoveFigures:
-    """``move``'s figures by a search of ``budget`` iterations that tries only it at
-    the root."""
-    analysis = make_tree(state, seed=seed, observer=seat, root_moves=(move,)
-                         ).search(iterations=budget)
-    return _figures(analysis, move, seat)
+        principal_variation=tuple(opened.principal_variation), target=opened.target,
+        principal_variation_moves=tuple(opened.principal_variation_moves),
+        iterations=sum(a.iterations for a in searches),
+        stop_reason=next((a.stop_reason for a in searches
+                          if a.stop_reason != STOP_ITERATIONS), STOP_ITERATIONS))
 
 
 def _figures(analysis: Analysis, move: int, seat: int) -> MoveFigures:

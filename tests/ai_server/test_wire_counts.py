@@ -36,6 +36,7 @@ WIDE = {
     "furnace.v1.NewGameRequest.seed", "furnace.v1.BestMoveRequest.seed",
     "furnace.v1.AnalyzeRequest.seed", "furnace.v1.EstimateScoresRequest.seed",
     "furnace.v1.NewGameResponse.seed", "furnace.v1.GameRecord.seed",
+    "furnace.v1.ReviewGameRequest.seed",
 }
 _64_BIT = (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT64,
            FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64)

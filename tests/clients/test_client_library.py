@@ -15,6 +15,7 @@ from clients.furnace_client import (
     error_details,
     make_move,
     make_state,
+    record_state,
     state_json,
     to_dict,
 )
@@ -63,6 +64,31 @@ def test_cancel_analyze(client: FurnaceClient) -> None:
     state = client.new_game("samara", 2, seed=2).state
     stream = client.analyze(state, time_limit=4.0, update_interval=0.1)
     assert not next(stream).final
+    stream.cancel()
+    with pytest.raises(grpc.RpcError) as info:
+        list(stream)
+    assert info.value.code() == grpc.StatusCode.CANCELLED
+
+
+def test_review_game(client: FurnaceClient) -> None:
+    state = record_state("samara", 2, seed=2)
+    moves = []
+    for k in range(8):
+        legal = client.legal_moves(state).moves
+        moves.append(legal[(3 * k) % len(legal)].text)
+        state = client.apply_move(state, moves[-1]).state  # the record grows a move
+    replies = list(client.review_game(state, 0, iterations=20, seed=1))
+    decisions = [r.decision for r in replies if r.WhichOneof("item") == "decision"]
+    assert decisions and all(d.seat == 0 and d.played.move.text == moves[d.turn]
+                             for d in decisions)
+    summary, = [r.summary for r in replies if r.WhichOneof("item") == "summary"]
+    assert replies[-1].summary == summary
+    assert summary.seat == 0 and summary.decisions == len(decisions) and summary.complete
+    # A record file's JSON, as furnace play saves it: the same review.
+    saved = {"format": "furnace-record", "version": 1, "game": "samara", "num_players": 2,
+             "seed": 2, "moves": [{"text": text} for text in moves]}
+    assert list(client.review_game(saved, 0, iterations=20, seed=1)) == replies
+    stream = client.review_game(state, iterations=100_000)
     stream.cancel()
     with pytest.raises(grpc.RpcError) as info:
         list(stream)

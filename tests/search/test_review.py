@@ -149,6 +149,36 @@ def test_a_review_stops_between_decisions_when_asked() -> None:
     assert sum(s.decisions for s in partial.summaries) == 3
 
 
+def test_a_decision_stopped_by_its_caller_still_measures_both_moves() -> None:
+    """A service stops a decision (a cancel, a deadline): every search ends after its
+    first iteration, and the decision says so; the same decision unstopped runs its
+    budget in every search, the played move and the best move alike."""
+    state = samara_position()
+    played = state.parse_move(LOSING_BUILD)
+    settings = review_settings_for(state)
+    stopped = review_decision(state, played, len(SAMARA_MOVES), budget=500, seed=0,
+                              settings=settings, should_stop=lambda: True)
+    whole = review_decision(state, played, len(SAMARA_MOVES), budget=40, seed=0,
+                            settings=settings)
+    searches = 1 if stopped.best.move == played else 3
+    assert stopped.stop_reason == "stopped" and stopped.iterations == searches
+    assert stopped.played.move == played and stopped.played.visits == 1
+    assert whole.stop_reason == "iterations"
+    assert whole.iterations == 40 * (1 if whole.best.move == played else 3)
+    assert whole.principal_variation_moves[0] == whole.best.move
+    assert len(whole.principal_variation_moves) == len(whole.principal_variation)
+    assert whole.principal_variation[0] == whole.best.text
+
+
+def test_a_decision_with_a_time_budget_gives_each_search_a_share() -> None:
+    state = samara_position()
+    decision = review_decision(state, state.parse_move(LOSING_BUILD), len(SAMARA_MOVES),
+                               budget=None, time_limit=0.3, seed=0,
+                               settings=review_settings_for(state))
+    assert decision.stop_reason == "time_limit" and decision.iterations > 0
+    assert decision.label in LABELS
+
+
 def test_a_review_skips_forced_moves_and_sums_up_each_seat() -> None:
     record = samara_record()
     review = review_game(record, [0, 1], budget=20, seed=1)

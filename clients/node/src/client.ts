@@ -36,6 +36,7 @@ import {
   type ListGamesResponse,
   type Move,
   type NewGameResponse,
+  type ReviewGameResponse,
 } from "./gen/furnace/v1/furnace_pb.js";
 import {
   BadRequestSchema,
@@ -72,6 +73,16 @@ export interface SearchOptions {
   /** Strength level, 1 (weakest) to 5 (0: none): its budget when none is given, and
    * BestMove's `move` is the level's choice (see BestMoveRequest.level). */
   level?: number;
+}
+
+export interface ReviewOptions {
+  /** The seat whose decisions are reviewed (0-based); default: every seat. */
+  seat?: number;
+  /** Iterations of each search of a decision (a decision runs one search, or three). */
+  iterations?: number;
+  /** The most one decision may take, in milliseconds. */
+  timeLimitMs?: number;
+  seed?: bigint | number;
 }
 
 /** The raw connect client: every RPC, with the generated request and response types. */
@@ -189,6 +200,28 @@ export class FurnaceClient {
         maxCandidates: search.maxCandidates ?? 0,
         updateIntervalMs: search.updateIntervalMs ?? 0,
         level: search.level ?? 0,
+      },
+      this.call(options),
+    );
+  }
+
+  /**
+   * The ReviewGame stream: one `decision` per reviewed decision of the record (a
+   * GameState holding a `record`), then one `summary` per seat.  Neither budget: the
+   * game's review budget.  The call's deadline covers the whole review: give a long
+   * `timeoutMs` in `options` for a whole game.
+   */
+  reviewGame(
+    state: GameState,
+    review: ReviewOptions = {},
+    options?: CallOptions,
+  ): AsyncIterable<ReviewGameResponse> {
+    return this.rpc.reviewGame(
+      {
+        state,
+        seat: review.seat,
+        budget: { iterations: BigInt(review.iterations ?? 0), timeLimitMs: review.timeLimitMs ?? 0 },
+        seed: BigInt(review.seed ?? 0),
       },
       this.call(options),
     );

@@ -46,6 +46,15 @@ class SearchStopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEARCH_STOP_REASON_MEMORY: _ClassVar[SearchStopReason]
     SEARCH_STOP_REASON_SHUTDOWN: _ClassVar[SearchStopReason]
 
+class ReviewLabel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REVIEW_LABEL_UNSPECIFIED: _ClassVar[ReviewLabel]
+    REVIEW_LABEL_BEST: _ClassVar[ReviewLabel]
+    REVIEW_LABEL_GOOD: _ClassVar[ReviewLabel]
+    REVIEW_LABEL_INACCURACY: _ClassVar[ReviewLabel]
+    REVIEW_LABEL_MISTAKE: _ClassVar[ReviewLabel]
+    REVIEW_LABEL_BLUNDER: _ClassVar[ReviewLabel]
+
 class SamaraGender(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SAMARA_GENDER_UNSPECIFIED: _ClassVar[SamaraGender]
@@ -124,6 +133,12 @@ SEARCH_STOP_REASON_DEADLINE: SearchStopReason
 SEARCH_STOP_REASON_CANCELLED: SearchStopReason
 SEARCH_STOP_REASON_MEMORY: SearchStopReason
 SEARCH_STOP_REASON_SHUTDOWN: SearchStopReason
+REVIEW_LABEL_UNSPECIFIED: ReviewLabel
+REVIEW_LABEL_BEST: ReviewLabel
+REVIEW_LABEL_GOOD: ReviewLabel
+REVIEW_LABEL_INACCURACY: ReviewLabel
+REVIEW_LABEL_MISTAKE: ReviewLabel
+REVIEW_LABEL_BLUNDER: ReviewLabel
 SAMARA_GENDER_UNSPECIFIED: SamaraGender
 SAMARA_GENDER_MAN: SamaraGender
 SAMARA_GENDER_WOMAN: SamaraGender
@@ -210,7 +225,7 @@ class GameInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ..., client_sees_chance: _Optional[bool] = ..., state_schema: _Optional[str] = ..., state_formats: _Optional[_Iterable[_Union[StateFormat, str]]] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes", "max_queue_wait_ms", "max_searches_per_client", "max_search_memory_bytes", "max_concurrent_rpcs")
+    __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes", "max_queue_wait_ms", "max_searches_per_client", "max_search_memory_bytes", "max_concurrent_rpcs", "max_review_decisions")
     MAX_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -224,6 +239,7 @@ class ServerLimits(_message.Message):
     MAX_SEARCHES_PER_CLIENT_FIELD_NUMBER: _ClassVar[int]
     MAX_SEARCH_MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_RPCS_FIELD_NUMBER: _ClassVar[int]
+    MAX_REVIEW_DECISIONS_FIELD_NUMBER: _ClassVar[int]
     max_iterations: int
     max_time_ms: int
     default_iterations: int
@@ -237,7 +253,8 @@ class ServerLimits(_message.Message):
     max_searches_per_client: int
     max_search_memory_bytes: int
     max_concurrent_rpcs: int
-    def __init__(self, max_iterations: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., default_iterations: _Optional[int] = ..., max_playouts: _Optional[int] = ..., default_playouts: _Optional[int] = ..., min_update_interval_ms: _Optional[int] = ..., workers: _Optional[int] = ..., max_queue: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_queue_wait_ms: _Optional[int] = ..., max_searches_per_client: _Optional[int] = ..., max_search_memory_bytes: _Optional[int] = ..., max_concurrent_rpcs: _Optional[int] = ...) -> None: ...
+    max_review_decisions: int
+    def __init__(self, max_iterations: _Optional[int] = ..., max_time_ms: _Optional[int] = ..., default_iterations: _Optional[int] = ..., max_playouts: _Optional[int] = ..., default_playouts: _Optional[int] = ..., min_update_interval_ms: _Optional[int] = ..., workers: _Optional[int] = ..., max_queue: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., max_queue_wait_ms: _Optional[int] = ..., max_searches_per_client: _Optional[int] = ..., max_search_memory_bytes: _Optional[int] = ..., max_concurrent_rpcs: _Optional[int] = ..., max_review_decisions: _Optional[int] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ()
@@ -606,6 +623,106 @@ class EstimateScoresResponse(_message.Message):
     playouts: int
     elapsed_seconds: float
     def __init__(self, seats: _Optional[_Iterable[_Union[SeatEstimate, _Mapping]]] = ..., playouts: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ...) -> None: ...
+
+class ReviewGameRequest(_message.Message):
+    __slots__ = ("state", "seat", "budget", "seed")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    state: GameState
+    seat: int
+    budget: SearchBudget
+    seed: int
+    def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., seat: _Optional[int] = ..., budget: _Optional[_Union[SearchBudget, _Mapping]] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class ReviewedMove(_message.Message):
+    __slots__ = ("move", "visits", "win_probability", "expected_scores", "margin")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    VISITS_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SCORES_FIELD_NUMBER: _ClassVar[int]
+    MARGIN_FIELD_NUMBER: _ClassVar[int]
+    move: Move
+    visits: int
+    win_probability: float
+    expected_scores: _containers.RepeatedScalarFieldContainer[float]
+    margin: float
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probability: _Optional[float] = ..., expected_scores: _Optional[_Iterable[float]] = ..., margin: _Optional[float] = ...) -> None: ...
+
+class ReviewedDecision(_message.Message):
+    __slots__ = ("turn", "seat", "choices", "played", "best", "win_probability_loss", "score_loss", "label", "accuracy", "principal_variation", "target", "iterations", "stop_reason", "index", "total")
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_LOSS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_LOSS_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_VARIATION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    STOP_REASON_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    turn: int
+    seat: int
+    choices: int
+    played: ReviewedMove
+    best: ReviewedMove
+    win_probability_loss: float
+    score_loss: float
+    label: ReviewLabel
+    accuracy: float
+    principal_variation: _containers.RepeatedCompositeFieldContainer[Move]
+    target: float
+    iterations: int
+    stop_reason: SearchStopReason
+    index: int
+    total: int
+    def __init__(self, turn: _Optional[int] = ..., seat: _Optional[int] = ..., choices: _Optional[int] = ..., played: _Optional[_Union[ReviewedMove, _Mapping]] = ..., best: _Optional[_Union[ReviewedMove, _Mapping]] = ..., win_probability_loss: _Optional[float] = ..., score_loss: _Optional[float] = ..., label: _Optional[_Union[ReviewLabel, str]] = ..., accuracy: _Optional[float] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., target: _Optional[float] = ..., iterations: _Optional[int] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., index: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
+
+class ReviewLabelCounts(_message.Message):
+    __slots__ = ("best", "good", "inaccuracy", "mistake", "blunder")
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    GOOD_FIELD_NUMBER: _ClassVar[int]
+    INACCURACY_FIELD_NUMBER: _ClassVar[int]
+    MISTAKE_FIELD_NUMBER: _ClassVar[int]
+    BLUNDER_FIELD_NUMBER: _ClassVar[int]
+    best: int
+    good: int
+    inaccuracy: int
+    mistake: int
+    blunder: int
+    def __init__(self, best: _Optional[int] = ..., good: _Optional[int] = ..., inaccuracy: _Optional[int] = ..., mistake: _Optional[int] = ..., blunder: _Optional[int] = ...) -> None: ...
+
+class ReviewSummary(_message.Message):
+    __slots__ = ("seat", "decisions", "counts", "average_win_probability_loss", "average_score_loss", "accuracy", "complete")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    AVERAGE_WIN_PROBABILITY_LOSS_FIELD_NUMBER: _ClassVar[int]
+    AVERAGE_SCORE_LOSS_FIELD_NUMBER: _ClassVar[int]
+    ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    decisions: int
+    counts: ReviewLabelCounts
+    average_win_probability_loss: float
+    average_score_loss: float
+    accuracy: float
+    complete: bool
+    def __init__(self, seat: _Optional[int] = ..., decisions: _Optional[int] = ..., counts: _Optional[_Union[ReviewLabelCounts, _Mapping]] = ..., average_win_probability_loss: _Optional[float] = ..., average_score_loss: _Optional[float] = ..., accuracy: _Optional[float] = ..., complete: _Optional[bool] = ...) -> None: ...
+
+class ReviewGameResponse(_message.Message):
+    __slots__ = ("decision", "summary")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    decision: ReviewedDecision
+    summary: ReviewSummary
+    def __init__(self, decision: _Optional[_Union[ReviewedDecision, _Mapping]] = ..., summary: _Optional[_Union[ReviewSummary, _Mapping]] = ...) -> None: ...
 
 class SamaraState(_message.Message):
     __slots__ = ("version", "num_players", "options", "month", "spots", "unused_tiles", "track", "foremen", "pending")

@@ -76,6 +76,11 @@ class FurnaceServiceStub:
                 request_serializer=furnace_dot_v1_dot_furnace__pb2.EstimateScoresRequest.SerializeToString,
                 response_deserializer=furnace_dot_v1_dot_furnace__pb2.EstimateScoresResponse.FromString,
                 _registered_method=True)
+        self.ReviewGame = channel.unary_stream(
+                '/furnace.v1.FurnaceService/ReviewGame',
+                request_serializer=furnace_dot_v1_dot_furnace__pb2.ReviewGameRequest.SerializeToString,
+                response_deserializer=furnace_dot_v1_dot_furnace__pb2.ReviewGameResponse.FromString,
+                _registered_method=True)
 
 
 class FurnaceServiceServicer:
@@ -145,6 +150,19 @@ class FurnaceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReviewGame(self, request, context):
+        """Review a game given as a record: every decision of the reviewed seat(s)
+        that had more than one legal move, judged by the search from what that
+        seat could see then (docs/review.md).  Streams one message per decision as
+        it is judged, in record order, then one summary per reviewed seat.
+        Cancelling the call stops the review.  Each decision is admitted and runs
+        as one search of the request's budget (ServerLimits); at most
+        ServerLimits.max_review_decisions decisions per call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_FurnaceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -187,6 +205,11 @@ def add_FurnaceServiceServicer_to_server(servicer, server):
                     servicer.EstimateScores,
                     request_deserializer=furnace_dot_v1_dot_furnace__pb2.EstimateScoresRequest.FromString,
                     response_serializer=furnace_dot_v1_dot_furnace__pb2.EstimateScoresResponse.SerializeToString,
+            ),
+            'ReviewGame': grpc.unary_stream_rpc_method_handler(
+                    servicer.ReviewGame,
+                    request_deserializer=furnace_dot_v1_dot_furnace__pb2.ReviewGameRequest.FromString,
+                    response_serializer=furnace_dot_v1_dot_furnace__pb2.ReviewGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -407,6 +430,33 @@ class FurnaceService:
             '/furnace.v1.FurnaceService/EstimateScores',
             furnace_dot_v1_dot_furnace__pb2.EstimateScoresRequest.SerializeToString,
             furnace_dot_v1_dot_furnace__pb2.EstimateScoresResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/furnace.v1.FurnaceService/ReviewGame',
+            furnace_dot_v1_dot_furnace__pb2.ReviewGameRequest.SerializeToString,
+            furnace_dot_v1_dot_furnace__pb2.ReviewGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

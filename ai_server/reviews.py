@@ -1,0 +1,141 @@
+"""ReviewGame's game side, run in the server's worker processes.
+
+The servicer (:mod:`ai_server.service`) schedules a review as one job of the call
+pool, :func:`plan_call` (the record replayed and checked, the decisions to review
+listed and counted against the server's ``max_review_decisions``, the budget
+checked against its limits), then one job of the search pool per decision,
+:func:`decision_call`, each admitted, queued, stopped and counted as one search.
+The judging is the engine's (:func:`engine.search.review.review_decision`, through
+:func:`ai_server.worker.review_decision_state`), seeded by the decision's index in
+the record, so judging the decisions one job at a time gives the review
+:func:`engine.search.review.review_game` gives for the same seed and budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ai_server import calls, errors, records, worker
+from ai_server.calls import Answer
+from ai_server.config import ServerConfig
+from ai_server.errors import invalid
+from ai_server.observe import note
+from engine import records as engine_records
+from engine.game import State
+from engine.search.review import Decision, decisions_of
+from engine.search.review_settings import review_settings_for
+from engine.seats import seat_label
+from furnace_proto.furnace.v1 import furnace_pb2 as pb
+
+
+@dataclass(frozen=True)
+class ReviewPlan:
+    """What a ReviewGame request asks, checked: the record, the decisions to judge and
+    the budget of each."""
+
+    record: engine_records.GameRecord
+    seats: tuple[int, ...]
+    #: ``(index in the record's moves, seat)`` of every decision to review, in order.
+    decisions: tuple[tuple[int, int], ...]
+    #: Iterations of each search of a decision (None: time only).
+    iterations: int | None
+    #: Seconds one decision may take (None: iterations only).
+    time_limit: float | None
+    seed: int
+
+
+@dataclass(frozen=True)
+class ReviewStep:
+    """One judged decision as a search-pool job hands it back."""
+
+    decision: Decision
+    #: The stop reason of its searches (``ai_server.worker``'s).
+    stop_reason: str
+
+
+def review_budget(budget: pb.SearchBudget, config: ServerConfig,
+                  state: State) -> tuple[int | None, float | None]:
+    """A review request's budget per decision, checked against the server's limits
+    (neither given: the game's review budget, capped by ``max_iterations``)."""
+    if budget.iterations == 1 or not 0 <= budget.iterations <= config.max_iterations:
+        raise invalid(f"budget.iterations must be 0 (the game's review budget) or in "
+                      f"2..{config.max_iterations} (a decision searches the best and the "
+                      f"played move), got {budget.iterations}", "budget.iterations",
+                      errors.OUT_OF_RANGE)
+    max_ms = int(config.max_time * 1000)
+    if not 0 <= budget.time_limit_ms <= max_ms:
+        raise invalid(f"budget.time_limit_ms must be in 0..{max_ms} (0: no time budget), "
+                      f"got {budget.time_limit_ms}", "budget.time_limit_ms",
+                      errors.OUT_OF_RANGE)
+    iterations = int(budget.iterations) or None
+    time_limit = budget.time_limit_ms / 1000 if budget.time_limit_ms else None
+    if iterations is None and time_limit is None:
+        iterations = min(review_settings_for(state).budget, config.max_iterations)
+    return iterations, time_limit
+
+
+def plan_review(request: pb.ReviewGameRequest, config: ServerConfig) -> ReviewPlan:
+    """The checked plan of a ReviewGame request (every fault a status naming its field)."""
+    if not request.HasField("state") or request.state.WhichOneof("state") != records.RECORD:
+        raise invalid("a review needs the game as a record (state.record: its setup and the "
+                      "moves played)", "state.record", errors.MISSING_FIELD)
+    loaded = calls.load(request.state, True)
+    state = loaded.state
+    seat = calls.seat_of(request, state)
+    observer = loaded.decoded.observer_seat
+    if observer is not None and state.info.private_information:
+        # A seat's judged decisions show what it held (its options reflect its hand).
+        if seat is not None and seat != observer:
+            raise invalid(f"state.observer_seat is {seat_label(observer)}: in this game a "
+                          f"review of {seat_label(seat)}'s decisions would show what "
+                          f"{seat_label(observer)} cannot see; review seat {observer}, or "
+                          f"leave observer_seat unset (the host)", "seat",
+                          errors.OBSERVER_CANNOT_SEE_MOVER)
+        seat = observer
+    seats = tuple(range(state.num_players)) if seat is None else (seat,)
+    iterations, time_limit = review_budget(request.budget, config, state)
+    note(budget_iterations=iterations or 0,
+         budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
+    record = records.engine_record(request.state.record, state)
+    found = tuple((turn, position.current_player())
+                  for turn, position, _ in decisions_of(record, seats))
+    if len(found) > config.max_review_decisions:
+        whose = "of every seat" if seat is None else f"of {seat_label(seat)}"
+        raise invalid(f"the record holds {len(found)} decisions {whose} to review; this "
+                      f"server reviews at most {config.max_review_decisions} in one call "
+                      f"(max_review_decisions): review one seat, or part of the game",
+                      "state.record.moves", errors.TOO_MANY_DECISIONS,
+                      max_review_decisions=str(config.max_review_decisions),
+                      decisions=str(len(found)))
+    return ReviewPlan(record=record, seats=seats, decisions=found, iterations=iterations,
+                      time_limit=time_limit, seed=int(request.seed))
+
+
+def plan_call(request: pb.ReviewGameRequest, config: ServerConfig, *,
+              slot: int | None = None) -> Answer:
+    """The call pool's job of a ReviewGame call: its :class:`ReviewPlan`."""
+    return calls.answer("ReviewGame", lambda: plan_review(request, config))
+
+
+def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: float | None,
+                  slot: int | None = None) -> Answer:
+    """The search pool's job of the ``index``-th decision of ``plan``: a
+    :class:`ReviewStep` (None if cancelled before it ran).  ``time_end`` and
+    ``deadline`` are ``time.monotonic()`` times (see :func:`worker.search_state`)."""
+    def work() -> ReviewStep | None:
+        turn, _seat = plan.decisions[index]
+        moves = plan.record.moves
+        # The plan's record replayed without fault: the prefix replays alike.
+        state = engine_records.replay_from(engine_records.start_state(plan.record),
+                                           moves[:turn])
+        played = engine_records.resolve_move(state, turn, moves[turn])
+        result = worker.review_decision_state(
+            state, played, turn, iterations=plan.iterations, time_limit=plan.time_limit,
+            seed=plan.seed, time_end=time_end, deadline=deadline, slot=slot)
+        if result is None:
+            return None
+        decision, reason = result
+        note(iterations=decision.iterations, stop_reason=reason)
+        return ReviewStep(decision, reason)
+
+    return calls.answer("ReviewGame", work)
