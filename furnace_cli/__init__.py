@@ -201,6 +201,18 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
     return 0 if report["mismatches"] == 0 else 1
 
 
+def _cmd_check_search(args: argparse.Namespace) -> int:
+    from checks.search import check_search
+    from engine import registry
+
+    game = registry.get_game(args.game)
+    progress = None if args.quiet else _progress_bar(f"check-search {game.info.name}")
+    report = check_search(game, args.positions, args.seed, iterations=args.iterations,
+                          players=args.players, progress=progress)
+    print(json.dumps(report))
+    return 0 if report["mismatches"] == 0 else 1
+
+
 def _cmd_check_games(args: argparse.Namespace) -> int:
     from engine import registry
     from furnace_cli.checkgames import check_games
@@ -387,6 +399,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_check_kernel)
+
+    p = sub.add_parser("check-search",
+                       help="prove the compiled search trees answer as the Python trees")
+    p.add_argument("game")
+    p.add_argument("--positions", type=int, default=200,
+                   help="seeded positions searched by both trees (default 200)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--iterations", type=int, default=300,
+                   help="iterations of each search (default 300)")
+    p.add_argument("--players", type=int, default=None,
+                   help="only this player count (default: every count in turn)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_cmd_check_search)
 
     p = sub.add_parser("check-games",
                        help="play random games, checking the protocol after every move")

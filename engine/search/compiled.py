@@ -54,12 +54,13 @@ def leaf_spec(evaluator: Evaluator, search_state: Any) -> tuple[Any, ...] | None
     """The core's description of ``evaluator``, or None for one it does not know.  A MAST
     evaluator's table is made here if it has none yet (as its first evaluation would),
     and the core works on the evaluator's own arrays."""
-    kind = type(evaluator)
-    if kind is RolloutEvaluator:
+    if type(evaluator) is RolloutEvaluator:
         return ("rollout",)
-    if kind is TruncatedPlayoutEvaluator:
+    if type(evaluator) is TruncatedPlayoutEvaluator:
+        assert isinstance(evaluator, TruncatedPlayoutEvaluator)
         return ("truncated", evaluator.depth)
-    if kind is MastEvaluator:
+    if type(evaluator) is MastEvaluator:
+        assert isinstance(evaluator, MastEvaluator)
         values, counts, trace, solo = evaluator.table(search_state)
         return ("mast", evaluator.epsilon, evaluator.depth, evaluator.margin_scale, solo,
                 values, counts, trace)

@@ -75,6 +75,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from math import log, sqrt
 from operator import add
+from typing import Any
 
 from engine.game import CHANCE, TERMINAL, State
 from engine.search._common import backup_values, cumulative, root_candidates, solo_utility
@@ -392,7 +393,9 @@ class ISMCTS(BudgetedSearch):
         node was made, or (a kernel whose texts need none) from the move alone."""
         if context is None:
             return self._state.move_to_text(move)
-        return self._state.move_text_in_context(move, context)
+        kernel: Any = self._state  # a kernel position: the core reads texts from contexts
+        text: str = kernel.move_text_in_context(move, context)
+        return text
 
     def _pv_nodes(self, max_length: int = 64) -> list[InfoNode]:
         nodes: list[InfoNode] = []
