@@ -1209,20 +1209,39 @@ cdef inline bint space_allowed(const Fr* f, int space, int row) noexcept nogil:
     return f.ctx[C_FIRST] < 0 or space > f.ctx[C_FIRST] or (row >= 0 and row == f.ctx[C_ROW])
 
 
+cdef bint acquirable_after_discard(const St* s, const Cat* c, const Fr* f, int pile) noexcept nogil:
+    """acquisition._acquirable_after_discard: C3 only when a card of ``pile`` could be
+    acquired after the discard (displays.cards_after_discard; no closed space)."""
+    cdef const Pl* p = &s.players[f.seat]
+    cdef int nspaces = c.ncdisp if pile == CONTRACTS else c.nidisp
+    cdef int budget = p.influence if pile == CONTRACTS else p.coins
+    cdef int held = -1
+    cdef int k, after
+    cdef bint discounted
+    if pile == CONTRACTS and p.ncontracts >= c.contract_slots:
+        return False
+    for k in range(nspaces):
+        if (s.cdisplay[k] if pile == CONTRACTS else s.idisplay[k]) >= 0:
+            held += 1
+    if held < 0:
+        return False
+    after = held + (s.ncdeck if pile == CONTRACTS else s.nideck)
+    if after > nspaces:
+        after = nspaces
+    for k in range(after):
+        if price(c, f, pile, k, &discounted) <= budget:
+            return True
+    return False
+
+
 cdef int acquire_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
     cdef int kind = f.ctx[C_PILE]
     cdef const Pl* p = &s.players[f.seat]
-    cdef int pile, space, card, row, k
-    cdef bint any_card, discounted
+    cdef int pile, space, card, row
+    cdef bint discounted
     if f.ctx[C_CHEAPEST] and f.ctx[C_FIRST] < 0:
         for pile in range(2):
-            if kind != pile and kind != EITHER:
-                continue
-            any_card = False
-            for k in range(c.ncdisp if pile == CONTRACTS else c.nidisp):
-                if (s.cdisplay[k] if pile == CONTRACTS else s.idisplay[k]) >= 0:
-                    any_card = True
-            if any_card:
+            if (kind == pile or kind == EITHER) and acquirable_after_discard(s, c, f, pile):
                 moves[n] = encode(K_DISCARD_CHEAPEST, pile)
                 n += 1
     if (kind == CONTRACTS or kind == EITHER) and p.ncontracts < c.contract_slots:
@@ -1853,7 +1872,7 @@ cdef void run_turn(St* s, Fr* f) noexcept nogil:
         s.nframes -= 1
         if (s.end_round > 0 and s.round == s.end_round + 1
                 and s.active == s.nplayers - 1):
-            start_reset(s, 0, True)
+            start_reset(s, s.active, True)
             return
         push(s, F_TURN, s.active).ctx[C_STAGE] = PASS
         empty = 0
