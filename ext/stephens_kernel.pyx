@@ -23,8 +23,10 @@ copied once per catalogue into a ``Cat`` struct.  Moves are the reference's 64-b
 integers, ``kind << 56 | payload``.
 
 ``apply`` returns no event texts (search does not read them); use the reference
-state (``to_reference()``) for a commented game, and for the heuristic, the words
-of moves and the views, which are delegated to it.
+state (``to_reference()``) for a commented game, and for the views and the parsing of
+moves, which are delegated to it.  The words of a move come from the catalogue and
+the few bytes of the position they read (``text_context``), so a search tree can
+keep those bytes per node and name its moves later.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
@@ -33,11 +35,12 @@ from libc.string cimport memcpy, memset
 
 from random import Random
 
-from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
+from engine.game import TERMINAL, IllegalMoveError, MoveParseError, Outcome, State, rank_groups
 from engine.playout_rng import MASK64
 from engine.stephens.activation import concrete_options
 from engine.stephens import heuristic as stephens_heuristic
 from engine.stephens.frames import FRAME_KINDS, Frame
+from engine.stephens.moves import move_words
 from engine.stephens.state import INFO, Player, StephensState
 from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOBODY
 
@@ -118,6 +121,9 @@ cdef enum:
     K_REMOVE = 19
     SHIFT = 56
     PLAN_STEPS = 7
+    # What a move's words read from the position (text_context): a flag, then the
+    # (profession, option) of each step of an activation plan, one byte each.
+    TEXT_CONTEXT = 1 + PLAN_STEPS
     EFFECT_ROW = 16
     ZERO = 128
 
@@ -210,6 +216,8 @@ cdef enum:
     A_CONTRACT = 1
 
 EFFECTS = (INFLUENCE_DISK, *ABILITY_EFFECTS)
+#: The bytes text_context writes (KernelState.text_context_of returns).
+TEXT_CONTEXT_BYTES = TEXT_CONTEXT
 BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
 FURNACE_ACTIONS = ("activate", "contract", "investment")
 FRAME_NAMES = tuple(FRAME_KINDS)
@@ -1024,6 +1032,48 @@ cdef int activation_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int
             n += 1
     free(plans)
     return -1 if count < 0 else n
+
+
+cdef int text_context(const St* s, const Cat* c, mv move, unsigned char* out) noexcept nogil:
+    """What the words of ``move`` read from the position beyond the move and the
+    catalogue (moves.plan_cards), in TEXT_CONTEXT bytes: only an ACTIVATE move in the
+    activation on top reads it, its steps' workers.  ``out[0]`` is 1 when the steps
+    name pairs of the row, then ``out[1 + k]`` is step k's profession * MAXOPT + option
+    (one byte: MAXPROF * MAXOPT = 256); zero elsewhere.  -1: ``move`` is no Stephens
+    move."""
+    cdef int kind = <int>(move >> SHIFT)
+    cdef int cards[MAXW]
+    cdef int codes[PLAN_STEPS]
+    cdef int nw, npairs, length, k, w, code
+    cdef const Fr* f
+    memset(out, 0, TEXT_CONTEXT)
+    if move < 0 or kind < K_ACCESSORIES or kind > K_REMOVE:
+        return -1
+    if kind != K_ACTIVATE and kind != K_ACTIVATE_PART or s.nframes == 0:
+        return 0
+    f = &s.frames[s.nframes - 1]
+    if f.kind != F_ACTIVATION:
+        return 0
+    nw = row_workers(s, f.seat, f.ctx[C_PLACE], cards)
+    npairs = 0
+    for w in range(nw):
+        npairs += c.prof_nopt[cards[w]]
+    length = PLAN_STEPS
+    for k in range(PLAN_STEPS):
+        codes[k] = <int>(move >> (8 * k) & 0xFF)
+        if codes[k] == 0 and length == PLAN_STEPS:
+            length = k
+        if codes[k] > npairs or (codes[k] and k > length):
+            return 0
+    for k in range(length):
+        code = codes[k] - 1
+        w = 0
+        while code >= c.prof_nopt[cards[w]]:
+            code -= c.prof_nopt[cards[w]]
+            w += 1
+        out[1 + k] = <unsigned char>(cards[w] * MAXOPT + code)
+    out[0] = 1
+    return 0
 
 
 cdef void activate_row(St* s, int place, int first) noexcept nogil:
@@ -2774,8 +2824,23 @@ cdef class KernelState(StructState):
     def to_json(self) -> dict:
         return self.to_reference().to_json()
 
+    def text_context_of(self, move) -> bytes:
+        """What the words of ``move`` read from this position, TEXT_CONTEXT_BYTES bytes
+        for :meth:`move_text_in_context`; MoveParseError for no Stephens move."""
+        cdef unsigned char out[TEXT_CONTEXT]
+        if not isinstance(move, int) or not 0 <= move < 1 << 63 \
+                or text_context(&self.s, self.cat, <mv>move, out) < 0:
+            move_words(self.kc.catalogue, move, None)  # raises the reference's error
+            raise MoveParseError(f"{move!r} is not a Stephens move")  # pragma: no cover
+        return out[:TEXT_CONTEXT]
+
+    def move_text_in_context(self, move, context) -> str:
+        """The words of ``move`` in the position ``context`` was taken from
+        (:meth:`text_context_of`, on any position of this catalogue)."""
+        return move_text(self.kc.catalogue, move, context)
+
     def move_to_text(self, move) -> str:
-        return self.to_reference().move_to_text(move)
+        return move_text(self.kc.catalogue, move, self.text_context_of(move))
 
     def parse_move(self, text) -> int:
         return self.to_reference().parse_move(text)
@@ -2806,6 +2871,20 @@ cdef class KernelState(StructState):
 
 
 include "random_draws.pxi"
+
+
+def move_text(catalogue, move, context) -> str:
+    """The words of ``move`` from the catalogue and a context of ``text_context``."""
+    cdef const unsigned char[:] steps
+    if len(context) != TEXT_CONTEXT:
+        raise ValueError(f"a move's text context is {TEXT_CONTEXT} bytes, not {len(context)}")
+    plan = None
+    if context[0] and isinstance(move, int) and (move >> SHIFT == K_ACTIVATE
+                                                 or move >> SHIFT == K_ACTIVATE_PART):
+        steps = context
+        plan = [(steps[1 + k] // MAXOPT, steps[1 + k] % MAXOPT)
+                for k in range(PLAN_STEPS) if move >> (8 * k) & 0xFF]
+    return move_words(catalogue, move, plan)
 
 
 cdef int _reshuffle(unsigned char* cards, int n, object getrandbits) except -1:
