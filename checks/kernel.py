@@ -2,7 +2,7 @@
 
 :func:`check_kernel` plays seeded random games on a reference state and on its
 kernel twin (``state.search_state()``) side by side, and after every move
-compares the legal moves (same integers, same order), the whole state
+compares the legal moves (same integers, same order) and their words, the whole state
 (``to_json()``) and the player to move; at the end it compares scores and
 ranking.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
@@ -96,6 +96,11 @@ def _compare(state: State, twin: State) -> str | None:
         ref_moves, twin_moves = state.legal_moves(), twin.legal_moves()
         if list(ref_moves) != list(twin_moves):
             return "legal moves differ " + _first_difference(ref_moves, twin_moves)
+        # Search names its moves from the twin (analyses, principal variations).
+        ref_texts = [state.move_to_text(m) for m in ref_moves]
+        twin_texts = [twin.move_to_text(m) for m in twin_moves]
+        if ref_texts != twin_texts:
+            return "move texts differ " + _first_difference(ref_texts, twin_texts)
         if state.current_player() == CHANCE:
             ref_chance, twin_chance = state.chance_outcomes(), twin.chance_outcomes()
             if list(ref_chance) != list(twin_chance):

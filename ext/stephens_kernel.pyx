@@ -23,8 +23,10 @@ copied once per catalogue into a ``Cat`` struct.  Moves are the reference's 64-b
 integers, ``kind << 56 | payload``.
 
 ``apply`` returns no event texts (search does not read them); use the reference
-state (``to_reference()``) for a commented game, and for the heuristic, the words
-of moves and the views, which are delegated to it.
+state (``to_reference()``) for a commented game, and for the views and the parsing of
+moves, which are delegated to it.  The words of a move come from the catalogue and
+the few bytes of the position they read (``text_context``), so a search tree can
+keep those bytes per node and name its moves later.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
@@ -33,11 +35,12 @@ from libc.string cimport memcpy, memset
 
 from random import Random
 
-from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
+from engine.game import TERMINAL, IllegalMoveError, MoveParseError, Outcome, State, rank_groups
 from engine.playout_rng import MASK64
 from engine.stephens.activation import concrete_options
 from engine.stephens import heuristic as stephens_heuristic
 from engine.stephens.frames import FRAME_KINDS, Frame
+from engine.stephens.moves import move_words
 from engine.stephens.state import INFO, Player, StephensState
 from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOBODY
 
@@ -119,6 +122,9 @@ cdef enum:
     K_REMOVE = 19
     SHIFT = 56
     PLAN_STEPS = 7
+    # What a move's words read from the position (text_context): a flag, then the
+    # (profession, option) of each step of an activation plan, one byte each.
+    TEXT_CONTEXT = 1 + PLAN_STEPS
     EFFECT_ROW = 16
     ZERO = 128
 
@@ -211,6 +217,8 @@ cdef enum:
     A_CONTRACT = 1
 
 EFFECTS = (INFLUENCE_DISK, *ABILITY_EFFECTS)
+#: The bytes text_context writes (KernelState.text_context_of returns).
+TEXT_CONTEXT_BYTES = TEXT_CONTEXT
 BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
 FURNACE_ACTIONS = ("activate", "contract", "investment")
 FRAME_NAMES = tuple(FRAME_KINDS)
@@ -1024,6 +1032,48 @@ cdef int activation_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int
     return -1 if count < 0 else n
 
 
+cdef int text_context(const St* s, const Cat* c, mv move, unsigned char* out) noexcept nogil:
+    """What the words of ``move`` read from the position beyond the move and the
+    catalogue (moves.plan_cards), in TEXT_CONTEXT bytes: only an ACTIVATE move in the
+    activation on top reads it, its steps' workers.  ``out[0]`` is 1 when the steps
+    name pairs of the row, then ``out[1 + k]`` is step k's profession * MAXOPT + option
+    (one byte: MAXPROF * MAXOPT = 256); zero elsewhere.  -1: ``move`` is no Stephens
+    move."""
+    cdef int kind = <int>(move >> SHIFT)
+    cdef int cards[MAXW]
+    cdef int codes[PLAN_STEPS]
+    cdef int nw, npairs, length, k, w, code
+    cdef const Fr* f
+    memset(out, 0, TEXT_CONTEXT)
+    if move < 0 or kind < K_ACCESSORIES or kind > K_REMOVE:
+        return -1
+    if kind != K_ACTIVATE and kind != K_ACTIVATE_PART or s.nframes == 0:
+        return 0
+    f = &s.frames[s.nframes - 1]
+    if f.kind != F_ACTIVATION:
+        return 0
+    nw = row_workers(s, f.seat, f.ctx[C_PLACE], cards)
+    npairs = 0
+    for w in range(nw):
+        npairs += c.prof_nopt[cards[w]]
+    length = PLAN_STEPS
+    for k in range(PLAN_STEPS):
+        codes[k] = <int>(move >> (8 * k) & 0xFF)
+        if codes[k] == 0 and length == PLAN_STEPS:
+            length = k
+        if codes[k] > npairs or (codes[k] and k > length):
+            return 0
+    for k in range(length):
+        code = codes[k] - 1
+        w = 0
+        while code >= c.prof_nopt[cards[w]]:
+            code -= c.prof_nopt[cards[w]]
+            w += 1
+        out[1 + k] = <unsigned char>(cards[w] * MAXOPT + code)
+    out[0] = 1
+    return 0
+
+
 cdef void activate_row(St* s, int place, int first) noexcept nogil:
     """Every player with a worker in the row decides, in turn order from ``first``."""
     cdef int k, seat
@@ -1207,20 +1257,39 @@ cdef inline bint space_allowed(const Fr* f, int space, int row) noexcept nogil:
     return f.ctx[C_FIRST] < 0 or space > f.ctx[C_FIRST] or (row >= 0 and row == f.ctx[C_ROW])
 
 
+cdef bint acquirable_after_discard(const St* s, const Cat* c, const Fr* f, int pile) noexcept nogil:
+    """acquisition._acquirable_after_discard: C3 only when a card of ``pile`` could be
+    acquired after the discard (displays.cards_after_discard; no closed space)."""
+    cdef const Pl* p = &s.players[f.seat]
+    cdef int nspaces = c.ncdisp if pile == CONTRACTS else c.nidisp
+    cdef int budget = p.influence if pile == CONTRACTS else p.coins
+    cdef int held = -1
+    cdef int k, after
+    cdef bint discounted
+    if pile == CONTRACTS and p.ncontracts >= c.contract_slots:
+        return False
+    for k in range(nspaces):
+        if (s.cdisplay[k] if pile == CONTRACTS else s.idisplay[k]) >= 0:
+            held += 1
+    if held < 0:
+        return False
+    after = held + (s.ncdeck if pile == CONTRACTS else s.nideck)
+    if after > nspaces:
+        after = nspaces
+    for k in range(after):
+        if price(c, f, pile, k, &discounted) <= budget:
+            return True
+    return False
+
+
 cdef int acquire_moves(const St* s, const Cat* c, const Fr* f, mv* moves, int n) noexcept nogil:
     cdef int kind = f.ctx[C_PILE]
     cdef const Pl* p = &s.players[f.seat]
-    cdef int pile, space, card, row, k
-    cdef bint any_card, discounted
+    cdef int pile, space, card, row
+    cdef bint discounted
     if f.ctx[C_CHEAPEST] and f.ctx[C_FIRST] < 0:
         for pile in range(2):
-            if kind != pile and kind != EITHER:
-                continue
-            any_card = False
-            for k in range(c.ncdisp if pile == CONTRACTS else c.nidisp):
-                if (s.cdisplay[k] if pile == CONTRACTS else s.idisplay[k]) >= 0:
-                    any_card = True
-            if any_card:
+            if (kind == pile or kind == EITHER) and acquirable_after_discard(s, c, f, pile):
                 moves[n] = encode(K_DISCARD_CHEAPEST, pile)
                 n += 1
     if (kind == CONTRACTS or kind == EITHER) and p.ncontracts < c.contract_slots:
@@ -1858,7 +1927,7 @@ cdef void run_turn(St* s, Fr* f) noexcept nogil:
         s.nframes -= 1
         if (s.end_round > 0 and s.round == s.end_round + 1
                 and s.active == s.nplayers - 1):
-            start_reset(s, 0, True)
+            start_reset(s, s.active, True)
             return
         push(s, F_TURN, s.active).ctx[C_STAGE] = PASS
         empty = 0
@@ -2754,8 +2823,23 @@ cdef class KernelState(StructState):
     def to_json(self) -> dict:
         return self.to_reference().to_json()
 
+    def text_context_of(self, move) -> bytes:
+        """What the words of ``move`` read from this position, TEXT_CONTEXT_BYTES bytes
+        for :meth:`move_text_in_context`; MoveParseError for no Stephens move."""
+        cdef unsigned char out[TEXT_CONTEXT]
+        if not isinstance(move, int) or not 0 <= move < 1 << 63 \
+                or text_context(&self.s, self.cat, <mv>move, out) < 0:
+            move_words(self.kc.catalogue, move, None)  # raises the reference's error
+            raise MoveParseError(f"{move!r} is not a Stephens move")  # pragma: no cover
+        return out[:TEXT_CONTEXT]
+
+    def move_text_in_context(self, move, context) -> str:
+        """The words of ``move`` in the position ``context`` was taken from
+        (:meth:`text_context_of`, on any position of this catalogue)."""
+        return move_text(self.kc.catalogue, move, context)
+
     def move_to_text(self, move) -> str:
-        return self.to_reference().move_to_text(move)
+        return move_text(self.kc.catalogue, move, self.text_context_of(move))
 
     def parse_move(self, text) -> int:
         return self.to_reference().parse_move(text)
@@ -2786,6 +2870,20 @@ cdef class KernelState(StructState):
 
 
 include "random_draws.pxi"
+
+
+def move_text(catalogue, move, context) -> str:
+    """The words of ``move`` from the catalogue and a context of ``text_context``."""
+    cdef const unsigned char[:] steps
+    if len(context) != TEXT_CONTEXT:
+        raise ValueError(f"a move's text context is {TEXT_CONTEXT} bytes, not {len(context)}")
+    plan = None
+    if context[0] and isinstance(move, int) and (move >> SHIFT == K_ACTIVATE
+                                                 or move >> SHIFT == K_ACTIVATE_PART):
+        steps = context
+        plan = [(steps[1 + k] // MAXOPT, steps[1 + k] % MAXOPT)
+                for k in range(PLAN_STEPS) if move >> (8 * k) & 0xFF]
+    return move_words(catalogue, move, plan)
 
 
 cdef int _reshuffle(unsigned char* cards, int n, Words* words) except -1:
@@ -2819,7 +2917,6 @@ cdef int c_determinize(St* s, const Cat* c, int observer, Words* words) except -
 cdef enum:
     SEARCH_MAX_PLAYERS = MAXP
     SEARCH_TRUNCATES = 1
-    TEXT_CONTEXT_BYTES = 0
 
 
 cdef int search_current_player(const St* s) noexcept nogil:
@@ -2880,7 +2977,7 @@ cdef int c_heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
 
 cdef int search_text_context(const St* s, const Cat* c, int64_t move,
                              unsigned char* out) noexcept nogil:
-    return 0
+    return text_context(s, c, move, out)
 
 
 include "kernel_search_ops.pxi"

@@ -6,8 +6,8 @@ slots for contracts to fulfil (L323-L346); from the lower right furnace, fund an
 investment for coins, into the row of its cube colour (any row without cubes,
 L387-L447).  Abilities: C2 takes 2 cards with a white cube (both priced where they
 lie, the refill waiting for the end, L823-L829); C3 discards the cheapest card
-first, the display sliding and refilling at once (L831-L836); C4 takes 1 off one
-card, never below 1 (L838-L845).  The "acquire" supply bonus takes one card of
+first when a card could be acquired after it, the display sliding and refilling at
+once (L831-L836); C4 takes 1 off one card, never below 1 (L838-L845).  The "acquire" supply bonus takes one card of
 either kind, with C3 and C4 but not C2 (L1838-L1840; docs/rules/stephens.md A-6).
 
 One outcome, one move sequence: the discount goes on the first card where it saves
@@ -30,6 +30,7 @@ from engine.stephens.abilities import has_ability
 from engine.stephens.displays import (
     PILES,
     card_id,
+    cards_after_discard,
     costs,
     discard_cheapest,
     display,
@@ -91,13 +92,26 @@ def _space_allowed(frame: Frame, space: int, row: int = -1) -> bool:
     return first < 0 or space > first or (row >= 0 and row == frame.num("row"))
 
 
+def _acquirable_after_discard(state: Position, frame: Frame, pile: int) -> bool:
+    """Whether C3 may discard the cheapest card of ``pile``: "before acquiring the new
+    one" (L831-L832), so only when a card of that pile could be acquired after it (a
+    contract slot free, a card the player can pay for on the display the discard
+    leaves; a price is the space's, so which card the deck reveals does not matter)."""
+    if pile == CONTRACTS and len(state.players[frame.seat].contracts) >= \
+            state.catalogue.board.contract_slots:
+        return False
+    budget = _budget(state, frame.seat, pile)
+    return any(price(state, frame, pile, space)[0] <= budget
+               for space in range(cards_after_discard(state, pile)))
+
+
 def acquire_moves(state: Position, frame: Frame) -> list[int]:
     seat, kind = frame.seat, frame.num("pile")
     player = state.players[seat]
     out = []
     if frame.num("cheapest") and frame.num("first") < 0:
         for pile in (CONTRACTS, INVESTMENTS):
-            if kind in (pile, EITHER) and any(c != EMPTY for c in display(state, pile)):
+            if kind in (pile, EITHER) and _acquirable_after_discard(state, frame, pile):
                 out.append(encode(DISCARD_CHEAPEST, pile))
     if kind in (CONTRACTS, EITHER) and len(player.contracts) < \
             state.catalogue.board.contract_slots:
@@ -133,6 +147,9 @@ def acquire_reason(state: Position, frame: Frame, move: int) -> str | None:
             return "the cheapest card may be discarded only once, before acquiring"
         if all(c == EMPTY for c in display(state, payload)):
             return f"the {PILES[payload]} display is empty"
+        if not _acquirable_after_discard(state, frame, payload):
+            return (f"the cheapest card is discarded only before acquiring a new one, and "
+                    f"no {PILES[payload]} could be acquired after it")
         return None
     pile = CONTRACTS if what == CONTRACT else INVESTMENTS
     if kind not in (pile, EITHER):

@@ -52,13 +52,26 @@ def costs(state: Position, pile: int) -> tuple[int, ...]:
     return cat.contract_costs if pile == CONTRACTS else cat.investment_costs
 
 
+def _room(state: Position, pile: int) -> int:
+    """The display spaces cards may lie on (an opponent card may close one)."""
+    return len(display(state, pile)) - (state.opponent >= 0
+                                        and closed_space(state, pile) is not None)
+
+
+def cards_after_discard(state: Position, pile: int) -> int:
+    """How many cards the display of ``pile``, slid and refilled, holds after C3 discards
+    its cheapest one: they lie on the cheapest spaces, whichever the deck reveals."""
+    held = sum(c != EMPTY for c in display(state, pile))
+    return min(_room(state, pile), held - 1 + len(deck(state, pile))) if held else 0
+
+
 def slide_and_refill(state: Position, pile: int, events: list[Event]) -> None:
     """Slide the cards toward the cheapest space and refill the dear end from the deck."""
     spaces = display(state, pile)
     cards = [c for c in spaces if c != EMPTY]
     source = deck(state, pile)
     revealed = []
-    room = len(spaces) - (state.opponent >= 0 and closed_space(state, pile) is not None)
+    room = _room(state, pile)
     while len(cards) < room and source:
         cards.append(source.pop())
         revealed.append(card_id(state, pile, cards[-1]))

@@ -122,10 +122,11 @@ def last_turn(state: Position) -> bool:
 
 
 def last_turn_over(state: Position, events: list[Event]) -> bool:
-    """After the last turn of the round after the end was triggered, the final reset."""
+    """After the last turn of the round after the end was triggered, the final reset,
+    triggered by the player whose turn that was (docs/rules/stephens.md A-14)."""
     if not last_turn(state):
         return False
-    reset.start_reset(state, 0, True, events)
+    reset.start_reset(state, state.active, True, events)
     return True
 
 

@@ -42,9 +42,11 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.game import MoveParseError
 from engine.stephens.activation import concrete_options, row_workers
+from engine.stephens.components import Catalogue
 from engine.stephens.frames import Frame
 from engine.stephens.position import Position
 from engine.stephens.vocabulary import (
@@ -166,76 +168,97 @@ def _activation_frame(state: Position) -> Frame | None:
 
 def move_to_text(state: Position, move: int) -> str:
     """The move's words; moves that mean nothing in this game raise MoveParseError."""
-    cat = state.catalogue
+    return move_words(state.catalogue, move, plan_cards(state, move))
+
+
+def plan_cards(state: Position, move: int) -> list[tuple[int, int]] | None:
+    """What a move's words read from the position beyond the catalogue: for an ACTIVATE
+    move in the activation on top, each step's (profession card, option); None for other
+    moves, and when no row is activated or a step names no pair there."""
+    if kind_of(move) not in (ACTIVATE, ACTIVATE_PART):
+        return None
+    frame = _activation_frame(state)
+    if frame is None:
+        return None
+    place = frame.num("place")
+    steps = decode_plan(state, frame.seat, place, move)
+    if steps is None:
+        return None
+    workers = row_workers(state, frame.seat, place)
+    return [(workers[w].card, o) for w, o in steps]
+
+
+def _name(items: Sequence[Any], index: int) -> str:
+    """The id of catalogue entry ``index`` of ``items``; ``#index`` for none."""
+    return items[index].id if 0 <= index < len(items) else f"#{index}"
+
+
+def _word(words: Sequence[str], index: int) -> str:
+    """Word ``index`` of ``words``; ``#index`` for none."""
+    return words[index] if 0 <= index < len(words) else f"#{index}"
+
+
+def move_words(cat: Catalogue, move: int, plan: Sequence[tuple[int, int]] | None) -> str:
+    """The words of ``move`` from the catalogue alone, an activation's steps given as
+    :func:`plan_cards` reads them (None: named by their codes); moves that mean nothing
+    in this game raise MoveParseError."""
     kind, payload = kind_of(move), payload_of(move)
     if not isinstance(move, int) or move < 0 or not 0 < kind < len(KINDS):
         raise MoveParseError(f"{move!r} is not a Stephens move")
     word = KINDS[kind]
-
-    def card_name(names: list[str], index: int) -> str:
-        return names[index] if 0 <= index < len(names) else f"#{index}"
-
-    professions = [p.id for p in cat.professions]
     if kind == ACCESSORIES:
         return _exchange_text(word, decode_exchange(move, len(cat.accessories)),
                               cat.accessories)
     if kind == CUBES:
         return _exchange_text(word, decode_exchange(move, len(COLOURS)), COLOURS)
     if kind == UNLOCK:
-        return f"{word} {card_name([d.id for d in cat.disks], payload)}"
+        return f"{word} {_name(cat.disks, payload)}"
     if kind == DISCARD:
-        return f"{word} {card_name(list(DISCARD_WORDS), payload)}"
+        return f"{word} {_word(DISCARD_WORDS, payload)}"
     if kind == GLASS:
-        return f"{word} {card_name(list(FURNACES), payload)}"
+        return f"{word} {_word(FURNACES, payload)}"
     if kind in (PRODUCTS, REMOVE):
         factory, *counts = unpack(payload, 4)
-        return f"{word} {card_name(list(SMALL_FACTORIES), factory)} " \
+        return f"{word} {_word(SMALL_FACTORIES, factory)} " \
                f"{_names(counts, WOODEN_NAMES)}".strip()
     if kind == EFFECT:
         if payload >= EFFECT_ROW:
-            return f"{word} {card_name(list(SMALL_FACTORIES), payload - EFFECT_ROW)}"
-        return f"{word} {card_name(list(FURNACES), payload - 1)}"
+            return f"{word} {_word(SMALL_FACTORIES, payload - EFFECT_ROW)}"
+        return f"{word} {_word(FURNACES, payload - 1)}"
     if kind == CREATE:
         card, place = unpack(payload, 2)
-        return f"{word} {card_name(professions, card)} {card_name(list(PLACES), place)}"
+        return f"{word} {_name(cat.professions, card)} {_word(PLACES, place)}"
     if kind == REINFORCE:
-        return f"{word} {card_name(professions, payload)}"
+        return f"{word} {_name(cat.professions, payload)}"
     if kind == DISCARD_CHEAPEST:
-        return f"{word} {card_name(list(PILE_WORDS), payload)}"
+        return f"{word} {_word(PILE_WORDS, payload)}"
     if kind == CONTRACT:
-        return f"{word} {card_name([c.id for c in cat.contracts], payload)}"
+        return f"{word} {_name(cat.contracts, payload)}"
     if kind == INVESTMENT:
         card, row = unpack(payload, 2)
         rows = [COLOURS[c] for c in cat.board.investment_rows]
-        return f"{word} {card_name([c.id for c in cat.investments], card)} " \
-               f"{card_name(rows, row)}"
+        return f"{word} {_name(cat.investments, card)} {_word(rows, row)}"
     if kind == SKIP:
         return word
     if kind in (ACTIVATE, ACTIVATE_PART):
-        return _plan_text(state, move)
+        return _plan_text(cat, move, plan)
     if kind == COLUMNS:
         chosen = [str(k + 1) for k in range(SHIFT) if payload >> k & 1]
         return f"{word} {' '.join(chosen) or 'none'}"
     if kind == SUPPLY:
-        return f"{word} {card_name([b.id for b in cat.bonuses], payload)}"
+        return f"{word} {_name(cat.bonuses, payload)}"
     contract, paid, placed = _fulfil_fields(payload)
-    text = f"{word} {card_name([c.id for c in cat.contracts], contract)}"
+    text = f"{word} {_name(cat.contracts, contract)}"
     extra = _names(paid, COLOURS).split() + [f"+{t}" for t in
                                              _names(placed, cat.accessories).split()]
     return " ".join([text, *extra])
 
 
-def _plan_text(state: Position, move: int) -> str:
+def _plan_text(cat: Catalogue, move: int, plan: Sequence[tuple[int, int]] | None) -> str:
     word = KINDS[kind_of(move)]
-    frame = _activation_frame(state)
-    if frame is not None:
-        place = frame.num("place")
-        steps = decode_plan(state, frame.seat, place, move)
-        if steps is not None:
-            cat = state.catalogue
-            workers = row_workers(state, frame.seat, place)
-            words = [f"{cat.professions[workers[w].card].id}:{o + 1}" for w, o in steps]
-            return f"{word} {' '.join(words) or 'nothing'}"
+    if plan is not None:
+        words = [f"{cat.professions[card].id}:{o + 1}" for card, o in plan]
+        return f"{word} {' '.join(words) or 'nothing'}"
     codes = [c for c in unpack(payload_of(move), PLAN_STEPS) if c]
     return f"{word} {' '.join(f'#{c}' for c in codes) or 'nothing'}"
 

@@ -15,7 +15,8 @@ in turn order from the player who triggered the reset (L951-L956):
 7. each player fulfils contracts of their choice (L1218-L1262).
 
 The final reset, after the last turn, skips the army and the refill (nothing reads
-them any more) and starts with the first player (docs/rules/stephens.md A-13, A-14).
+them any more) and starts with the player who took that turn, the last in the round
+(docs/rules/stephens.md A-13, A-14).
 
 Supplying is a sequence of ``supply`` moves, one combination each, in catalogue
 order, none while no way remains to place the rest (one spelling per distinct

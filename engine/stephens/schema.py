@@ -90,18 +90,25 @@ def _counts(what: str, names: tuple[str, ...], hi: int = BIG, each: str = "a cou
         Prop(name, Integer(lo=0, hi=hi, description=f"{each}: {name}")) for name in names))
 
 
+#: Context fields where -1 means "none yet" (an acquisition's first card and its row, a
+#: supply's last combination); every other one is a count, an index or a bit set.
+NONE_YET_FIELDS = frozenset({"first", "row", "last"})
+
+
 def _frame(kind: str, seat: int) -> Object:
     # frames.Frame takes lists of integers too, but the flow writes integers only, and
     # the stack's checks (stack.check_stack) want integers.
-    value = Integer(lo=-(2 ** 63), hi=2 ** 63 - 1,
-                    description="an integer (a catalogue index of the public position, a "
-                                "count, a step or a bit set)")
+    def value(name: str) -> Integer:
+        return Integer(lo=-1 if name in NONE_YET_FIELDS else 0, hi=2 ** 63 - 1,
+                       description="an integer (a catalogue index of the public position, a "
+                                   "count, a step or a bit set"
+                                   + ("; -1: none yet)" if name in NONE_YET_FIELDS else ")"))
     return Object(description=f"a {kind!r} frame: {FRAME_MEANINGS[kind]}", fields=(
         Prop("kind", Const(value=kind, description="the frame's kind")),
         Prop("seat", Integer(lo=0, hi=seat, description="the seat that owes the decision "
                                                         "(0..num_players-1)")),
         Prop("context", Object(description=f"the {kind!r} frame's context", fields=tuple(
-            Prop(name, value) for name in FRAME_KINDS[kind]))),
+            Prop(name, value(name)) for name in FRAME_KINDS[kind]))),
     ))
 
 

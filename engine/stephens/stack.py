@@ -138,7 +138,7 @@ class _Stack:
                     raise self.fail("only the final reset ends a game")
                 self.reset_content(reset)
         elif bottom.kind == "reset":
-            reset = self.take("reset", 0)
+            reset = self.take("reset", state.num_players - 1)
             self.value(reset, "final", 1, 1)
             if not (state.end_round and state.round == state.end_round + 1
                     and state.active == state.num_players - 1):

@@ -113,7 +113,7 @@ class CountState(State):
             return self
         cls = {"bad": BuggyTwin, "dealer": DealerTwin, "host": HostDealerTwin,
                "guided": GuidedTwin, "wrong-guided": WrongGuidedTwin,
-               "two": TwoPlayerTwin}.get(self.twin, CountState)
+               "two": TwoPlayerTwin, "words": WordsTwin}.get(self.twin, CountState)
         twin = cls.__new__(cls)
         twin.__dict__.update(self.__dict__)
         twin.added = list(self.added)
@@ -132,6 +132,13 @@ class BuggyTwin(CountState):
     def legal_moves(self) -> list[int]:
         moves = super().legal_moves()
         return moves[::-1] if self.total >= 6 else moves
+
+
+class WordsTwin(CountState):
+    """Plays like the rules but names a move of 2 otherwise (search shows its words)."""
+
+    def move_to_text(self, move: int) -> str:
+        return "two" if move == 2 else str(move)
 
 
 class DealerTwin(CountState):
@@ -235,6 +242,13 @@ def test_toy_twin_with_its_own_guided_playout_is_compared() -> None:
     report = check_kernel(CountGame("wrong-guided"), 4, seed=0)
     assert report["mismatches"] >= 4
     assert all("guided_playout(" in e for e in report["examples"])
+
+
+def test_toy_twin_that_names_a_move_differently_is_caught() -> None:
+    report = check_kernel(CountGame("words"), 4, seed=0)
+    assert report["mismatches"] >= 4
+    assert all("move texts differ at index " in e and "'2' vs 'two'" in e
+               for e in report["examples"])
 
 
 def test_toy_twin_that_determinizes_differently_is_caught() -> None:

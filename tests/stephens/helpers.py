@@ -72,6 +72,16 @@ def settle_disks(state: StephensState, prefer: dict[int, list[str]] | None = Non
             player.unlocked[pick] = 1
 
 
+def grant(state: StephensState, seat: int, *disks: str) -> None:
+    """Give ``seat`` the abilities ``disks``, each with a worker on a card in play."""
+    for _ in disks:
+        card = next(c for c in state.catalogue.deck("blue")
+                    if c in state.profession_decks[1])
+        attach(state, state.catalogue.professions[card].id, "FN-UR", seat)
+    settle_disks(state, {seat: list(disks)})
+    state.touched()
+
+
 def contract(state: StephensState, card_id: str) -> int:
     """Take contract ``card_id`` out of the deck or display (a hole in the display is
     refilled from the deck)."""

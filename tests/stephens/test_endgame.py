@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from engine.game import TERMINAL
 from engine.stephens.state import StephensState
-from tests.stephens.helpers import attach, blank, play, round_trip, settle_disks, turn_of
+from tests.stephens.helpers import (
+    attach,
+    blank,
+    contract,
+    cubes,
+    play,
+    round_trip,
+    settle_disks,
+    turn_of,
+)
 
 
 def near_the_end(players: int = 3) -> StephensState:
@@ -62,6 +71,32 @@ def test_the_final_reset_scores_the_reset_ability_and_then_the_game_is_scored() 
     outcome = state.outcome()
     assert outcome.scores == tuple(state.scores()) and sum(outcome.rewards) == 1
     assert state.render().startswith("Stephens, 3 players, round 7, the game is over")
+
+
+def test_the_final_reset_starts_with_the_player_who_took_the_last_turn() -> None:
+    """The final reset follows the last player's last turn (L1347-L1350), as a reset
+    follows the turn that triggered it, and its steps go in turn order from that player
+    (L951-L956): P3, then P1 and P2."""
+    state = near_the_end()
+    for seat, card in enumerate(("crown-01", "crown-03", "crown-04")):
+        state.players[seat].contracts = [contract(state, card)]
+        state.players[seat].cubes = cubes(green=1, white=2, pink=1)
+    state.touched()
+    play(state, "glass FN-UL", "activate miller:1")
+    fulfilling = []
+    while not state.is_terminal():
+        frame = state.decisions[-1]
+        if frame.kind == "fulfil":
+            if not fulfilling:
+                assert round_trip(state).decisions == state.decisions
+            fulfilling.append(frame.seat)
+            play(state, "skip")
+        elif frame.kind == "action":
+            fullest = max(range(4), key=lambda f: state.furnaces[f])
+            play(state, f"glass {('FN-UL', 'FN-UR', 'FN-LL', 'FN-LR')[fullest]}")
+        else:
+            play(state, "skip")
+    assert fulfilling == [2, 0, 1]
 
 
 def test_a_second_empty_furnace_in_the_last_turn_means_one_reset_the_final_one() -> None:

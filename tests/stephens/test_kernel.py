@@ -20,9 +20,10 @@ from engine.game import play_random_moves
 from engine.guided_playout import MOVE_SLOTS, guided_playout
 from engine.search.evaluate import TruncatedPlayoutEvaluator
 from engine.stephens import GAME, fast
+from engine.stephens.acquisition import CONTRACTS, INVESTMENTS, open_acquisition
 from engine.stephens.frames import Frame
 from engine.stephens.investments import investment_columns
-from engine.stephens.state import StephensState
+from engine.stephens.state import EMPTY, StephensState
 from engine.stephens.vocabulary import ANY, ORANGE
 from tests.kernel_twins import assert_same, kernel_state_or_skip, random_positions
 from tests.stephens.helpers import (
@@ -30,7 +31,10 @@ from tests.stephens.helpers import (
     PEDRO,
     attach,
     blank,
+    contract,
+    cubes,
     give_investment,
+    grant,
     pedros_reset,
     play,
     round_trip,
@@ -83,6 +87,54 @@ def test_random_games_move_for_move(players: int) -> None:
         assert k.scores() == state.scores()
         assert k.ranking() == state.ranking()
         assert k.outcome() == state.outcome()
+
+
+def test_c3_is_offered_as_the_reference_offers_it() -> None:
+    """C3's discard only when a card of its pile could be acquired after it
+    (docs/rules/stephens.md, "When is C3's discard offered?")."""
+    held = blank(2)
+    grant(held, 0, "C3")
+    held.players[0].contracts = [contract(held, c) for c in ("crown-01", "uk-03", "crown-04")]
+    poor = blank(2, seed=1)
+    grant(poor, 0, "C3")
+    poor.players[0].coins = 0
+    last = blank(2, seed=2)
+    grant(last, 0, "C3")
+    last.investment_deck.clear()
+    last.investment_display[1:] = [EMPTY] * 4
+    for state, pile in ((held, CONTRACTS), (poor, INVESTMENTS), (last, INVESTMENTS)):
+        open_acquisition(state, 0, pile, white=False)
+        state.touched()
+        assert not any(t.startswith("discard-cheapest") for t in state.legal_moves_text())
+        k = twin(state)
+        assert k.legal_moves() == state.legal_moves()
+    poor.players[0].coins = 1
+    poor.touched()
+    assert twin(poor).legal_moves() == poor.legal_moves()
+    assert poor.legal_moves_text()[0] == "discard-cheapest investment"
+
+
+def test_the_final_reset_starts_where_the_reference_starts_it() -> None:
+    """From the player who took the last turn (docs/rules/stephens.md A-14): three
+    players with contracts to fulfil in the final reset, played to the end."""
+    state = turn_of(blank(3), 1)
+    state.army, state.round, state.end_round = 20, 7, 6
+    state.players[1].vp = 20
+    for seat, card in enumerate(("crown-01", "crown-03", "crown-04")):
+        state.players[seat].contracts = [contract(state, card)]
+        state.players[seat].cubes = cubes(green=1, white=2, pink=1)
+    state = round_trip(state)
+    k = twin(state)
+    fulfilling = []
+    while not state.is_terminal():
+        assert_same(state, k)
+        if state.decisions[-1].kind == "fulfil":
+            fulfilling.append(state.current_player())
+        move = state.legal_moves()[0]
+        state.apply(move)
+        k.apply(move)
+    assert_same(state, k)
+    assert fulfilling == [2, 0, 1]
 
 
 @pytest.mark.parametrize("players", PLAYERS)

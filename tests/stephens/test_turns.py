@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.game import IllegalMoveError
+from engine.stephens.acquisition import EITHER, INVESTMENTS, open_acquisition
 from engine.stephens.rules import StephensGame
 from engine.stephens.state import EMPTY, StephensState
 from engine.stephens.vocabulary import BLACK, FN_UL, GREEN, ORANGE, PINK, SF_LL, SF_UL, WHITE
@@ -16,6 +17,8 @@ from tests.stephens.helpers import (
     PEDRO,
     attach,
     blank,
+    contract,
+    grant,
     on_display,
     play,
     prof,
@@ -24,16 +27,6 @@ from tests.stephens.helpers import (
     settle_disks,
     turn_of,
 )
-
-
-def grant(state: StephensState, seat: int, *disks: str) -> None:
-    """Give ``seat`` the abilities ``disks``, each with a worker on a card in play."""
-    for _ in disks:
-        card = next(c for c in state.catalogue.deck("blue")
-                    if c in state.profession_decks[1])
-        attach(state, state.catalogue.professions[card].id, "FN-UR", seat)
-    settle_disks(state, {seat: list(disks)})
-    state.touched()
 
 
 # -- E1 ------------------------------------------------------------------------------
@@ -336,6 +329,52 @@ def test_c3_discards_the_cheapest_and_refills_at_once() -> None:
     assert state.investment_display[-1] == incoming
     assert "discard-cheapest investment" not in state.legal_moves_text()
     assert state.current_player() == 0
+
+
+def test_c3_is_offered_only_when_a_card_could_be_acquired_after_it() -> None:
+    """"You may discard ... before acquiring the new one" (L831-L832): with 3 contracts
+    to fulfil, or nothing affordable, no contract can follow, so nothing is discarded
+    and the acquisition, left with ``skip``, is played at once."""
+    state = blank(2)
+    grant(state, 0, "C3")
+    state.players[0].contracts = [contract(state, c) for c in ("crown-01", "uk-03", "crown-04")]
+    state.touched()
+    shown = list(state.contract_display)
+    play(state, "glass FN-LL")
+    assert state.contract_display == shown and state.contract_discard == []
+    assert state.current_player() == 1
+
+    state = blank(2)
+    grant(state, 0, "C3")
+    state.players[0].influence = 0
+    state.touched()
+    play(state, "glass FN-LL")
+    assert state.contract_discard == [] and state.current_player() == 1
+
+
+def test_c3_in_an_either_acquisition_offers_only_the_pile_that_can_follow() -> None:
+    state = blank(2)
+    grant(state, 0, "C3")
+    state.players[0].contracts = [contract(state, c) for c in ("crown-01", "uk-03", "crown-04")]
+    open_acquisition(state, 0, EITHER, white=False)
+    state.touched()
+    texts = state.legal_moves_text()
+    assert "discard-cheapest investment" in texts
+    assert "discard-cheapest contract" not in texts
+    assert "no contract could be acquired after it" in (
+        state.why_illegal(state.parse_move("discard-cheapest contract")) or "")
+
+
+def test_c3_is_not_offered_when_the_discard_would_empty_the_display() -> None:
+    state = blank(2)
+    grant(state, 0, "C3")
+    state.investment_deck.clear()
+    state.investment_display[1:] = [EMPTY] * 4  # one card left, nothing to refill from
+    open_acquisition(state, 0, INVESTMENTS, white=False)
+    state.touched()
+    texts = state.legal_moves_text()
+    assert "discard-cheapest investment" not in texts
+    assert texts[0].startswith("investment ") and texts[-1] == "skip"
 
 
 def test_the_discount_never_goes_below_one() -> None:
