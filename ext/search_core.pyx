@@ -696,6 +696,8 @@ cdef class CompiledISMCTS(CoreTree):
     cdef long nslots
     cdef int64_t* root_allowed      # the moves ``root_moves`` allows, or NULL
     cdef int nroot_allowed
+    cdef int64_t* root_list         # the root's legal moves, the same in every world
+    cdef int nroot
 
     def __cinit__(self):
         self.parent = NULL
@@ -708,6 +710,7 @@ cdef class CompiledISMCTS(CoreTree):
         self.context = NULL
         self.slots = NULL
         self.root_allowed = NULL
+        self.root_list = NULL
 
     def __dealloc__(self):
         free(self.parent)
@@ -720,6 +723,7 @@ cdef class CompiledISMCTS(CoreTree):
         free(self.context)
         free(self.slots)
         free(self.root_allowed)
+        free(self.root_list)
 
     def __init__(self, ops_capsule, state, rng, int num_players, int observer, double c,
                  margin_scale, solo, double prior_weight, prior_scale, leaf,
@@ -741,6 +745,16 @@ cdef class CompiledISMCTS(CoreTree):
         if self.slots == NULL:
             raise MemoryError()
         memset(self.slots, 0xFF, self.nslots * sizeof(int32_t))
+        # The observer knows the root's moves (it moves, or knows the mover's moves), so
+        # every determinization has these very moves, in this order (the reference
+        # generates them from what the observer sees): listed once, not per iteration.
+        memcpy(self.scratch, self.root_struct, self.ops.state_size)
+        self.list_moves()
+        self.nroot = self.nmoves
+        self.root_list = <int64_t*>malloc(max(1, self.nroot) * sizeof(int64_t))
+        if self.root_list == NULL:
+            raise MemoryError()
+        memcpy(self.root_list, self.moves, self.nroot * sizeof(int64_t))
         self.new_node(-1, -1, -1)
 
     cdef int grow_more(self, long cap) except -1:
@@ -849,7 +863,8 @@ cdef class CompiledISMCTS(CoreTree):
         cdef int64_t* untried = self.untried_tmp
         memcpy(self.scratch, self.root_struct, self.ops.state_size)
         self.ops.determinize(self.scratch, self.cat, self.observer, &self.words)
-        self.list_moves()
+        memcpy(self.moves, self.root_list, self.nroot * sizeof(int64_t))
+        self.nmoves = self.nroot
         self.path[0] = 0
         while True:
             p = self.ops.current_player(self.scratch)
