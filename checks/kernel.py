@@ -21,7 +21,7 @@ one observer, cycling through the seats and ``None``, the host).  It only uses t
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.game import CHANCE, FurnaceError, Game, State
@@ -197,13 +197,16 @@ def _pick(state: State, rng: random.Random) -> int | None:
     return rng.choice(moves) if moves else None
 
 
-def check_kernel(game: Game, games: int, seed: int,
-                 progress: Progress | None = None) -> dict[str, Any]:
+def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = None,
+                 players: Sequence[int] | None = None,
+                 option_values: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
     """Compare ``games`` seeded random games on the reference rules and on the kernel.
 
-    Game ``i`` uses seed ``seed + i``, player counts cycling through those the
-    kernel plays (:func:`kernel_player_counts`) and the boolean options in every
-    combination (:func:`game_options`); its moves come from ``random.Random(seed * 1000003 + i)``.
+    Game ``i`` uses seed ``seed + i``, player counts cycling through ``players`` (by
+    default those the kernel plays, :func:`kernel_player_counts`) and the boolean
+    options in every combination (:func:`game_options`); an option named in
+    ``option_values`` takes its values in turn, the next one after each cycle of the
+    player counts.  Its moves come from ``random.Random(seed * 1000003 + i)``.
     A mismatch is a step (or a playout check) where anything differs; the first of
     each game is described in ``examples`` (at most five kept) and the twin is
     rebuilt from the reference to go on.  Raises :class:`FurnaceError` when the
@@ -212,20 +215,35 @@ def check_kernel(game: Game, games: int, seed: int,
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise FurnaceError(f"games must be a non-negative integer, not {games!r}")
     name = game.info.name
-    counts = kernel_player_counts(game) if games else ()
+    if players:
+        counts = tuple(players)
+        for n in counts:
+            if n not in game.info.player_counts:
+                raise FurnaceError(f"{name} is played by {game.info.min_players}-"
+                                   f"{game.info.max_players} players, not {n}")
+    else:
+        counts = kernel_player_counts(game) if games else ()
     if games and not counts:
         raise FurnaceError(f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set)")
+    known = {o.name for o in game.info.options}
+    for option, values in (option_values or {}).items():
+        if option not in known or not values:
+            raise FurnaceError(f"{name} has no option {option!r} to take the values "
+                               f"{list(values)!r}")
     steps = 0
     mismatches = 0
     examples: list[str] = []
     for i in range(games):
         num_players = counts[i % len(counts)]
         options = game_options(game, i, counts)
+        for option, values in (option_values or {}).items():
+            options[option] = values[i // len(counts) % len(values)]
         state = game.new_game(seed + i, num_players, options)
         twin = state.search_state()
         if twin is state:
             raise FurnaceError(
-                f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set)")
+                f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set), or does "
+                f"not play {num_players}-player games")
         label = (f"game {i} (seed {seed + i}, {num_players} players"
                  + "".join(f", {k}={v}" for k, v in options.items()) + ")")
         found: list[tuple[int, str]] = []  # (step, what differs) for this game

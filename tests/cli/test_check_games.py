@@ -89,14 +89,14 @@ def test_bench_of_a_game_without_a_kernel(capsys: pytest.CaptureFixture[str],
     assert 100 < report["python_plies_per_game"] < 1000
 
 
-def test_bench_of_a_player_count_the_kernel_does_not_play(
+def test_bench_of_the_solo_game_runs_on_the_kernel(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """Stephens' kernel leaves the solo game to the reference rules: no kernel figures."""
+    """Stephens' kernel plays the solo game too: the bench reports its kernel figures."""
     if not STEPHENS.kernel_available():
         pytest.skip("Stephens kernel not built (or FURNACE_PURE_PYTHON set)")
     code, out, _ = run(capsys, "bench", "stephens", "--players", "1", "--seconds", "0.05",
                        "--mcts-iterations", "5", "--json")
     assert code == 0
     report = json.loads(out.strip())
-    assert report["kernel_steps_per_s"] is None and report["search_path"] == "python"
-    assert report["kernel_note"] == "the kernel does not play 1-player games"
+    assert report["kernel_steps_per_s"] > 0 and report["kernel_speedup"] > 0
+    assert report["search_path"] == "kernel" and "kernel_note" not in report
