@@ -2,9 +2,9 @@
 
 :func:`check_kernel` plays seeded random games on a reference state and on its
 kernel twin (``state.search_state()``) side by side, and after every move
-compares the legal moves (same integers, same order), the whole state
-(``to_json()``) and the player to move; at the end it compares scores and
-ranking.  For every game it also checks that a random playout
+compares the legal moves (same integers, same order, same words), the whole state
+(``to_json()``), the heuristic, the player to move and a one-seat game's target; at
+the end it compares scores, ranking, outcome and a one-seat game's rank.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
 both, and so does a MAST-guided playout where the kernel has its own
 (``guided_playout``, :mod:`engine.guided_playout`), and at every step that
@@ -96,6 +96,11 @@ def _compare(state: State, twin: State) -> str | None:
         ref_moves, twin_moves = state.legal_moves(), twin.legal_moves()
         if list(ref_moves) != list(twin_moves):
             return "legal moves differ " + _first_difference(ref_moves, twin_moves)
+        # Bots, hints and the server name moves by the twin's words.
+        ref_texts = [state.move_to_text(m) for m in ref_moves]
+        twin_texts = [twin.move_to_text(m) for m in ref_moves]
+        if ref_texts != twin_texts:
+            return "move texts differ " + _first_difference(ref_texts, twin_texts)
         if state.current_player() == CHANCE:
             ref_chance, twin_chance = state.chance_outcomes(), twin.chance_outcomes()
             if list(ref_chance) != list(twin_chance):
@@ -107,11 +112,19 @@ def _compare(state: State, twin: State) -> str | None:
         ref_h, twin_h = state.heuristic(), twin.heuristic()
         if any(abs(a - b) > 1e-9 for a, b in zip(ref_h, twin_h, strict=True)):
             return f"heuristic: {ref_h} vs {twin_h}"
+        # A one-seat search aims at the target (the solo game's).
+        one_seat = state.num_players == 1
+        if one_seat and state.solo_target() != twin.solo_target():
+            return f"solo target: {state.solo_target()} vs {twin.solo_target()}"
         if state.is_terminal():
             if list(state.scores()) != list(twin.scores()):
                 return f"scores: {state.scores()} vs {twin.scores()}"
             if state.ranking() != twin.ranking():
                 return f"ranking: {state.ranking()} vs {twin.ranking()}"
+            if state.outcome() != twin.outcome():
+                return f"outcome: {state.outcome()} vs {twin.outcome()}"
+            if one_seat and state.solo_rank() != twin.solo_rank():
+                return f"solo rank: {state.solo_rank()} vs {twin.solo_rank()}"
     except Exception as exc:  # the twin (or the reference) crashed: that is a mismatch too
         return f"raised {type(exc).__name__}: {exc}"
     return None

@@ -113,7 +113,7 @@ class CountState(State):
             return self
         cls = {"bad": BuggyTwin, "dealer": DealerTwin, "host": HostDealerTwin,
                "guided": GuidedTwin, "wrong-guided": WrongGuidedTwin,
-               "two": TwoPlayerTwin}.get(self.twin, CountState)
+               "two": TwoPlayerTwin, "wordy": WordyTwin}.get(self.twin, CountState)
         twin = cls.__new__(cls)
         twin.__dict__.update(self.__dict__)
         twin.added = list(self.added)
@@ -124,6 +124,13 @@ class CountState(State):
 class TwoPlayerTwin(CountState):
     """A twin that plays only the 2-player game (a kernel may leave a player count to the
     reference rules)."""
+
+
+class WordyTwin(CountState):
+    """Plays like the rules but names its moves in other words."""
+
+    def move_to_text(self, move: int) -> str:
+        return f"add {move}"
 
 
 class BuggyTwin(CountState):
@@ -251,6 +258,13 @@ def test_toy_twin_with_its_own_guided_playout_is_compared() -> None:
     report = check_kernel(CountGame("wrong-guided"), 4, seed=0)
     assert report["mismatches"] >= 4
     assert all("guided_playout(" in e for e in report["examples"])
+
+
+def test_toy_twin_that_names_moves_differently_is_caught() -> None:
+    report = check_kernel(CountGame("wordy"), 2, seed=0)
+    assert report["mismatches"] >= 2
+    assert all("move texts differ at index 0: '1' vs 'add 1'" in e
+               for e in report["examples"])
 
 
 def test_toy_twin_that_determinizes_differently_is_caught() -> None:
