@@ -257,6 +257,7 @@ FURNACE_ACTIONS = ("activate", "contract", "investment")
 FRAME_NAMES = tuple(FRAME_KINDS)
 # Frames of the solo game only.
 SOLO_FRAMES = ("automa", "remove")
+# The opponent cards' effects read during play, by catalogue name (the others are set up).
 OPPONENT_EFFECTS = {"accessory-sets": OPP_ACCESSORY_SETS, "no-cost-5-spaces": OPP_CLOSED_SPACE}
 
 
