@@ -2,9 +2,9 @@
 
 :func:`check_kernel` plays seeded random games on a reference state and on its
 kernel twin (``state.search_state()``) side by side, and after every move
-compares the legal moves (same integers, same order) and their words, the whole state
-(``to_json()``) and the player to move; at the end it compares scores and
-ranking.  For every game it also checks that a random playout
+compares the legal moves (same integers, same order, same words), the whole state
+(``to_json()``), the heuristic, the player to move and a one-seat game's target; at
+the end it compares scores, ranking, outcome and a one-seat game's rank.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
 both, and so does a MAST-guided playout where the kernel has its own
 (``guided_playout``, :mod:`engine.guided_playout`), and at every step that
@@ -21,7 +21,7 @@ one observer, cycling through the seats and ``None``, the host).  It only uses t
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.game import CHANCE, FurnaceError, Game, State
@@ -96,9 +96,9 @@ def _compare(state: State, twin: State) -> str | None:
         ref_moves, twin_moves = state.legal_moves(), twin.legal_moves()
         if list(ref_moves) != list(twin_moves):
             return "legal moves differ " + _first_difference(ref_moves, twin_moves)
-        # Search names its moves from the twin (analyses, principal variations).
+        # Bots, hints and the server name moves by the twin's words.
         ref_texts = [state.move_to_text(m) for m in ref_moves]
-        twin_texts = [twin.move_to_text(m) for m in twin_moves]
+        twin_texts = [twin.move_to_text(m) for m in ref_moves]
         if ref_texts != twin_texts:
             return "move texts differ " + _first_difference(ref_texts, twin_texts)
         if state.current_player() == CHANCE:
@@ -112,11 +112,19 @@ def _compare(state: State, twin: State) -> str | None:
         ref_h, twin_h = state.heuristic(), twin.heuristic()
         if any(abs(a - b) > 1e-9 for a, b in zip(ref_h, twin_h, strict=True)):
             return f"heuristic: {ref_h} vs {twin_h}"
+        # A one-seat search aims at the target (the solo game's).
+        one_seat = state.num_players == 1
+        if one_seat and state.solo_target() != twin.solo_target():
+            return f"solo target: {state.solo_target()} vs {twin.solo_target()}"
         if state.is_terminal():
             if list(state.scores()) != list(twin.scores()):
                 return f"scores: {state.scores()} vs {twin.scores()}"
             if state.ranking() != twin.ranking():
                 return f"ranking: {state.ranking()} vs {twin.ranking()}"
+            if state.outcome() != twin.outcome():
+                return f"outcome: {state.outcome()} vs {twin.outcome()}"
+            if one_seat and state.solo_rank() != twin.solo_rank():
+                return f"solo rank: {state.solo_rank()} vs {twin.solo_rank()}"
     except Exception as exc:  # the twin (or the reference) crashed: that is a mismatch too
         return f"raised {type(exc).__name__}: {exc}"
     return None
@@ -202,13 +210,16 @@ def _pick(state: State, rng: random.Random) -> int | None:
     return rng.choice(moves) if moves else None
 
 
-def check_kernel(game: Game, games: int, seed: int,
-                 progress: Progress | None = None) -> dict[str, Any]:
+def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = None,
+                 players: Sequence[int] | None = None,
+                 option_values: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
     """Compare ``games`` seeded random games on the reference rules and on the kernel.
 
-    Game ``i`` uses seed ``seed + i``, player counts cycling through those the
-    kernel plays (:func:`kernel_player_counts`) and the boolean options in every
-    combination (:func:`game_options`); its moves come from ``random.Random(seed * 1000003 + i)``.
+    Game ``i`` uses seed ``seed + i``, player counts cycling through ``players`` (by
+    default those the kernel plays, :func:`kernel_player_counts`) and the boolean
+    options in every combination (:func:`game_options`); an option named in
+    ``option_values`` takes its values in turn, the next one after each cycle of the
+    player counts.  Its moves come from ``random.Random(seed * 1000003 + i)``.
     A mismatch is a step (or a playout check) where anything differs; the first of
     each game is described in ``examples`` (at most five kept) and the twin is
     rebuilt from the reference to go on.  Raises :class:`FurnaceError` when the
@@ -217,20 +228,35 @@ def check_kernel(game: Game, games: int, seed: int,
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise FurnaceError(f"games must be a non-negative integer, not {games!r}")
     name = game.info.name
-    counts = kernel_player_counts(game) if games else ()
+    if players:
+        counts = tuple(players)
+        for n in counts:
+            if n not in game.info.player_counts:
+                raise FurnaceError(f"{name} is played by {game.info.min_players}-"
+                                   f"{game.info.max_players} players, not {n}")
+    else:
+        counts = kernel_player_counts(game) if games else ()
     if games and not counts:
         raise FurnaceError(f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set)")
+    known = {o.name for o in game.info.options}
+    for option, values in (option_values or {}).items():
+        if option not in known or not values:
+            raise FurnaceError(f"{name} has no option {option!r} to take the values "
+                               f"{list(values)!r}")
     steps = 0
     mismatches = 0
     examples: list[str] = []
     for i in range(games):
         num_players = counts[i % len(counts)]
         options = game_options(game, i, counts)
+        for option, values in (option_values or {}).items():
+            options[option] = values[i // len(counts) % len(values)]
         state = game.new_game(seed + i, num_players, options)
         twin = state.search_state()
         if twin is state:
             raise FurnaceError(
-                f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set)")
+                f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set), or does "
+                f"not play {num_players}-player games")
         label = (f"game {i} (seed {seed + i}, {num_players} players"
                  + "".join(f", {k}={v}" for k, v in options.items()) + ")")
         found: list[tuple[int, str]] = []  # (step, what differs) for this game

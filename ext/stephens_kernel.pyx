@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, infer_types=True
-"""Stephens' rules on a flat C struct: the compiled twin of ``engine.stephens`` for 2-4 players.
+"""Stephens' rules on a flat C struct: the compiled twin of ``engine.stephens`` for 1-4 players.
 
 ``KernelState`` reproduces :class:`engine.stephens.state.StephensState` move for move:
 the same legal moves in the same order, the same automatic play of procedures and
@@ -9,10 +9,13 @@ states -- including the SplitMix64 generator the state carries for its shuffles 
 (checked by ``checks.kernel`` and ``tests/stephens/test_kernel.py``) and the
 same random and guided playouts (SplitMix64 from :mod:`engine.playout_rng`).
 
-Scope.  The solo game (one player against the Automa) is not mirrored:
-``from_reference`` raises ValueError for it, so ``engine.stephens.fast.kernel_twin``
-returns None and search runs on the reference rules.  So it does for a hand-made
-position outside the struct's fixed bounds (see ``from_reference``).
+Scope.  Every player count: the solo game against the Automa too (its deck, revealed
+pile and bag, its turn and supply, the worker supply card and cap, both final-turn
+sequences, the difficulty and the opponent cards), in ``stephens_solo.pxi``, which the
+flow here calls where the reference's solo hooks (``engine.stephens.solo.SOLO``)
+differ.  A hand-made position outside the struct's fixed bounds is refused
+(``from_reference`` raises ValueError), so ``engine.stephens.fast.kernel_twin``
+returns None and search runs on the reference rules.
 
 Layout.  The whole position is one ``St`` struct, so a copy is a ``memcpy``: card
 piles are byte arrays with a length, in the reference's list order (the top of a
@@ -42,7 +45,20 @@ from engine.stephens import heuristic as stephens_heuristic
 from engine.stephens.frames import FRAME_KINDS, Frame
 from engine.stephens.moves import move_words
 from engine.stephens.state import INFO, Player, StephensState
-from engine.stephens.vocabulary import ABILITY_EFFECTS, ANY, INFLUENCE_DISK, NOBODY
+from engine.stephens.solo import FACTORY_CYCLE, FURNACE_CYCLE, result as solo_result
+from engine.stephens.vocabulary import (
+    ABILITY_EFFECTS,
+    ANY,
+    AUTOMA,
+    AUTOMA_ACTIONS,
+    DIRECTIONS,
+    FURNACES,
+    INFLUENCE_DISK,
+    NOBODY,
+    SMALL_FACTORIES,
+    WHITE,
+    place_of_furnace,
+)
 
 include "splitmix64.pxi"
 include "search_ops.pxi"
@@ -216,14 +232,42 @@ cdef enum:
     A_ACTIVATE = 0
     A_CONTRACT = 1
 
+# The solo game's numbers (its rules: stephens_solo.pxi).
+cdef enum:
+    AUTOMA_SEAT = -2        # vocabulary.AUTOMA: the Automa's workers on cards
+    MAXAUTOMA = 16          # Automa cards
+    MAXAUTOMA_COSTS = 4     # display costs a furnace card names
+    MAXSUPPLYCARD = 16      # spaces of the worker supply card
+    MAXREMOVE = 16          # cubes the Automa removes from a small factory at once
+    MAXDIFF = 4             # difficulties
+    MAXOPP = 8              # opponent cards
+    SOLO_WORKER_LEAD = 3    # workers.SOLO_WORKER_LEAD
+    # vocabulary.AUTOMA_ACTIONS
+    AU_FURNACE = 0
+    AU_FACTORY = 1
+    AU_PROFESSION = 2
+    # the automa frame's stages (solo.ACT, solo.FINISH)
+    AUTOMA_ACT = 0
+    AUTOMA_FINISH = 1
+    # the opponent effects read during play (opponents.py); the others are set up
+    OPP_OTHER = 0
+    OPP_ACCESSORY_SETS = 1
+    OPP_CLOSED_SPACE = 2
+    # the remove frame's context, by sorted name
+    C_R_FACTORY = 0
+    C_R_N = 1
+
+
 EFFECTS = (INFLUENCE_DISK, *ABILITY_EFFECTS)
 #: The bytes text_context writes (KernelState.text_context_of returns).
 TEXT_CONTEXT_BYTES = TEXT_CONTEXT
 BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
 FURNACE_ACTIONS = ("activate", "contract", "investment")
 FRAME_NAMES = tuple(FRAME_KINDS)
-# Frames of the solo game only: their positions are refused.
+# Frames of the solo game only.
 SOLO_FRAMES = ("automa", "remove")
+# The opponent cards' effects read during play, by catalogue name (the others are set up).
+OPPONENT_EFFECTS = {"accessory-sets": OPP_ACCESSORY_SETS, "no-cost-5-spaces": OPP_CLOSED_SPACE}
 
 
 # -- the board's geometry (engine.stephens.vocabulary, displays) ------------------------------
@@ -310,6 +354,35 @@ ctypedef struct Cat:
     double h_row_activations
     double prof_worth[MAXPROF]   # heuristic.benefit_value
     double disk_value[MAXDISK]   # heuristic.ABILITY_VALUE of the disk's effect
+    # the solo game (engine.stephens.solo, catalogue.solo)
+    int nautoma
+    int au_kind[MAXAUTOMA]
+    int au_start[MAXAUTOMA]
+    int au_direction[MAXAUTOMA]
+    int au_ncosts[MAXAUTOMA]
+    int au_costs[MAXAUTOMA][MAXAUTOMA_COSTS]
+    int au_position[MAXAUTOMA]
+    int au_disk[MAXAUTOMA]
+    int au_supply_cubes[MAXAUTOMA]
+    int au_supply_start[MAXAUTOMA]
+    int au_supply_direction[MAXAUTOMA]
+    int nworker_supply
+    int worker_supply[MAXSUPPLYCARD]
+    int ndifficulties
+    int diff_final[MAXDIFF]
+    int diff_glassblower[MAXDIFF]   # the lowest Glassblower score
+    int diff_target[MAXDIFF]        # an opponent card's target
+    int nopponents
+    int opp_effect[MAXOPP]
+    int opp_n[MAXOPP]
+    int opponent_final_reset
+    int furnace_cycle[4]            # solo.FURNACE_CYCLE
+    int factory_cycle[4]            # solo.FACTORY_CYCLE
+    int factory_corner[4]           # the furnace on a small factory's corner
+    int furnace_row[4]              # vocabulary.place_of_furnace; -1: none
+    int dir_cw                      # vocabulary.DIRECTIONS.index("cw")
+    int white
+    double h_solo_bias, h_solo_early_resets, h_solo_early_vp
 
 
 ctypedef struct Fr:
@@ -331,6 +404,8 @@ ctypedef struct Pl:
     unsigned char fulfilled[MAXROWS][MAXCON]
     int nfulfilled[MAXROWS]
     int placed[MAXACC]
+    int influence_stack          # solo opponent cards: 0, or the space of the stack
+    int lost_disk                # solo opponent cards: -1, or the disk never used
 
 
 ctypedef struct St:
@@ -363,6 +438,14 @@ ctypedef struct St:
     Pl players[MAXP]
     Fr frames[MAXFRAMES]
     int nframes
+    # the solo game: difficulty, opponent card (-1: none), the Automa's deck and
+    # revealed pile (tops last), its bag, whether the final reset has begun
+    int difficulty, opponent, final_reset
+    int bag[3]
+    unsigned char adeck[MAXAUTOMA]
+    int nadeck
+    unsigned char arevealed[MAXAUTOMA]
+    int narevealed
 
 
 # -- small helpers ----------------------------------------------------------------------------
@@ -394,13 +477,15 @@ cdef inline bint has_ability(const Cat* c, const Pl* p, int effect) noexcept nog
 
 
 cdef inline int influence_cap(const Cat* c, const Pl* p) noexcept nogil:
-    """abilities.influence_cap (no opponent card stack: solo only)."""
+    """abilities.influence_cap (a solo opponent card may stack the disks on one space)."""
     cdef int d
     cdef int low = -1
     for d in range(c.ndisk):
         if c.disk_effect[d] == E_INFLUENCE and not p.unlocked[d]:
             if low < 0 or c.disk_space[d] < low:
                 low = c.disk_space[d]
+    if low >= 0 and p.influence_stack:
+        return p.influence_stack - 1
     return low - 1 if low >= 0 else c.influence_max
 
 
@@ -525,15 +610,17 @@ cdef void slide_and_refill(St* s, const Cat* c, int pile) noexcept nogil:
     cdef int nspaces, k
     cdef int n = 0
     cdef signed char cards[MAXDISP]
+    cdef int room
     if pile == CONTRACTS:
         spaces, deck, ndeck, nspaces = &s.cdisplay[0], &s.cdeck[0], &s.ncdeck, c.ncdisp
     else:
         spaces, deck, ndeck, nspaces = &s.idisplay[0], &s.ideck[0], &s.nideck, c.nidisp
+    room = nspaces - (closed_space(s, c, pile) >= 0)  # a solo opponent card's
     for k in range(nspaces):
         if spaces[k] >= 0:
             cards[n] = spaces[k]
             n += 1
-    while n < nspaces and ndeck[0]:
+    while n < room and ndeck[0]:
         ndeck[0] -= 1
         cards[n] = deck[ndeck[0]]
         n += 1
@@ -565,7 +652,7 @@ cdef void discard_cheapest(St* s, const Cat* c, int pile) noexcept nogil:
 cdef inline int disks_left(const St* s, const Cat* c, int seat) noexcept nogil:
     """Disks still on the board; pending unlock decisions count as taken."""
     cdef int d, i
-    cdef int n = c.ndisk
+    cdef int n = c.ndisk - (s.players[seat].lost_disk >= 0)  # a solo opponent card's
     for d in range(c.ndisk):
         n -= s.players[seat].unlocked[d]
     for i in range(s.nframes):
@@ -592,7 +679,7 @@ cdef int worker_moves(const St* s, const Cat* c, int seat, mv* moves, int n) noe
     cdef int k, card, place, i
     cdef unsigned char playing[MAXPROF]
     cdef const Pl* p = &s.players[seat]
-    if disks_left(s, c, seat) == 0:
+    if disks_left(s, c, seat) == 0 or solo_cap_reached(s, c, seat):
         return n
     face_up(s, row)
     for k in range(6):
@@ -643,7 +730,7 @@ cdef int unlock_moves(const St* s, const Cat* c, int seat, mv* moves, int n) noe
     cdef int lowest = -1
     cdef bint ok[MAXDISK]
     for d in range(c.ndisk):
-        ok[d] = not p.unlocked[d]
+        ok[d] = not p.unlocked[d] and d != p.lost_disk
         for k in range(c.disk_nreq[d]):
             if not p.unlocked[c.disk_req[d][k]]:
                 ok[d] = False
@@ -1871,9 +1958,11 @@ cdef void run_reset_step(St* s, const Cat* c, Fr* f) noexcept nogil:
     if step == DONE:
         s.nframes -= 1
         return
-    f.ctx[C_STEP] = step + 1
+    f.ctx[C_STEP] = solo_next_reset_step(step) if is_solo(s) else step + 1
     if step == ARMY:
         s.army = s.army - c.army_step if s.army > c.army_step else 0
+        if is_solo(s):
+            note_final_reset(s, c)
     elif step == REFILL:
         refill = c.refill[s.army][0 if s.nplayers == 4 else 1 if s.nplayers == 3 else 2]
         for fur in range(4):
@@ -1896,6 +1985,8 @@ cdef void run_reset_step(St* s, const Cat* c, Fr* f) noexcept nogil:
     elif step == EMPTY_FACTORIES:
         memset(s.factories, 0, sizeof(s.factories))
     elif step == SUPPLY_STEP:
+        if is_solo(s):  # the Automa supplies first (L1589-L1596)
+            automa_supply(s, c)
         for k in range(s.nplayers - 1, -1, -1):
             seat = (first + k) % s.nplayers
             p = &s.players[seat]
@@ -1909,8 +2000,13 @@ cdef void run_reset_step(St* s, const Cat* c, Fr* f) noexcept nogil:
                 push(s, F_FULFIL, seat)
 
 
+include "stephens_solo.pxi"
+
+
 # -- the flow (engine.stephens.flow) ----------------------------------------------------------
 cdef inline void check_end(St* s) noexcept nogil:
+    if is_solo(s):  # no score ends the solo game (A-12)
+        return
     if s.end_round == 0 and max_vp(s) >= s.army:
         s.end_round = s.round
 
@@ -1925,6 +2021,8 @@ cdef void run_turn(St* s, Fr* f) noexcept nogil:
         return
     if stage == END:
         s.nframes -= 1
+        if is_solo(s) and s.final_reset:  # solo.last_turn_over
+            return
         if (s.end_round > 0 and s.round == s.end_round + 1
                 and s.active == s.nplayers - 1):
             start_reset(s, s.active, True)
@@ -1937,6 +2035,9 @@ cdef void run_turn(St* s, Fr* f) noexcept nogil:
             start_reset(s, s.active, False)
         return
     s.nframes -= 1
+    if is_solo(s):  # solo.automa_turn
+        push(s, F_AUTOMA, 0).ctx[C_STAGE] = AUTOMA_ACT
+        return
     s.active = (s.active + 1) % s.nplayers
     if s.active == 0:
         s.round += 1
@@ -1954,10 +2055,11 @@ cdef int gen_moves(const St* s, const Cat* c, mv* moves) noexcept nogil:
     f = &s.frames[s.nframes - 1]
     p = &s.players[f.seat]
     if f.kind == F_ACCESSORY:
-        return exchange_moves(p.accessories, c.nacc, 0, 1, K_ACCESSORIES, moves, 0)
+        return accessory_sets(s, c, p.accessories, moves, exchange_moves(
+            p.accessories, c.nacc, 0, 1, K_ACCESSORIES, moves, 0))
     if f.kind == F_ACCESSORIES:
-        return exchange_moves(p.accessories, c.nacc, f.ctx[C_PAID], f.ctx[C_GAINED],
-                              K_ACCESSORIES, moves, 0)
+        return accessory_sets(s, c, p.accessories, moves, exchange_moves(
+            p.accessories, c.nacc, f.ctx[C_PAID], f.ctx[C_GAINED], K_ACCESSORIES, moves, 0))
     if f.kind == F_CUBES:
         return exchange_moves(p.cubes, 6, f.ctx[C_PAID], f.ctx[C_GAINED], K_CUBES, moves, 0)
     if f.kind == F_UNLOCK:
@@ -1980,6 +2082,8 @@ cdef int gen_moves(const St* s, const Cat* c, mv* moves) noexcept nogil:
         return supply_moves(s, c, f, moves, 0)
     if f.kind == F_FULFIL:
         return fulfil_moves(s, c, f, moves, 0)
+    if f.kind == F_REMOVE:
+        return remove_moves(s, f, moves, 0)
     return -1
 
 
@@ -2016,6 +2120,8 @@ cdef void apply_decision(St* s, const Cat* c, mv move) noexcept nogil:
         apply_supply(s, c, f, move)
     elif kind == F_FULFIL:
         apply_fulfil(s, c, f, move)
+    elif kind == F_REMOVE:
+        apply_remove(s, move)
 
 
 cdef int advance(St* s, const Cat* c, mv* moves) noexcept nogil:
@@ -2039,6 +2145,9 @@ cdef int advance(St* s, const Cat* c, mv* moves) noexcept nogil:
         if f.kind == F_INFLUENCE:
             s.nframes -= 1
             gain_influence(c, &s.players[f.seat], f.ctx[C_N])
+            continue
+        if f.kind == F_AUTOMA:
+            run_automa(s, c, f)
             continue
         n = gen_moves(s, c, moves)
         if n != 1:
@@ -2255,6 +2364,57 @@ cdef class KernelCatalogue:
             c.prof_worth[i] = h._benefit_worth(prof.benefit)
         for i, disk in enumerate(catalogue.disks):
             c.disk_value[i] = h.ABILITY_VALUE.get(disk.effect, 0.0)
+        self._solo(catalogue)
+
+    cdef _solo(self, catalogue):
+        """The solo game's numbers: the Automa's cards, the worker supply card, the
+        difficulties and the opponent cards' standing rules."""
+        cdef Cat* c = &self.c
+        cdef int i, k
+        solo = catalogue.solo
+        if (len(solo.automa_cards) > MAXAUTOMA or len(solo.worker_supply) > MAXSUPPLYCARD
+                or len(solo.difficulties) > MAXDIFF or len(solo.opponents) > MAXOPP
+                or any(len(card.action.costs) > MAXAUTOMA_COSTS for card in solo.automa_cards)
+                or max(solo.worker_supply, default=0) > MAXREMOVE):
+            raise ValueError("the solo game's cards exceed the Stephens kernel's bounds")
+        c.nautoma = len(solo.automa_cards)
+        for i, card in enumerate(solo.automa_cards):
+            action = card.action
+            c.au_kind[i] = AUTOMA_ACTIONS.index(action.kind)
+            c.au_start[i] = action.start
+            c.au_direction[i] = action.direction
+            c.au_ncosts[i] = len(action.costs)
+            for k, cost in enumerate(action.costs):
+                c.au_costs[i][k] = cost
+            c.au_position[i] = action.position
+            c.au_disk[i] = card.disk
+            c.au_supply_cubes[i] = card.supply_cubes
+            c.au_supply_start[i] = card.supply_start
+            c.au_supply_direction[i] = card.supply_direction
+        c.nworker_supply = len(solo.worker_supply)
+        for i, number in enumerate(solo.worker_supply):
+            c.worker_supply[i] = number
+        c.ndifficulties = len(solo.difficulties)
+        for i, level in enumerate(solo.difficulties):
+            c.diff_final[i] = level.final_reset
+            c.diff_glassblower[i] = level.ranks[1]
+            c.diff_target[i] = level.opponent_target
+        c.nopponents = len(solo.opponents)
+        for i, opponent in enumerate(solo.opponents):
+            c.opp_effect[i] = OPPONENT_EFFECTS.get(opponent.effect, OPP_OTHER)
+            c.opp_n[i] = opponent.n
+        c.opponent_final_reset = solo.opponent_final_reset
+        for i in range(4):
+            c.furnace_cycle[i] = FURNACE_CYCLE[i]
+            c.factory_cycle[i] = FACTORY_CYCLE[i]
+            c.factory_corner[i] = FURNACES.index("FN-" + SMALL_FACTORIES[i][3:])
+            row = place_of_furnace(i)
+            c.furnace_row[i] = -1 if row is None else row
+        c.dir_cw = DIRECTIONS.index("cw")
+        c.white = WHITE
+        h = stephens_heuristic
+        c.h_solo_bias, c.h_solo_early_vp = h.SOLO_BIAS, h.SOLO_EARLY_VP
+        c.h_solo_early_resets = h.SOLO_EARLY_RESETS
 
 
 include "catalogue_cache.pxi"
@@ -2334,7 +2494,7 @@ cdef int final_score(const St* s, const Cat* c, int seat) noexcept nogil:
     return total
 
 
-# -- the heuristic (engine.stephens.heuristic, 2-4 players) ----------------------------------
+# -- the heuristic (engine.stephens.heuristic) ------------------------------------------------
 # Every sum is added in the reference's order, so the values are equal to the last bit.
 cdef inline double track_progress(const int* starts, const int* vps, int count,
                                   double weight, int position) noexcept nogil:
@@ -2395,7 +2555,7 @@ cdef int pending_activations(const St* s, const Cat* c, double* gains) noexcept 
 
 
 cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
-    """heuristic.heuristic for 2-4 players into ``out``; -1 when a bound is hit."""
+    """heuristic.heuristic into ``out``; -1 when a bound is hit."""
     cdef double pending[MAXP]
     cdef double income[MAXP]
     cdef double resets, value
@@ -2406,7 +2566,14 @@ cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
     cdef int cubes[3 * MAXCOLS]
     cdef int leader = max_vp(s)
     cdef const Pl* p
-    if s.end_round:
+    if is_solo(s):  # heuristic.resets_left: the army's steps to the final space
+        if s.final_reset:
+            resets = 0.0
+        else:
+            resets = (<double>(s.army - final_space(s, c))) / c.army_step
+            if not resets > 1.0:
+                resets = 1.0
+    elif s.end_round:
         resets = 1.0
     else:
         resets = (<double>(s.army - leader)) / (2 * c.army_step) + 1
@@ -2458,6 +2625,10 @@ cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
         for k in range(c.ndisk):
             if p.unlocked[k]:
                 value += c.disk_value[k]
+        if is_solo(s):  # heuristic.SOLO_*: a forecast of the final score
+            value += (c.h_solo_early_vp * (resets - c.h_solo_early_resets
+                                           if resets - c.h_solo_early_resets > 0.0 else 0.0)
+                      - c.h_solo_bias)
         out[seat] = value
     return 0
 
@@ -2470,7 +2641,7 @@ include "kernel_state.pxi"
 
 
 cdef class KernelState(StructState):
-    """A Stephens position (2-4 players) on the C struct; behaves like ``StephensState``."""
+    """A Stephens position (1-4 players) on the C struct; behaves like ``StephensState``."""
 
     info = INFO
     moves_known_to = State.moves_known_to
@@ -2491,7 +2662,8 @@ cdef class KernelState(StructState):
     def from_reference(state) -> KernelState:
         """The kernel twin of a reference state (ValueError if it does not fit the struct).
 
-        The solo game is refused (search then runs on the reference rules).  Every
+        The solo game is mirrored too (the Automa's deck, revealed pile and bag, the
+        difficulty and the opponent card).  Every
         number that indexes an array during play is checked here, once: card numbers
         (each card in one place), seats, the decision stack's kinds and the context
         fields that index something (places, factories, piles, rows, display spaces,
@@ -2519,9 +2691,8 @@ cdef class KernelState(StructState):
         k.cat = &k.kc.c
         cdef const Cat* c = k.cat
         n = state.num_players
-        if not isinstance(n, int) or not 2 <= n <= MAXP or len(state.players) != n:
-            raise ValueError(f"the Stephens kernel plays 2..{MAXP} players (the solo game "
-                             f"runs on the reference rules)")
+        if not (isinstance(n, int) and 1 <= n <= MAXP and len(state.players) == n):
+            raise ValueError(f"the Stephens kernel plays 1..{MAXP} players (solo included)")
         k.num_players = n
         memset(placed, 0, MAXPROF)
         memset(con_placed, 0, MAXCON)
@@ -2562,9 +2733,10 @@ cdef class KernelState(StructState):
             s.nplaces[i] = _fill_cards(s.places[i], state.places[i], placed, c.nprof, "places")
         if len(state.master) != c.nprof or len(state.apprentice) != c.nprof:
             raise ValueError("a master and an apprentice per profession expected")
+        lowest_seat = AUTOMA if n == 1 else NOBODY  # the Automa's workers: solo only
         for i in range(c.nprof):
-            s.master[i] = _within(state.master[i], NOBODY, n - 1, "master")
-            s.apprentice[i] = _within(state.apprentice[i], NOBODY, n - 1, "apprentice")
+            s.master[i] = _within(state.master[i], lowest_seat, n - 1, "master")
+            s.apprentice[i] = _within(state.apprentice[i], lowest_seat, n - 1, "apprentice")
         s.ncdeck = _fill_cards(s.cdeck, state.contract_deck, con_placed, c.ncon, "contract deck")
         _fill_spaces(s.cdisplay, state.contract_display, c.ncdisp, con_placed, c.ncon,
                      "contract display")
@@ -2578,8 +2750,10 @@ cdef class KernelState(StructState):
                                   "investment discard")
         for p, player in enumerate(state.players):
             pl = &s.players[p]
-            if player.influence_stack or player.lost_disk != -1:
+            if n != 1 and (player.influence_stack or player.lost_disk != -1):
                 raise ValueError("opponent cards belong to the solo game")
+            pl.influence_stack = _within(player.influence_stack, 0, 1 << 20, "influence_stack")
+            pl.lost_disk = _within(player.lost_disk, -1, c.ndisk - 1, "lost_disk")
             pl.coins = _within(player.coins, 0, 1 << 20, "coins")
             pl.influence = _within(player.influence, 0, 1 << 20, "influence")
             pl.vp = _within(player.vp, 0, 1 << 20, "vp")
@@ -2615,7 +2789,7 @@ cdef class KernelState(StructState):
             raise ValueError("the decision stack is too deep for the kernel")
         s.nframes = 0
         for frame in state.decisions:
-            if frame.kind in SOLO_FRAMES or frame.kind not in FRAME_NAMES:
+            if frame.kind not in FRAME_NAMES or (n != 1 and frame.kind in SOLO_FRAMES):
                 raise ValueError(f"no {frame.kind!r} decision outside the solo game")
             f = push(s, FRAME_NAMES.index(frame.kind), _within(frame.seat, 0, n - 1, "seat"))
             fields = FRAME_KINDS[frame.kind]
@@ -2639,6 +2813,12 @@ cdef class KernelState(StructState):
                 _within(f.ctx[C_STAGE], 0, 2, "turn.stage")
             elif f.kind == F_RESET:
                 _within(f.ctx[C_STEP], 1, DONE, "reset.step")
+            elif f.kind == F_AUTOMA:
+                _within(f.ctx[C_STAGE], AUTOMA_ACT, AUTOMA_FINISH, "automa.stage")
+            elif f.kind == F_REMOVE:
+                _within(f.ctx[C_R_FACTORY], 0, 3, "remove.factory")
+                _within(f.ctx[C_R_N], 0, MAXREMOVE, "remove.n")
+        _solo_from_reference(s, c, state)
         for p in range(n):
             for place in range(6):
                 if row_workers(s, p, place, workers) > MAXW:
@@ -2686,8 +2866,14 @@ cdef class KernelState(StructState):
                  for r in range(c.ninvrows)],
                 [pl.reserved[i] for i in range(3)],
                 [[pl.fulfilled[r][i] for i in range(pl.nfulfilled[r])] for r in range(c.ncrows)],
-                [pl.placed[i] for i in range(c.nacc)]))
+                [pl.placed[i] for i in range(c.nacc)], pl.influence_stack, pl.lost_disk))
         ref.players = players
+        ref.difficulty = s.difficulty
+        ref.opponent = s.opponent
+        ref.automa_deck = [s.adeck[i] for i in range(s.nadeck)]
+        ref.automa_revealed = [s.arevealed[i] for i in range(s.narevealed)]
+        ref.bag = [s.bag[i] for i in range(3)]
+        ref.final_reset = s.final_reset
         decisions = []
         for i in range(s.nframes):
             f = &s.frames[i]
@@ -2773,10 +2959,17 @@ cdef class KernelState(StructState):
                              self.s.players[p].coins) for p in range(self.num_players)])
 
     def solo_target(self):
-        return None
+        """solo.target_score: the opponent card's target, else the Glassblower bar."""
+        if self.num_players != 1:
+            return None
+        if self.s.opponent >= 0:
+            return float(self.cat.diff_target[self.s.difficulty])
+        return float(self.cat.diff_glassblower[self.s.difficulty])
 
     def solo_rank(self):
-        return None
+        if self.num_players != 1:
+            return None
+        return solo_result(self.to_reference())
 
     def rollout(self, seed) -> Outcome:
         """Random moves to the end in C (in place), exactly as ``StephensState.rollout``."""
@@ -2805,8 +2998,8 @@ cdef class KernelState(StructState):
     def determinize(self, observer, rng) -> KernelState:
         """The reference's ``determinize``, drawing the same numbers from ``rng``.
 
-        Nothing is private in Stephens: the face-down decks and the profession decks
-        below their tops are sorted and reshuffled, and the generator is redrawn,
+        Nothing is private in Stephens: the face-down decks (the Automa's too) and the
+        profession decks below their tops are sorted and reshuffled, and the generator is redrawn,
         whoever observes.  The shuffles replay ``random.Random.shuffle`` through
         ``getrandbits``; another generator class goes through the reference rules.
         """
@@ -2886,6 +3079,25 @@ def move_text(catalogue, move, context) -> str:
     return move_words(catalogue, move, plan)
 
 
+cdef int _solo_from_reference(St* s, const Cat* c, object state) except -1:
+    """The solo part of ``from_reference``: difficulty, opponent card, the Automa's deck
+    and revealed pile (every card once), its bag and the final reset flag."""
+    cdef unsigned char seen[MAXAUTOMA]
+    cdef int i
+    s.difficulty = _within(state.difficulty, 0, c.ndifficulties - 1, "difficulty")
+    s.opponent = _within(state.opponent, -1, c.nopponents - 1, "opponent")
+    s.final_reset = _within(state.final_reset, 0, 1, "final_reset")
+    if len(state.bag) != 3:
+        raise ValueError("the bag holds 3 counts")
+    for i in range(3):
+        s.bag[i] = _within(state.bag[i], 0, 1 << 20, "bag")
+    memset(seen, 0, MAXAUTOMA)
+    s.nadeck = _fill_cards(s.adeck, state.automa_deck, seen, c.nautoma, "automa_deck")
+    s.narevealed = _fill_cards(s.arevealed, state.automa_revealed, seen, c.nautoma,
+                               "automa_revealed")
+    return 0
+
+
 cdef int _reshuffle(unsigned char* cards, int n, Words* words) except -1:
     """information._reshuffle: sort, then ``random.Random.shuffle``."""
     cdef int i, j
@@ -2905,6 +3117,7 @@ cdef int c_determinize(St* s, const Cat* c, int observer, Words* words) except -
     cdef int colour
     _reshuffle(s.cdeck, s.ncdeck, words)
     _reshuffle(s.ideck, s.nideck, words)
+    _reshuffle(s.adeck, s.nadeck, words)  # the Automa's (solo; else empty)
     for colour in range(2):
         if s.npdeck[colour]:
             _reshuffle(s.pdeck[colour], s.npdeck[colour] - 1, words)

@@ -196,7 +196,12 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
 
     game = registry.get_game(args.game)
     progress = None if args.quiet else _progress_bar(f"check-kernel {game.info.name}")
-    report = check_kernel(game, args.games, args.seed, progress=progress)
+    option_values = {}
+    for text in args.option or ():
+        option, _, values = text.partition("=")
+        option_values[option] = values.split(",")
+    report = check_kernel(game, args.games, args.seed, progress=progress, players=args.players,
+                          option_values=option_values)
     print(json.dumps(report))
     return 0 if report["mismatches"] == 0 else 1
 
@@ -397,6 +402,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game")
     p.add_argument("--games", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--players", type=int, action="append",
+                   help="a player count to check (repeatable; default: every count the "
+                        "kernel plays)")
+    p.add_argument("--option", action="append", metavar="NAME=V1,V2",
+                   help="an option's values, taken in turn game after game (repeatable)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_check_kernel)
 

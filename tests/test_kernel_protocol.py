@@ -62,9 +62,8 @@ GAMES = (
                search_players=3, search_iterations=300),
     KernelGame(oh_my_goods.GAME, oh_my_goods_fast, rollout_games=12, rollout_every=60,
                search_players=2, search_iterations=60),
-    # the solo game runs on the reference rules
     KernelGame(stephens.GAME, stephens_fast, rollout_games=6, rollout_every=80,
-               search_players=2, search_iterations=30, players=(2, 3, 4)),
+               search_players=2, search_iterations=30, players=(1, 2, 3, 4)),
 )
 
 

@@ -22,9 +22,9 @@ def kernel_module() -> ModuleType | None:
 def kernel_twin(state: Position) -> State | None:
     """A kernel-backed copy of ``state``, or None when the kernel is not available.
 
-    Also None for the solo game, which the kernel does not play, and for a
-    (hand-made) state outside the kernel's fixed bounds, so search falls back to the
-    reference rules instead of failing.
+    Also None for a (hand-made) state outside the kernel's fixed bounds, so search
+    falls back to the reference rules instead of failing.  The kernel plays every
+    player count, the solo game against the Automa included.
     """
     twin: State | None = kernel_twin_or_none(KERNEL_MODULE, state)
     return twin

@@ -139,7 +139,8 @@ def next_player(state: Position, events: list[Event]) -> None:
 
 
 MULTI_PLAYER = Hooks(check_end=check_end, last_turn_over=last_turn_over,
-                     next_turn=next_player, army_advanced=nothing, factories_emptied=nothing,
+                     next_turn=next_player, army_advanced=nothing,
+                     reset_steps=reset.STEPS, supplying=nothing,
                      procedures={}, decisions={})
 #: The solo game's decisions: the flow's own and the Automa's.
 SOLO_HANDLERS = {**HANDLERS, **solo.SOLO.decisions}

@@ -49,8 +49,11 @@ class Hooks:
     next_turn: Step
     #: The reset phase's army step has moved the French army.
     army_advanced: Step
-    #: The reset phase has emptied the small factories, before the players supply them.
-    factories_emptied: Step
+    #: The order of the reset phase's steps (``engine.stephens.reset``'s numbers, from the
+    #: army to DONE): the solo game supplies the small factories last (L1592).
+    reset_steps: tuple[int, ...]
+    #: The reset phase's supply step begins, before the players supply.
+    supplying: Step
     #: The game's own procedure frames (the kinds the flow itself does not run).
     procedures: Mapping[str, Procedure]
     #: The game's own decisions (the kinds the flow's handlers do not cover).

@@ -14,6 +14,9 @@ in turn order from the player who triggered the reset (L951-L956):
    in valid combinations, taking their bonuses (L1200-L1216);
 7. each player fulfils contracts of their choice (L1218-L1262).
 
+The solo game takes 7 before 6, its supply being "the final step" (L1592; the
+Automa supplies first): the game's hooks give the order (``Hooks.reset_steps``).
+
 The final reset, after the last turn, skips the army and the refill (nothing reads
 them any more) and starts with the player who took that turn, the last in the round
 (docs/rules/stephens.md A-13, A-14).
@@ -56,6 +59,16 @@ from engine.stephens.vocabulary import COLOURS, FURNACES, SMALL_FACTORIES, WOODE
 
 ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, SUPPLY_STEP, FULFIL_STEP, DONE = \
     range(1, 9)
+#: The steps in the order of the pages (L1155-L1262): supply, then fulfil.
+STEPS = (ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, SUPPLY_STEP, FULFIL_STEP, DONE)
+#: The solo order: "In the final step, supply small factories" (L1592, A-1).
+SUPPLY_LAST = (ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, FULFIL_STEP, SUPPLY_STEP,
+               DONE)
+
+
+def step_after(steps: tuple[int, ...], step: int) -> int:
+    """The step that follows ``step`` in the order ``steps``."""
+    return steps[steps.index(step) + 1]
 
 
 def start_reset(state: Position, trigger: int, final: bool, events: list[Event]) -> None:
@@ -71,13 +84,14 @@ def turn_order(state: Position, first: int) -> list[int]:
 
 def run_reset_step(state: Position, frame: Frame, events: list[Event], hooks: Hooks) -> None:
     """Run the step the reset frame on top names; decisions it asks for go above it.
-    The game's ``hooks`` follow the army step and the emptying of the small factories."""
+    The game's ``hooks`` order the steps and follow the army step and the start of the
+    supply step."""
     step = frame.num("step")
     cat = state.catalogue
     if step == DONE:
         state.decisions.pop()
         return
-    state.decisions[-1] = frame.with_(step=step + 1)
+    state.decisions[-1] = frame.with_(step=step_after(hooks.reset_steps, step))
     order = turn_order(state, frame.seat)
     if step == ARMY:
         state.army = max(0, state.army - cat.army.step)
@@ -105,8 +119,8 @@ def run_reset_step(state: Position, frame: Frame, events: list[Event], hooks: Ho
         if any(any(f) for f in state.factories):
             events.append(Event("the small factories are emptied"))
         state.factories = [[0, 0, 0] for _ in SMALL_FACTORIES]
-        hooks.factories_emptied(state, events)  # solo: the Automa supplies first (L1589-L1596)
     elif step == SUPPLY_STEP:
+        hooks.supplying(state, events)  # solo: the Automa supplies first (L1589-L1596)
         for seat in reversed(order):
             if any(state.players[seat].reserved):
                 state.decisions.append(Frame.make("supply", seat, last=-1, accessories=0,

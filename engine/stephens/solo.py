@@ -11,8 +11,9 @@ the player's (seat 0): the activation of a row when it takes a cube from an uppe
 furnace (L1650-L1653, an ``activation`` frame) and which cubes it removes from a
 small factory (L1693, a ``remove`` frame).
 
-In every reset, after the small factories are emptied, the Automa supplies them
-from its hidden bag of 21 cubes (:func:`automa_supply`, L1589-L1596, L1620-L1627).
+In every reset, supplying the small factories is the last step, after the contracts
+are fulfilled (L1592), and the Automa supplies them first from its hidden bag of 21
+cubes (:func:`automa_supply`, L1589-L1596, L1620-L1627).
 
 The solo end: the reset whose army step reaches the difficulty's space (20/25/30)
 is the final one (``state.final_reset``); after it the Automa (when the player
@@ -44,7 +45,7 @@ from engine.stephens.moves import REMOVE, encode, pack, payload_of, unpack
 from engine.stephens.opponents import closed_space
 from engine.stephens.position import EMPTY, Position
 from engine.stephens.randomness import below, shuffle
-from engine.stephens.reset import start_reset
+from engine.stephens.reset import SUPPLY_LAST, start_reset
 from engine.stephens.scoring import scores
 from engine.stephens.turn import activate_row
 from engine.stephens.vocabulary import (
@@ -423,7 +424,8 @@ SOLO = Hooks(
     last_turn_over=last_turn_over,
     next_turn=automa_turn,
     army_advanced=note_final_reset,
-    factories_emptied=automa_supply,
+    reset_steps=SUPPLY_LAST,
+    supplying=automa_supply,
     procedures={"automa": run_automa},
     decisions={"remove": Handler("choose the cubes the Automa removes", (REMOVE,),
                                  remove_moves, remove_reason, apply_remove)},

@@ -30,7 +30,7 @@ from __future__ import annotations
 from engine.game import InvalidStateError
 from engine.stephens.activation import most_any_cubes, row_workers
 from engine.stephens.displays import display
-from engine.stephens.flow import legal_moves
+from engine.stephens.flow import hooks_of, legal_moves
 from engine.stephens.frames import PROCEDURES, Frame
 from engine.stephens.investments import investment_columns
 from engine.stephens.opponents import closed_space
@@ -41,6 +41,7 @@ from engine.stephens.reset import (
     FULFIL_STEP,
     RESET_VP,
     SUPPLY_STEP,
+    step_after,
 )
 from engine.stephens.reset import (
     INVESTMENTS as INVESTMENT_STEP,
@@ -355,16 +356,19 @@ class _Stack:
             raise self.fail("the reset refilled the empty furnaces", self.i - 1)
         order = [(reset.seat + k) % state.num_players for k in range(state.num_players)]
         reserved = [s for s in range(state.num_players) if any(state.players[s].reserved)]
-        if reserved and not (INVESTMENT_STEP < step <= SUPPLY_STEP + 1):
+        steps = hooks_of(state).reset_steps  # the step named is the next one to run
+        after = {k: step_after(steps, k) for k in (INVESTMENT_STEP, SUPPLY_STEP, FULFIL_STEP)}
+        if reserved and not (steps.index(INVESTMENT_STEP) < steps.index(step)
+                             <= steps.index(after[SUPPLY_STEP])):
             raise _Fail(f"players[{reserved[0]}].reserved: cubes are reserved on investments "
                         f"only between the investments and the supply steps of a reset")
         if self.peek() is None:
             raise self.fail("the reset is running: a decision of its step is pending")
-        if step == INVESTMENT_STEP + 1:
+        if step == after[INVESTMENT_STEP]:
             self.players_in_order("columns", order, self.columns)
-        elif step == SUPPLY_STEP + 1:
+        elif step == after[SUPPLY_STEP]:
             self.supplies(order)
-        elif step == FULFIL_STEP + 1:
+        elif step == after[FULFIL_STEP]:
             self.players_in_order("fulfil", order, self.fulfil)
         else:
             raise self.fail("no decision is asked at this step of the reset")

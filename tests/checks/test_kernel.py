@@ -122,8 +122,8 @@ class CountState(State):
 
 
 class TwoPlayerTwin(CountState):
-    """A twin that plays only the 2-player game (as Stephens' kernel leaves the solo game
-    to the reference rules)."""
+    """A twin that plays only the 2-player game (a kernel may leave a player count to the
+    reference rules)."""
 
 
 class BuggyTwin(CountState):
@@ -225,6 +225,22 @@ def test_only_the_player_counts_the_kernel_plays_are_checked() -> None:
     assert report["mismatches"] == 0 and report["steps"] > 4 * 3
     assert [m[1] for m in game.made[4:]] == [2] * 4  # after the probes of both calls
     assert kernel_player_counts(CountGame("none")) == ()
+
+
+def test_chosen_player_counts_and_option_values() -> None:
+    """``players`` picks the counts (no probing); ``option_values`` gives an option its
+    values in turn, the next after each cycle of the counts."""
+    game = CountGame("good")
+    report = check_kernel(game, 4, seed=5, players=(3,), option_values={"goal": [6, 8]})
+    assert report["mismatches"] == 0
+    assert [(m[1], m[2]["goal"], m[2]["big"]) for m in game.made] == [
+        (3, 6, False), (3, 8, True), (3, 6, False), (3, 8, True)]
+    with pytest.raises(FurnaceError, match="does not play 3-player games"):
+        check_kernel(CountGame("two"), 1, seed=0, players=(3,))
+    with pytest.raises(FurnaceError, match="2-3 players, not 4"):
+        check_kernel(game, 1, seed=0, players=(4,))
+    with pytest.raises(FurnaceError, match="no option 'speed'"):
+        check_kernel(game, 1, seed=0, option_values={"speed": [1]})
 
 
 def test_toy_buggy_twin_is_caught_with_a_description() -> None:

@@ -44,7 +44,13 @@ from tests.stephens.helpers import (
 
 KernelState = kernel_state_or_skip(fast, "Stephens")
 
-PLAYERS = (2, 3, 4)
+PLAYERS = (1, 2, 3, 4)
+#: The solo game's options, each opponent card and difficulty met.
+SOLO_OPTIONS = ({"difficulty": "easy", "opponent": "none"},
+                {"difficulty": "hard", "opponent": "none"},
+                *({"difficulty": level, "opponent": f"opponent-{k}"}
+                  for k, level in zip(range(1, 6), ("easy", "normal", "hard", "normal", "easy"),
+                                      strict=True)))
 
 
 def twin(state: StephensState) -> Any:
@@ -52,21 +58,69 @@ def twin(state: StephensState) -> Any:
 
 
 def test_check_kernel_finds_no_mismatch() -> None:
-    """checks.kernel finds no difference over 6 seeded games of 2, 3 and 4 players."""
-    report = check_kernel(GAME, 6, 11)
+    """checks.kernel finds no difference over 8 seeded games of 1, 2, 3 and 4 players."""
+    report = check_kernel(GAME, 8, 11)
     assert report["mismatches"] == 0, report["examples"]
-    assert report["steps"] > 6 * 100
+    assert report["steps"] > 8 * 100
 
 
-def test_kernel_plays_two_to_four_players() -> None:
-    """The solo game is left to the reference rules: the twin refuses it, search falls back."""
+def test_check_kernel_of_the_solo_game_finds_no_mismatch() -> None:
+    """``players`` and ``option_values`` pick the games: solo, every opponent card."""
+    opponents = ["none", *(f"opponent-{k}" for k in range(1, 6))]
+    report = check_kernel(GAME, 6, 5, players=(1,),
+                          option_values={"opponent": opponents,
+                                         "difficulty": ["easy", "normal", "hard"]})
+    assert report["mismatches"] == 0, report["examples"]
+    assert report["steps"] > 6 * 50
+
+
+def test_kernel_plays_one_to_four_players() -> None:
+    """The solo game against the Automa has its twin too: search runs on the kernel."""
     assert kernel_player_counts(GAME) == PLAYERS
-    solo = GAME.new_game(1, 1)
-    with pytest.raises(ValueError, match="solo"):
-        twin(solo)
-    assert solo.search_state() is solo
     for players in PLAYERS:
         assert isinstance(GAME.new_game(1, players).search_state(), KernelState)
+    for options in SOLO_OPTIONS:
+        assert isinstance(GAME.new_game(1, 1, options).search_state(), KernelState)
+
+
+@pytest.mark.parametrize("options", SOLO_OPTIONS)
+def test_solo_games_move_for_move(options: dict[str, str]) -> None:
+    """Seeded solo games against the Automa, with every opponent card and difficulty:
+    the same moves, states, heuristic, target, rank and outcome as the reference."""
+    for g in range(3):
+        seed = 900 + g
+        state = GAME.new_game(seed, 1, options)
+        k = twin(state)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            assert_same(state, k)
+            assert k.heuristic() == state.heuristic()
+            assert k.solo_target() == state.solo_target()
+            move = rng.choice(state.legal_moves())
+            state.apply(move)
+            k.apply(move)
+        assert_same(state, k)
+        assert k.scores() == state.scores()
+        assert k.outcome() == state.outcome()
+        assert k.solo_rank() == state.solo_rank()
+        assert k.solo_target() == state.solo_target()
+
+
+def test_solo_twin_keeps_the_automa_and_the_opponent_card() -> None:
+    """The Automa's deck, revealed pile and bag, the final reset, the difficulty and the
+    opponent card's standing changes go through the twin and back."""
+    state = GAME.new_game(4, 1, {"difficulty": "hard", "opponent": "opponent-3"})
+    rng = random.Random(4)
+    while state.round < 6:
+        state.apply(rng.choice(state.legal_moves()))
+    state.final_reset = 1
+    state.players[0].lost_disk = 7
+    back = twin(state).to_reference()
+    assert back.to_json() == state.to_json()
+    assert (back.automa_deck, back.automa_revealed, back.bag, back.difficulty,
+            back.opponent) == (state.automa_deck, state.automa_revealed, state.bag, 2, 2)
+    assert back.players[0].influence_stack == state.players[0].influence_stack > 0
+    assert back.players[0].lost_disk == 7 and back.final_reset == 1
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -149,9 +203,10 @@ def test_reference_round_trip(players: int) -> None:
             ref = twin(state).to_reference()
             assert ref.to_json() == state.to_json()
             assert ref.legal_moves() == state.legal_moves()
-    # every decision and procedure of the 2-4 player game was met
+    # every decision and procedure of the game was met (solo: the Automa's turn too)
     assert kinds >= {"accessory", "unlock", "turn", "action", "activation", "cubes",
-                     "acquire", "reset", "columns", "supply", "fulfil"}
+                     "acquire", "reset", "columns", "supply", "fulfil"} \
+        | ({"automa"} if players == 1 else set())
 
 
 def test_rollout_and_guided_playout_match_the_reference() -> None:

@@ -23,7 +23,7 @@ from engine.stephens.solo import (
 from engine.stephens.state import EMPTY, StephensState
 from engine.stephens.vocabulary import AUTOMA, FURNACES, NOBODY, PLACES, SMALL_FACTORIES
 from engine.stephens.workers import disks_left
-from tests.stephens.helpers import attach, blank, round_trip, settle_disks
+from tests.stephens.helpers import attach, blank, contract, round_trip, settle_disks
 
 GAME = StephensGame()
 UL, UR, LL, LR = (FURNACES.index(n) for n in ("FN-UL", "FN-UR", "FN-LL", "FN-LR"))
@@ -282,6 +282,26 @@ def test_reset_runs_the_automa_supply_after_emptying_the_factories() -> None:
         "the small factories are emptied" in events else -1
     supplied = next(k for k, e in enumerate(events) if e.startswith("the Automa supplies"))
     assert emptied < supplied and sum(state.bag) < 21
+
+
+def test_supply_is_the_last_step_of_a_solo_reset() -> None:
+    """L1592: "In the final step, supply small factories, the Automa performs their own
+    supply step before you supply": the contracts are fulfilled before it (A-1)."""
+    state = solo()
+    card = contract(state, "crown-01")  # one cube of colour 4 to fulfil
+    state.players[0].contracts.append(card)
+    state.players[0].cubes = [0, 0, 0, 0, 1, 0]
+    state.players[0].reserved = [2, 2, 2]
+    state.automa_revealed.append(state.automa_deck.pop())  # its supply: that card's lower part
+    state.decisions = [Frame.make("turn", 0, stage=2),
+                       Frame.make("reset", 0, step=5, final=0)]  # the factories emptied next
+    events: list[Event] = []
+    state._moves = advance(state, events)
+    assert top(state).kind == "fulfil"
+    assert not any(str(e).startswith("the Automa supplies") for e in events)
+    bag = sum(state.bag)
+    state.apply_text("skip")
+    assert top(state).kind == "supply" and sum(state.bag) < bag
 
 
 # -- the worker cap -------------------------------------------------------------------------
