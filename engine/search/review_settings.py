@@ -107,12 +107,16 @@ REVIEW_SETTINGS: dict[str, ReviewSettings] = {
     # Winning scores of 60-100 points, margins of tens between levels 1 and 4.
     "samara": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
                              points=(3.0, 6.0, 12.0)),
-    # Final margins are a few points (the search's margin scale is 3 points).
-    "oh-my-goods": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
+    # Final margins are a few points (the search's margin scale is 3 points).  4,000
+    # iterations, as long as 1,000 took on the Python tree: the moves flagged at 1,000
+    # lost less when searched 10 times longer, those flagged at 4,000 do not
+    # (docs/review.md, "What the labels are worth").
+    "oh-my-goods": ReviewSettings(budget=4000, probability=(0.05, 0.10, 0.20),
                                   points=(1.0, 2.0, 4.0)),
     # Scores in the hundreds, margin scale and solo scale 20 points; a game of about
-    # 110 decisions a seat, searched slowly: a smaller budget.
-    "stephens": ReviewSettings(budget=300, probability=(0.05, 0.10, 0.20),
+    # 110 decisions a seat: 1,000 iterations (a quarter of the time 300 took on the
+    # Python tree before the solo kernel and the compiled search).
+    "stephens": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
                                points=(5.0, 10.0, 20.0)),
 }
 
