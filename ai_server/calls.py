@@ -201,11 +201,10 @@ def seat_of(request: Any, state: State, field: str = "seat") -> int | None:
 SEALED = "sealed"
 
 
-def _sealer(field: str) -> sealing.Sealer:
+def _sealer() -> sealing.Sealer:
+    """The server's sealer: every server has one (its own key when given none)."""
     sealer = sealing.SEALER.get()
-    if sealer is None:
-        raise invalid("this server has no sealing key: it neither opens nor answers sealed "
-                      "states (furnace serve --seal-key)", field, errors.NO_SEALING_KEY)
+    assert sealer is not None, "a call runs with its server's sealer (sealing.using)"
     return sealer
 
 
@@ -218,7 +217,7 @@ def open_sealed(message: pb.GameState, field: str = "state") -> DecodedState:
     """A request's sealed position, opened: its observer is the seat it was sealed for."""
     where = f"{field}.{SEALED}"
     try:
-        data, seat = _sealer(where).open(message.sealed)
+        data, seat = _sealer().open(message.sealed)
     except sealing.SealError as exc:
         raise invalid(str(exc), where, errors.INVALID_SEAL) from None
     if message.HasField("observer_seat") and message.observer_seat != seat:
@@ -234,7 +233,6 @@ def answer_form(request_form: str | None, requested: int, game: str, observer: i
     request's was and no other is asked; a sealed request is never answered readable."""
     if requested == pb.STATE_FORMAT_SEALED or (
             requested == pb.STATE_FORMAT_UNSPECIFIED and request_form == SEALED):
-        _sealer("state_format")
         if observer is None:
             raise invalid(f"a state is sealed for one seat (the host sees every hand): set "
                           f"{observer_field}", observer_field, errors.MISSING_FIELD)
@@ -250,7 +248,7 @@ def encode_for(state: State, form: str, observer: int | None) -> pb.GameState:
     """``state`` as a ``GameState`` of ``form`` (from :func:`answer_form`) for ``observer``."""
     if form == SEALED:
         assert observer is not None  # answer_form saw to it
-        return pb.GameState(sealed=_sealer("state_format").seal(state.to_json(), observer),
+        return pb.GameState(sealed=_sealer().seal(state.to_json(), observer),
                             observer_seat=observer)
     return codecs.encode_state(state.to_json(), form, observer)
 
@@ -270,8 +268,7 @@ def list_games(config: ServerConfig, log: Any = None) -> pb.ListGamesResponse:
     for name in registry.game_names():
         try:
             game = registry.get_game(name)
-            games.append(messages.game_info_message(game.info, game.kernel_available(),
-                                           sealed=cfg.sealer is not None))
+            games.append(messages.game_info_message(game.info, game.kernel_available()))
         except Exception:  # noqa: BLE001 - one broken game must not hide the others
             if log is not None:
                 log.exception("game %r failed to load; left out of ListGames", name)
@@ -442,9 +439,9 @@ CALLS: dict[str, Callable[[Any], Message]] = {
 
 
 def run_call(method: str, request: Message, *, slot: int | None = None,
-             sealer: sealing.Sealer | None = None) -> Answer:
+             sealer: sealing.Sealer) -> Answer:
     """The call pool's job: ``method``'s whole game side for ``request`` (``sealer``: the
-    server's sealing keys, if any)."""
+    server's sealing keys)."""
     with sealing.using(sealer):
         return answer(method, lambda: CALLS[method](request))
 

@@ -129,7 +129,8 @@ def add_commands(subparsers: Any) -> None:
         "--seal-key", action="append", default=[], metavar="FILE",
         help="a key file of sealed states (furnace seal-key new FILE); repeat for older "
         "keys, newest first: new states are sealed with the first, the others still open "
-        "theirs (default: none, sealed states refused)")
+        "theirs (default: a key made at start for this process alone, whose states no "
+        "restart or other replica opens)")
     parser.set_defaults(func=run_serve)
     _add_seal_key_command(subparsers)
 
@@ -245,11 +246,6 @@ def _run_server(args: argparse.Namespace, config: ServerConfig,
         print(f"furnace server listening on {args.host}:{port} "
               f"({config.workers} workers; {hosting.describe()}); Ctrl-C to stop",
               file=sys.stderr, flush=True)
-        if config.sealer is not None:
-            ids = config.sealer.key_ids
-            print(f"furnace server seals states with key {ids[0]}"
-                  + (f" (and opens those of {', '.join(ids[1:])})" if ids[1:] else ""),
-                  file=sys.stderr, flush=True)
 
     def started(server: Any) -> None:
         if server.metrics is not None and server.metrics.port is not None:

@@ -138,8 +138,9 @@ class ServerConfig:
     grpc_max_connection_age: float = 1800.0
     #: gRPC port: connections open at once; more are closed at once (0: no cap).
     grpc_max_connections: int = 512
-    #: The keys of sealed states (``--seal-key``, :mod:`ai_server.sealing`); None: the
-    #: server neither answers nor opens sealed states.  Travels to the workers.
+    #: The keys of sealed states (``--seal-key``, :mod:`ai_server.sealing`); None: a key
+    #: made for this process when the settings are resolved, so every server seals
+    #: (only the process that made it opens its states).  Travels to the workers.
     sealer: Sealer | None = None
 
     def grpc_connection_age_grace(self) -> float:
@@ -174,10 +175,14 @@ class ServerConfig:
 
     def resolved(self) -> ServerConfig:
         """A copy with defaults filled in (``workers=0`` and ``call_workers=0``: two per
-        CPU core) and checked."""
+        CPU core; no ``sealer``: a key of this process's own) and checked."""
         config = self if self.workers else replace(self, workers=default_workers())
         if not config.call_workers:
             config = replace(config, call_workers=default_call_workers())
+        if config.sealer is None:
+            from ai_server.sealing import Sealer
+
+            config = replace(config, sealer=Sealer.for_this_process())
         config.check()
         return config
 

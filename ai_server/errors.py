@@ -42,8 +42,6 @@ UNSUPPORTED_STATE_FORMAT = "UNSUPPORTED_STATE_FORMAT"
 #: A sealed state that does not open: altered, truncated, of another version, or sealed
 #: with a key the server does not hold (any more).
 INVALID_SEAL = "INVALID_SEAL"
-#: A sealed state, or a sealed answer, asked of a server that has no sealing key.
-NO_SEALING_KEY = "NO_SEALING_KEY"
 #: The request contradicts its sealed state: another observer_seat than the sealed
 #: seat, or an answer in a readable form.
 SEAL_MISMATCH = "SEAL_MISMATCH"

@@ -49,8 +49,8 @@ def option_value(value: pb.OptionValue, field: str) -> bool | int | str:
     return result
 
 
-def game_info_message(info: GameInfo, kernel: bool, sealed: bool = False) -> pb.GameInfo:
-    """The ListGames entry of a game (``sealed``: the server has sealing keys)."""
+def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
+    """The ListGames entry of a game."""
     return pb.GameInfo(
         name=info.name,
         title=info.title,
@@ -66,16 +66,17 @@ def game_info_message(info: GameInfo, kernel: bool, sealed: bool = False) -> pb.
         description=info.description,
         typed_state=codecs.has_typed(info.name),
         kernel_available=kernel,
-        state_formats=state_formats(info.name, sealed),
+        state_formats=state_formats(info.name),
         state_schema=schema_text(json_schema(registry.get_game(info.name).state_description())),
     )
 
 
-def state_formats(game: str, sealed: bool) -> list[pb.StateFormat]:
-    """The forms ``game``'s positions can be answered in (GameInfo.state_formats)."""
+def state_formats(game: str) -> list[pb.StateFormat]:
+    """The forms ``game``'s positions can be answered in (GameInfo.state_formats): sealed
+    too, since every server seals (with a key of its own when given none)."""
     return [*([pb.STATE_FORMAT_TYPED] if codecs.has_typed(game) else []),
             pb.STATE_FORMAT_OPAQUE, pb.STATE_FORMAT_JSON, pb.STATE_FORMAT_JSON_OBJECT,
-            pb.STATE_FORMAT_RECORD, *([pb.STATE_FORMAT_SEALED] if sealed else [])]
+            pb.STATE_FORMAT_RECORD, pb.STATE_FORMAT_SEALED]
 
 
 def status_message(state: State) -> pb.GameStatus:

@@ -21,6 +21,8 @@ Keys are 32 random bytes (AES-256), read from files (:func:`read_key_file`), new
 first: new states are sealed with the first; every listed key still opens the
 states it sealed, found by the key id in the header (the first bytes of a hash of
 the key, which shows nothing of the key).  A removed key's states no longer open.
+A server given no key file seals with a key of its own (:meth:`Sealer.for_this_process`),
+so a hidden position never leaves it in clear; only that process opens those states.
 
 >>> sealer = Sealer([bytes(range(32))])
 >>> blob = sealer.seal({"game": "samara", "month": 8}, seat=1)
@@ -42,7 +44,6 @@ import json
 import logging
 import os
 import secrets
-import stat
 import zlib
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
@@ -51,6 +52,8 @@ from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from ai_server.security import readable_by_others
 
 log = logging.getLogger(__name__)
 
@@ -85,10 +88,11 @@ class Sealer:
     """Seals and opens states with ``keys`` (32 bytes each), newest first.
 
     Pickles by its keys, so it travels to the worker processes with their jobs;
-    its ``repr`` shows the key ids only.
+    its ``repr`` shows the key ids only.  ``per_process``: the key was made at start
+    for this process alone (no key file), so no other process opens its states.
     """
 
-    def __init__(self, keys: Sequence[bytes]) -> None:
+    def __init__(self, keys: Sequence[bytes], per_process: bool = False) -> None:
         if not keys:
             raise ValueError("a sealer needs at least one key")
         ids: dict[bytes, bytes] = {}
@@ -104,6 +108,14 @@ class Sealer:
         self._by_id = ids
         self._newest = key_id(keys[0])
         self._aead: dict[bytes, AESGCM] = {}
+        self.per_process = per_process
+
+    @classmethod
+    def for_this_process(cls) -> Sealer:
+        """A sealer of a fresh key that lives in this process's memory only: what a
+        server seals with when it is given no key file.  A restart, or another
+        replica, cannot open the states it seals."""
+        return cls([new_key()], per_process=True)
 
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike[str]]) -> Sealer:
@@ -126,7 +138,7 @@ class Sealer:
         return hash(self._newest)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Sealer, (list(self._keys),)
+        return Sealer, (list(self._keys), self.per_process)
 
     def _cipher(self, kid: bytes) -> AESGCM:
         aead = self._aead.get(kid)
@@ -156,8 +168,9 @@ class Sealer:
         kid = blob[1:1 + KEY_ID_BYTES]
         if kid not in self._by_id:
             raise SealError(f"the sealed state was sealed with a key this server does not "
-                            f"hold (key id {kid.hex()}): it was retired, or the state is "
-                            f"altered")
+                            f"hold (key id {kid.hex()}): it was retired, or belongs to "
+                            f"another server process (a restart or another replica "
+                            f"without a shared --seal-key), or the state is altered")
         header = blob[:HEADER_BYTES]
         try:
             packed = self._cipher(kid).decrypt(header[1 + KEY_ID_BYTES:],
@@ -234,9 +247,8 @@ def read_key_file(path: str | os.PathLike[str]) -> bytes:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise ValueError(f"cannot read the sealing key {name}: {exc.strerror or exc}") from None
-    with contextlib.suppress(OSError):
-        if os.stat(path).st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-            log.warning("sealing key %s can be read by other users (chmod 600 it)", name)
+    if readable_by_others(path):
+        log.warning("sealing key %s can be read by other users (chmod 600 it)", name)
     return parse_key(data, f"sealing key {name}")
 
 
@@ -251,7 +263,7 @@ def write_key_file(path: str | os.PathLike[str]) -> str:
 
 
 # -- the sealer of the current call (in the worker processes) -----------------------------
-#: The server's sealer while a worker runs a call (None: the server has no key).
+#: The server's sealer while a worker runs a call (None: outside a call).
 SEALER: ContextVar[Sealer | None] = ContextVar("furnace_sealer", default=None)
 
 

@@ -129,8 +129,8 @@ def _read(path: str | os.PathLike[str], what: str) -> bytes:
                          f"{exc.strerror or exc}") from None
 
 
-def _warn_if_readable(path: str | os.PathLike[str]) -> None:
-    """Warn when users other than the server's may read ``path``: anyone, or a group.
+def readable_by_others(path: str | os.PathLike[str]) -> bool:
+    """Whether users other than the server's may read ``path``: anyone, or a group.
 
     One group is fine: the server's own, on a file someone else owns and shares with
     the server through it (Kubernetes mounts a Secret's files as root, readable by
@@ -139,10 +139,15 @@ def _warn_if_readable(path: str | os.PathLike[str]) -> None:
     try:
         info = os.stat(path)
     except OSError:  # pragma: no cover - it was just read
-        return
+        return False
     shared_with_us = (hasattr(os, "geteuid") and info.st_uid != os.geteuid()
                       and info.st_gid in {os.getegid(), *os.getgroups()})
-    if info.st_mode & stat.S_IRWXO or (info.st_mode & stat.S_IRWXG and not shared_with_us):
+    return bool(info.st_mode & stat.S_IRWXO
+                or (info.st_mode & stat.S_IRWXG and not shared_with_us))
+
+
+def _warn_if_readable(path: str | os.PathLike[str]) -> None:
+    if readable_by_others(path):
         log.warning("token file %s can be read by other users (chmod 600 it)",
                     os.fspath(path))
 

@@ -371,6 +371,7 @@ async def _serve_until_stopped(server: FurnaceServer, bound: int, host: str, rea
         ready(bound)
     if started is not None:
         started(server)
+    _log_sealing(server.config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     hurried: list[asyncio.Future[Any]] = []
@@ -405,6 +406,23 @@ async def _serve_until_stopped(server: FurnaceServer, bound: int, host: str, rea
                 loop.remove_signal_handler(sig)
             for task in (waiter, stopper):
                 task.cancel()
+
+
+def _log_sealing(config: ServerConfig) -> None:
+    """Say which keys seal states; a key made for this process is a warning, since
+    its states die with the process."""
+    sealer = config.sealer
+    assert sealer is not None  # a resolved config has one
+    ids = sealer.key_ids
+    if sealer.per_process:
+        log.warning("no --seal-key: states are sealed with a key made for this process "
+                    "(key id %s); a restarted server or another replica cannot open them, "
+                    "so their games cannot go on there. Several replicas, or games that "
+                    "must outlive a restart, need a shared key (docs/operations.md, "
+                    "\"Sealing keys\")", ids[0])
+    else:
+        log.info("furnace server seals states with key %s%s", ids[0],
+                 f" (and opens those of {', '.join(ids[1:])})" if ids[1:] else "")
 
 
 class BackgroundServer:

@@ -72,6 +72,13 @@ def table_server() -> Iterator[BackgroundServer]:
 
 
 @pytest.fixture(scope="module")
+def keyless_table_server() -> Iterator[BackgroundServer]:
+    """A server with the web table given no sealing key: it seals with one of its own."""
+    with BackgroundServer(http_port=0, workers=1, max_time=10.0) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's headless chromium, driven by selenium."""
     from selenium import webdriver

@@ -11,9 +11,15 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import logging
 import os
 import pickle
+import re
+import signal
 import stat
+import subprocess
+import sys
+import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +37,7 @@ from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
 from tests.ai_server.helpers_furnace import card_ids, rpc_error_info
+from tests.ai_server.helpers_http import post
 
 OMG = "oh-my-goods"
 OLD_KEY = bytes(range(32))
@@ -157,6 +164,34 @@ def test_key_files(tmp_path: Path) -> None:
         sealing.read_key_file(tmp_path / "missing.key")
 
 
+def test_a_key_shared_with_the_servers_group_alone_is_not_warned(tmp_path, caplog) -> None:
+    """A Kubernetes Secret's files are root's, readable by the pod's group (fsGroup): how
+    the deployment reads its sealing key, and no reason for a warning (as token files)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("giving a file to another owner needs root")
+    path = tmp_path / "seal.key"
+    path.write_bytes(base64.b64encode(OLD_KEY))
+    others = next(gid for gid in range(54321, 60000) if gid not in os.getgroups())
+    for owner, group, mode, warned in (
+            (os.geteuid(), os.getegid(), 0o600, False),
+            (os.geteuid(), os.getegid(), 0o640, True),   # our own file needs no group
+            (12345, os.getegid(), 0o440, False),         # shared with us by its owner
+            (12345, others, 0o440, True),                # with a group we are not in
+            (12345, os.getegid(), 0o444, True)):         # with anyone
+        os.chown(path, owner, group)
+        path.chmod(mode)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="ai_server.sealing"):
+            assert sealing.read_key_file(path) == OLD_KEY
+        assert ("can be read by other users" in caplog.text) == warned, (owner, group, mode)
+
+
+def mentions(text: bytes | str, card: str) -> bool:
+    """Whether ``text`` names ``card`` (mill-1, not the start of mill-10)."""
+    data = text.encode() if isinstance(text, str) else text
+    return re.search(rb"(?<![\w-])" + re.escape(card.encode()) + rb"(?!\d)", data) is not None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="furnace")
     cli.add_commands(parser.add_subparsers(dest="command", required=True))
@@ -178,7 +213,13 @@ def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         ["serve", "--seal-key", str(new), "--seal-key", str(old)]))
     assert config.sealer is not None
     assert config.sealer.key_ids == [key_id(sealing.read_key_file(p)).hex() for p in (new, old)]
-    assert cli.config_from_args(_parser().parse_args(["serve"])).sealer is None
+    assert config.sealer is not None and not config.sealer.per_process
+    # Without --seal-key: a key of the process's own, fresh for every process.
+    default = cli.config_from_args(_parser().parse_args(["serve"])).sealer
+    again = cli.config_from_args(_parser().parse_args(["serve"])).sealer
+    assert default is not None and again is not None
+    assert default.per_process and default.key_ids != again.key_ids
+    assert pickle.loads(pickle.dumps(default)).per_process  # so the workers know it too
     args = _parser().parse_args(["serve", "--seal-key", str(tmp_path / "missing.key")])
     assert args.func(args) == 2
     assert "cannot read the sealing key" in capsys.readouterr().err
@@ -230,11 +271,12 @@ def test_new_game_sealed_for_a_seat_shows_that_seat_only(sealed_stub) -> None:
         assert card not in reply.render and card not in json.dumps(view)
 
 
-def test_list_games_offers_sealed_states_with_keys_only(sealed_stub, stub) -> None:
-    for each, sealed in ((sealed_stub, True), (stub, False)):
+def test_list_games_offers_sealed_states(sealed_stub, stub) -> None:
+    """With keys or without (then the server's own key), every server seals."""
+    for each in (sealed_stub, stub):
         for info in each.ListGames(pb.ListGamesRequest()).games:
             formats = list(info.state_formats)
-            assert (pb.STATE_FORMAT_SEALED in formats) is sealed
+            assert pb.STATE_FORMAT_SEALED in formats
             assert (pb.STATE_FORMAT_TYPED in formats) is info.typed_state
             assert {pb.STATE_FORMAT_OPAQUE, pb.STATE_FORMAT_JSON,
                     pb.STATE_FORMAT_JSON_OBJECT} <= set(formats)
@@ -380,17 +422,77 @@ def test_best_move_play_in_samara_answers_the_move_and_the_new_position(stub) ->
     assert stub.BestMove(request).state.WhichOneof("state") == "json"
 
 
-def test_a_server_without_keys_refuses_sealed_states(stub) -> None:
-    code, fields, reason, message = refused(stub.NewGame, pb.NewGameRequest(
-        game=OMG, num_players=2, seed=1, observer_seat=0, state_format=pb.STATE_FORMAT_SEALED))
-    assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["state_format"],
-                                      "NO_SEALING_KEY")
-    assert "no sealing key" in message
-    blob = Sealer([NEW_KEY]).seal(omg_state(), 0)
-    code, fields, reason, _ = refused(stub.LegalMoves, pb.LegalMovesRequest(
-        state=pb.GameState(sealed=blob)))
+def test_a_server_given_no_key_seals_with_a_key_of_its_own(stub, sealed_stub) -> None:
+    """A server started without a key (the ``stub`` server) still hands out hidden
+    positions sealed only: no card of the other hands or the deck is readable in
+    what it answers, the state plays on there, and no other server opens it."""
+    for info in stub.ListGames(pb.ListGamesRequest()).games:
+        assert pb.STATE_FORMAT_SEALED in info.state_formats, info.name
+    reply = stub.NewGame(pb.NewGameRequest(game=OMG, num_players=2, seed=3, observer_seat=0,
+                                           state_format=pb.STATE_FORMAT_SEALED))
+    truth = registry.get_game(OMG).new_game(seed=3, num_players=2, options={})
+    assert reply.state.WhichOneof("state") == "sealed" and reply.state.observer_seat == 0
+    hidden = set(truth.to_json()["players"][1]["hand"]) | set(truth.to_json()["deck"])
+    assert hidden
+    texts = readable_texts(reply.state.sealed) + [
+        json_format.MessageToJson(reply).encode(), reply.render.encode()]
+    for card in hidden:
+        assert not any(mentions(text, card) for text in texts), card
+    assert json_format.MessageToDict(reply.view) == json.loads(
+        json.dumps(truth.observation(0)), parse_int=float)
+    # It plays on where it was sealed...
+    move = stub.LegalMoves(pb.LegalMovesRequest(state=reply.state)).moves[0]
+    applied = stub.ApplyMove(pb.ApplyMoveRequest(state=reply.state, move=move))
+    assert applied.state.WhichOneof("state") == "sealed" and applied.view
+    # ...and nowhere else: another process holds another key.
+    code, fields, reason, message = refused(sealed_stub.LegalMoves,
+                                            pb.LegalMovesRequest(state=applied.state))
     assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["state.sealed"],
-                                      "NO_SEALING_KEY")
+                                      "INVALID_SEAL")
+    assert "another server process" in message
+
+
+def test_furnace_serve_without_a_key_seals_and_says_its_states_die_with_it() -> None:
+    """`furnace serve` given no --seal-key makes a key for the process and warns that no
+    restart or other replica opens its states; the web table's door seals with it."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ai_server", "serve", "--port", "0", "--http-port", "0",
+         "--workers", "1", "--call-workers", "1"], stderr=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parents[2])
+    lines: list[str] = []
+    warned = threading.Event()
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if "no --seal-key" in line:
+                warned.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert warned.wait(60), "".join(lines)
+        said = "".join(lines)
+        assert re.search(r"WARNING .*key made for this process \(key id [0-9a-f]{16}\); a "
+                         r"restarted server or another replica cannot open them", said), said
+        http = re.search(r"http://127\.0\.0\.1:(\d+)/", said)
+        assert http, said
+        status, _, body = post(f"http://127.0.0.1:{http.group(1)}/furnace.v1.FurnaceService/"
+                               "NewGame", json.dumps({
+                                   "game": OMG, "numPlayers": 2, "seed": "3", "observerSeat": 0,
+                                   "stateFormat": "STATE_FORMAT_SEALED"}).encode())
+        assert status == 200, body
+        answer = json.loads(body)
+        assert set(answer["state"]) == {"sealed", "observerSeat"}
+        truth = registry.get_game(OMG).new_game(seed=3, num_players=2, options={}).to_json()
+        blob = base64.b64decode(answer["state"]["sealed"])
+        for card in set(truth["players"][1]["hand"]) | set(truth["deck"]):
+            assert not mentions(json.dumps(answer["view"]), card)
+            assert not mentions(answer["render"], card)
+            assert not any(mentions(text, card) for text in readable_texts(blob)), card
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(60) == 0
 
 
 def test_new_game_needs_a_seat_to_seal_for(sealed_stub) -> None:

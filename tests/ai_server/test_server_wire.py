@@ -245,6 +245,7 @@ def test_a_bug_is_internal_and_logged_once_without_the_request(monkeypatch, capl
     """A bug in a call's game work (in a worker process) is answered INTERNAL, and the
     server logs its traceback once, without the request."""
     from ai_server import calls
+    from ai_server.sealing import Sealer
     from ai_server.service import FurnaceServicer
 
     def broken(request: Any) -> Any:
@@ -254,7 +255,7 @@ def test_a_bug_is_internal_and_logged_once_without_the_request(monkeypatch, capl
     request = pb.NewGameRequest(game=marker, num_players=2)
     # The worker's side: the bug becomes INTERNAL, its traceback handed back.
     monkeypatch.setitem(calls.CALLS, "NewGame", broken)
-    answer = calls.run_call("NewGame", request)
+    answer = calls.run_call("NewGame", request, sealer=Sealer.for_this_process())
     assert answer.error is not None and answer.error.code == grpc.StatusCode.INTERNAL
     assert answer.error.reason == errors.INTERNAL and marker not in answer.error.message
     assert answer.bug is not None and "RuntimeError: a bug" in answer.bug

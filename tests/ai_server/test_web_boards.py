@@ -4,8 +4,9 @@ A full game of each game through the drawn board (Samara and Oh My Goods! agains
 bot, Stephens solo), some moves picked by clicking a component and then one of the
 moves it offers, hints lit on the board, and what is drawn counted against the
 observation of the human's seat (the engine's, from what the page holds) at several
-points.  In Oh My Goods! (held sealed) no card of another hand is anywhere the page
-can read.  Also the table's defects: a hint's panel outliving the move, Stephens'
+points.  In Oh My Goods! (held sealed) no hidden card (the deck, a bot's hand or
+secret plan, a face-down good) is anywhere the page can read, the log included, unless
+it is a card once face up, named where everyone saw it (LeakWatch).  Also the table's defects: a hint's panel outliving the move, Stephens'
 scores unexplained beside the track's VP, the text board naming the wrong seat, the
 missing icon, and sideways scrolling at 1280x800.
 
@@ -119,29 +120,83 @@ def once_public(o: dict[str, Any]) -> set[str]:
     return cards
 
 
-def no_card_of_another_hand(driver: Any, human: int) -> None:
-    """Oh My Goods!: the other seats' hands are nowhere in what the page draws and keeps:
-    the board, the text board, the moves, the analysis and the state it holds (sealed),
-    unless the card was once face up for everyone (then its id says nothing of the
-    hand).  The log is left out: it is the server's record of the moves as the seat
-    sees them (a plan shown and taken back into a hand is named there, to everyone)."""
-    held = driver.execute_script(HELD)
-    assert "sealed" in held, "the page holds Oh My Goods! unsealed"
-    data, _ = SEALER.open(base64.b64decode(held["sealed"]))
-    public = once_public(seen(driver, "oh-my-goods", human))
-    # The table's `info` is left out: ListGames' description of the game, whose state
-    # schema names every card of the box (the same for every game).
-    page = driver.execute_script(
-        "return ['drawn', 'board', 'moves', 'status', 'analysis-info', 'chart', 'expected', 'pv']"
-        ".map((id) => document.getElementById(id).outerHTML).join('')"
-        " + JSON.stringify({...window.furnaceTable, info: null},"
+def hidden_from(data: dict[str, Any], o: dict[str, Any], human: int) -> set[str]:
+    """The Oh My Goods! cards whose place the human's seat cannot see (``data`` the whole
+    position, ``o`` the seat's observation): the deck, the other hands and their secret
+    plans, and goods lying face down."""
+    cards = set(data["deck"])
+    shown = set(data["shown_goods"])
+    for seat, (player, view) in enumerate(zip(data["players"], o["players"], strict=True)):
+        cards |= {g for row in player["goods"] for g in row if g not in shown}
+        if seat != human:
+            cards |= set(player["hand"])
+            if player["plan"] is not None and view["plan"] != player["plan"]:
+                cards.add(player["plan"])
+    return cards
+
+
+def names(text: str, card: str) -> re.Match[str] | None:
+    """Where ``text`` names ``card`` (mill-1, not the start of mill-10)."""
+    return re.search(rf"(?<![\w-]){re.escape(card)}(?!\d)", text)
+
+
+#: The parts of the page that show the game, but the log (read by LeakWatch.turn).
+SHOWN = ("drawn", "board", "moves", "status", "analysis-info", "chart", "expected", "pv")
+#: What the page keeps beside the sealed state: the table without the game's `info`
+#: (ListGames' description, whose state schema names every card of the box) and the
+#: seat's view (compared whole with the engine's observation instead).
+KEPT = ("return JSON.stringify({...window.furnaceTable, info: null, seen: null},"
         " (k, v) => typeof v === 'bigint' ? String(v) : v)")
-    for seat, player in enumerate(data["players"]):
-        if seat == human:
-            continue
-        for card in set(player["hand"]) - public:
-            found = re.search(rf"(?<![\w-]){re.escape(card)}(?!\d)", page)
+#: The log's lines, oldest first (the page puts the newest on top).
+LOG = "return Array.from(document.querySelectorAll('#log li'), (li) => li.textContent).reverse()"
+
+
+class LeakWatch:
+    """Oh My Goods!: nothing the page draws or keeps says where a hidden card is (the
+    deck, the bots' hands and secret plans, face-down goods), at every human turn.
+
+    A card that was once face up for everyone (the market, the discard pile, and so
+    the reshuffled deck) has a public id: the view lists it where everyone saw it, and
+    the log names it when it went there.  What may not be shown is where it went
+    since: so the view must be the seat's observation exactly, the board, moves,
+    analysis and the rest of what the page keeps must name no hidden card at all, and
+    the log lines that came with the last moves must name no card that was hidden
+    before them and still is (a bot's draw, or its secret plan, shown in the log)."""
+
+    def __init__(self, human: int) -> None:
+        self.human = human
+        self.public: set[str] = set()
+        self.hidden: set[str] = set()
+        self.lines = 0
+
+    def turn(self, driver: Any, whole: bool) -> None:
+        """Look at the page on a human turn; ``whole``: read all of it, else only the
+        view and the new log lines."""
+        held = driver.execute_script(HELD)
+        assert "sealed" in held, "the page holds Oh My Goods! unsealed"
+        data, seat = SEALER.open(base64.b64decode(held["sealed"]))
+        assert seat == self.human
+        state = registry.get_game("oh-my-goods").state_from_json(data)
+        o = json.loads(json.dumps(state.observation(self.human)))
+        assert driver.execute_script("return window.furnaceTable.seen") == o, \
+            "the page keeps more (or other) than the seat's view"
+        self.public |= once_public(o)
+        hidden = hidden_from(data, o, self.human)
+        log = driver.execute_script(LOG)
+        for line in log[self.lines:]:
+            for card in hidden & self.hidden:
+                assert not names(line, card), (card, line)
+        self.lines, self.hidden = len(log), hidden
+        if not whole:
+            return
+        page = driver.execute_script(
+            f"return {list(SHOWN)!r}.map((id) => document.getElementById(id).outerHTML)"
+            ".join('')") + driver.execute_script(KEPT)
+        for card in hidden:
+            found = names(page, card)
             assert not found, (card, page[max(0, found.start() - 300):found.end() + 100])
+            if card not in self.public:  # never face up: not even in the log
+                assert not any(names(line, card) for line in log), card
 
 
 #: The page's ``?seed=``: every run deals and searches the same games.
@@ -214,17 +269,18 @@ def test_a_full_game_on_the_drawn_board(table_server: BackgroundServer, browser:
     assert browser.find_element("css selector", f'#drawn svg[data-game="{game}"]')
     assert not browser.find_element("id", "board").is_displayed()  # the text board, one click away
     human_moves = clicked = hints = checks = 0
+    watch = LeakWatch(0) if game == "oh-my-goods" else None
     deadline = time.monotonic() + STUCK
     while phase(browser) != "over":
         assert time.monotonic() < deadline, f"stuck after {human_moves} moves"
         if phase(browser) != "human":
             time.sleep(0.02)
             continue
+        if watch is not None:
+            watch.turn(browser, whole=human_moves % 12 == 0)
         if human_moves % 12 == 0:
             check_counts(browser, game, 0)
             check_scores(browser, game)
-            if game == "oh-my-goods":
-                no_card_of_another_hand(browser, 0)
             checks += 1
         if human_moves in (1, 9):
             hint(browser)
@@ -240,6 +296,8 @@ def test_a_full_game_on_the_drawn_board(table_server: BackgroundServer, browser:
                  and len(browser.find_elements("css selector", "#log li")) > before, "the move")
     assert not browser.find_element("id", "error").is_displayed()
     assert browser.find_element("id", "status").text.startswith("Game over")
+    if watch is not None:
+        watch.turn(browser, whole=True)
     check_counts(browser, game, 0)
     check_scores(browser, game)
     assert clicked >= 3 and hints == 2 and checks >= 3, (clicked, hints, checks)

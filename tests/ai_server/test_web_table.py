@@ -15,10 +15,12 @@ import re
 import time
 from typing import Any
 
+import pytest
+
 from ai_server.http_door import static_file
 from ai_server.server import BackgroundServer
 from engine import registry
-from tests.ai_server.helpers_browser import SEALER, needs_chromium, phase, wait_for
+from tests.ai_server.helpers_browser import needs_chromium, phase, wait_for
 from tests.ai_server.helpers_furnace import card_ids
 
 pytestmark = needs_chromium
@@ -134,17 +136,23 @@ return {kind: t.state.state.case, observer: t.state.observerSeat, json: json, by
 """
 
 
-def test_a_hidden_information_game_is_held_sealed(table_server: BackgroundServer,
+@pytest.mark.parametrize("server", ["table_server", "keyless_table_server"])
+def test_a_hidden_information_game_is_held_sealed(server: str, request: Any,
                                                  browser: Any) -> None:
-    """Oh My Goods! on a server that seals: the page holds its position sealed for the
-    human's seat (no card id in it), and the bot moves through BestMove play."""
+    """Oh My Goods! on a server given a key file, and on one given none (which seals with
+    a key of its own): the page holds its position sealed for the human's seat (no card
+    id in it), and the bot moves through BestMove play."""
     from selenium.webdriver.support.ui import Select
+
+    table_server: BackgroundServer = request.getfixturevalue(server)
+    assert table_server.server is not None
+    sealer = table_server.server.config.sealer
+    assert sealer is not None and sealer.per_process == (server == "keyless_table_server")
 
     cards: set[str] = set()
     for seed in range(3):
         cards |= card_ids(registry.get_game("oh-my-goods").new_game(
             seed=seed, num_players=2, options={}).to_json())
-    assert table_server.server is not None
     browser.get(f"http://127.0.0.1:{table_server.server.http_port}/")
     wait_for(browser, lambda: browser.find_element("tag name", "body")
              .get_attribute("data-ready") == "true", "the game list")
@@ -165,7 +173,7 @@ def test_a_hidden_information_game_is_held_sealed(table_server: BackgroundServer
         assert len(blob) > 100
         for card in cards:
             assert card not in held["json"] and card.encode() not in blob, card
-        data, seat = SEALER.open(blob)
+        data, seat = sealer.open(blob)
         assert seat == 0
         page = browser.find_element("tag name", "body").text
         for card in data["players"][1]["hand"]:

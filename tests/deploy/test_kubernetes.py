@@ -13,7 +13,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from ai_server import cli, security
+from ai_server import cli, sealing, security
 from ai_server.config import WORKERS_PER_CORE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,10 +82,19 @@ def _mib(value: str) -> float:
     return int(number) * (1024 if unit == "Gi" else 1)
 
 
-def test_the_server_flags_parse_and_resources_match_the_workers() -> None:
+def with_key_files_here(args: argparse.Namespace, folder: Path) -> argparse.Namespace:
+    """``args`` with each --seal-key file (which exists in the pod only, from its Secret)
+    replaced by a fresh key file in ``folder``."""
+    args.seal_key = [str(folder / f"key-{n}") for n, _ in enumerate(args.seal_key)]
+    for path in args.seal_key:
+        sealing.write_key_file(path)
+    return args
+
+
+def test_the_server_flags_parse_and_resources_match_the_workers(tmp_path: Path) -> None:
     container = _container()
     args = serve_args(container["args"])
-    config = cli.config_from_args(args)
+    config = cli.config_from_args(with_key_files_here(args, tmp_path))
     resources = container["resources"]
     # Two workers share each search core; the front process needs room beyond them,
     # and the limit must not throttle it behind the workers.
@@ -128,6 +137,20 @@ def test_certificates_and_tokens_are_files_the_server_reads_again() -> None:
     tokens = _mount_of(args.token_file)["secret"]
     assert tokens["secretName"] == "furnace-tokens"
     assert not args.token_env  # an environment variable is read once, at start
+
+
+def test_the_replicas_share_their_sealing_keys_from_a_secret() -> None:
+    """Several replicas behind one Service: a state one seals comes back to another, so
+    they seal with the same keys, from one Secret, and not each with a key of its own
+    (what the server makes when given none)."""
+    (deployment,) = by_kind("Deployment")
+    (hpa,) = by_kind("HorizontalPodAutoscaler")
+    assert deployment["spec"]["replicas"] > 1 and hpa["spec"]["minReplicas"] > 1
+    args = serve_args(_container()["args"])
+    assert args.seal_key, "each replica would seal with a key of its own"
+    for path in args.seal_key:
+        assert _mount_of(path)["secret"]["secretName"] == "furnace-seal"
+    assert len(set(args.seal_key)) == len(args.seal_key)
 
 
 def test_probes_are_native_grpc_probes_of_the_health_service() -> None:

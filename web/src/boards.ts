@@ -265,8 +265,8 @@ function ohMyGoods(o: Observation, ctx: BoardContext): SVGSVGElement {
       }
       children.push(part(refs, "building", seat, ...onIt));
     });
-    // Another seat's hand as backs even when the page holds the whole position (a server
-    // without sealing keys answers it): its cards are never drawn.
+    // Another seat's hand as backs, whatever the observation holds: its cards are never
+    // drawn (the view of a sealed state counts them anyway).
     if (Array.isArray(hand) && mine) {
       hand.forEach((card, k) => {
         const x = 10 + (k % HAND_ROW) * (CARD_W + 8);

@@ -5,10 +5,10 @@
 // The server is stateless: the page keeps the position and sends it with every call.
 // What the page shows is the human's view only: every state it sends carries
 // observer_seat = the human's seat, so renders, move lists and records are that seat's.
-// In a hidden-information game the page holds the position *sealed* when the server
-// offers it (ListGames' state_formats): encrypted and authenticated by the server for
-// the human's seat, so neither the page nor its user can read the other hands or the
-// deck, or alter a card (docs/api.md, "Sealed states").  The bots move with BestMove
+// In a hidden-information game the page holds the position *sealed*, always (every
+// server seals: with a key of its own when given no --seal-key): encrypted and
+// authenticated by the server for the human's seat, so neither the page nor its user
+// can read the other hands or the deck, or alter a card (docs/api.md, "Sealed states").  The bots move with BestMove
 // `play`: the server searches for the bot from the bot's own information and answers
 // the new position; it answers the bot's move and analysis only when the human may
 // know them, and the page shows whatever analysis it gets.
@@ -81,8 +81,8 @@ interface Table {
   info: GameInfo;
   human: number;
   players: number;
-  /** The position: sealed for the human's seat in a hidden-information game (when the
-   * server seals), else the whole position as a JSON object with the human's
+  /** The position: sealed for the human's seat in a hidden-information game, else the
+   * whole position (nothing in it is hidden) as a JSON object with the human's
    * observer_seat. */
   state: GameState;
   status: GameStatus;
@@ -132,11 +132,10 @@ function view(t: Table): GameState {
   return create(GameStateSchema, { state: t.state.state, observerSeat: t.human });
 }
 
-/** Whether the page holds `info`'s positions sealed: a game with hidden information,
- * on a server that seals. */
-const sealedFor = (info: GameInfo): boolean =>
-  info.informationType === InformationType.IMPERFECT &&
-  info.stateFormats.includes(StateFormat.SEALED);
+/** Whether the page holds `info`'s positions sealed: a game with hidden information.
+ * Never a readable fallback: a server that could not seal would refuse the game, and
+ * the page would say so, rather than hand the browser the other hands. */
+const sealedFor = (info: GameInfo): boolean => info.informationType === InformationType.IMPERFECT;
 
 const MAX_LEVEL = 5;
 
