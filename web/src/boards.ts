@@ -214,8 +214,11 @@ function ohMyGoods(o: Observation, ctx: BoardContext): SVGSVGElement {
   parts.push(label(4, 14, `Oh My Goods! round ${num(o.round)}, phase ${str(o.phase)}; deck ${num(o.deck)}, discard ${list(o.discard).length}`,
                    { "font-weight": 600 }));
   parts.push(label(4, 34, "market:", { fill: "#5b6570" }));
-  list(o.display).forEach((card, k) => {
-    parts.push(omgCard(56 + k * (CARD_W + 4), 22, str(card), [str(card)], "market", null));
+  // A long market (up to a dozen cards with more players) closes up to fit the board.
+  const market = list(o.display);
+  const marketStep = Math.min(CARD_W + 4, (760 - 56 - CARD_W) / Math.max(market.length - 1, 1));
+  market.forEach((card, k) => {
+    parts.push(omgCard(56 + k * marketStep, 22, str(card), [str(card)], "market", null));
   });
   parts.push(label(4, 80, "assistants for hire (number/face):", { fill: "#5b6570" }));
   list(o.pool).forEach((entry, k) => {
