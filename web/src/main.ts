@@ -14,6 +14,9 @@
 // know them, and the page shows whatever analysis it gets.
 // The board is drawn (boards.ts) from the position as the human's seat sees it: the
 // `view` beside a sealed state, else the state itself, asked as a JSON object.
+// The page also keeps the game's record (NewGame's seed and the moves it saw played)
+// for the review panel (review.ts), which streams ReviewGame at the game's end or on
+// the Review button.
 
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
@@ -32,6 +35,7 @@ import {
   StateFormat,
 } from "./gen/furnace/v1/furnace_pb";
 import { drawBoard, moveWords, type Observation } from "./boards";
+import { closeReview, openReview, type PlayedMove } from "./review";
 
 const $ = <T extends HTMLElement>(id: string): T => {
   const element = document.getElementById(id);
@@ -48,6 +52,8 @@ const ui = {
   token: $<HTMLInputElement>("token"),
   newGame: $<HTMLButtonElement>("new-game"),
   hint: $<HTMLButtonElement>("hint"),
+  review: $<HTMLButtonElement>("review-open"),
+  reviewClose: $<HTMLButtonElement>("review-close"),
   status: $<HTMLDivElement>("status"),
   board: $<HTMLPreElement>("board"),
   drawn: $<HTMLDivElement>("drawn"),
@@ -95,6 +101,10 @@ interface Table {
   filter: string[] | null;
   /** The move a hint found best, until the human moves. */
   hinted: Move | null;
+  /** The seed NewGame dealt from, and every move played since (the game's record, for a
+   * review); null once a move was hidden from the human (no record the page can send). */
+  seed: bigint;
+  played: PlayedMove[] | null;
   /** Bumped by every new game: work for an older game stops. */
   generation: number;
 }
@@ -116,6 +126,7 @@ const percent = (x: number): string => `${(100 * x).toFixed(1)}%`;
 function setPhase(phase: "idle" | "busy" | "human" | "bot" | "hint" | "over"): void {
   document.body.dataset.phase = phase;
   ui.hint.disabled = phase !== "human";
+  ui.review.disabled = phase !== "human" && phase !== "over";
 }
 
 function showError(error: unknown): void {
@@ -367,7 +378,11 @@ function played(t: Table, reply: { state?: GameState; status?: GameStatus; rende
   t.moves = [];
   t.filter = null;
   ui.board.textContent = reply.render;
-  if (reply.record) addLog(reply.record);
+  if (reply.record) {
+    addLog(reply.record);
+    const move = reply.record.move;
+    t.played = t.played && move && !reply.record.moveHidden ? [...t.played, { id: move.id, text: move.text }] : null;
+  }
   ui.status.textContent = describeStatus(t);
   drawTable(t);
 }
@@ -383,6 +398,7 @@ async function advance(t: Table): Promise<void> {
     if (t.status.terminal) {
       clearMoves();
       setPhase("over");
+      review(t);
       return;
     }
     if (t.status.chance) {
@@ -446,8 +462,18 @@ async function hint(): Promise<void> {
   }
 }
 
+/** Review the human's decisions so far (the whole game at its end), in the review panel. */
+function review(t: Table): void {
+  const { budget } = byLevel() ? { budget: undefined } : strength();
+  openReview(furnace, {
+    info: t.info, players: t.players, seat: t.human, seed: t.seed, moves: t.played,
+    sealed: sealedFor(t.info), budget, reviewSeed: newSeed(),
+  });
+}
+
 async function newGame(): Promise<void> {
   ui.error.hidden = true;
+  closeReview();
   const info = games.find((g) => g.name === ui.game.value);
   if (!info) return;
   const players = Number(ui.players.value);
@@ -465,6 +491,7 @@ async function newGame(): Promise<void> {
     });
     if (!reply.state || !reply.status) throw new Error("NewGame answered without a state");
     table = { info, human, players, state: reply.state, status: reply.status, generation,
+              seed: reply.seed, played: [],
               seen: seenIn(reply), moves: [], filter: null, hinted: null };
     window.furnaceTable = table;
     ui.board.textContent = reply.render;
@@ -506,6 +533,8 @@ async function start(): Promise<void> {
   });
   ui.newGame.addEventListener("click", () => void newGame());
   ui.hint.addEventListener("click", () => void hint());
+  ui.review.addEventListener("click", () => { if (table) review(table); });
+  ui.reviewClose.addEventListener("click", closeReview);
   ui.textToggle.addEventListener("click", () => {
     ui.board.hidden = !ui.board.hidden;
     ui.textToggle.setAttribute("aria-pressed", String(!ui.board.hidden));

@@ -1,0 +1,154 @@
+"""The web table's review panel (web/src/review.ts) in a real headless browser.
+
+A Samara game on a pinned page (``/?seed=N``), tiny bot budgets: the Review button
+mid-game, and the review that opens by itself at the game's end.  The page streams
+ReviewGame for the human's seat; the graph gets one point per reviewed decision, and a
+click on one shows its played and best moves and the position the seat saw then, which
+the server rebuilt from the record.  Skipped only when chromium or its driver is missing
+(``.ci/run`` installs both).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from ai_server.http_door import static_file
+from ai_server.server import BackgroundServer
+from tests.ai_server.helpers_browser import needs_chromium, phase, wait_for
+
+pytestmark = needs_chromium
+
+#: The drawn board without what only the live table adds (clickable components).
+BOARD = """
+const svg = document.querySelector(arguments[0]);
+return svg ? svg.outerHTML.replace(/ live/g, "").replace(/ hinted/g, "") : null;
+"""
+
+
+def test_the_bundle_has_the_review() -> None:
+    bundle = static_file("app.js")
+    assert bundle is not None and b"reviewGame" in bundle
+    page = static_file("index.html")
+    assert page is not None and b'id="review-open"' in page and b'id="review-graph"' in page
+
+
+def start_samara(browser: Any, port: int, seed: int) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(f"http://127.0.0.1:{port}/?seed={seed}")
+    wait_for(browser, lambda: browser.find_element("tag name", "body")
+             .get_attribute("data-ready") == "true", "the game list")
+    Select(browser.find_element("id", "game")).select_by_value("samara")
+    Select(browser.find_element("id", "players")).select_by_value("2")
+    Select(browser.find_element("id", "seat")).select_by_value("0")
+    Select(browser.find_element("id", "strength-kind")).select_by_value("iterations")
+    strength = browser.find_element("id", "strength")
+    strength.clear()
+    strength.send_keys("20")
+    browser.find_element("id", "new-game").click()
+    wait_for(browser, lambda: phase(browser) == "human", "the first move")
+
+
+def human_move(browser: Any) -> None:
+    """The first legal move, then wait for the bot's answer (a guard per move)."""
+    before = len(browser.find_elements("css selector", "#log li"))
+    browser.find_elements("css selector", "#moves button.move")[0].click()
+    wait_for(browser, lambda: phase(browser) in ("human", "over")
+             and len(browser.find_elements("css selector", "#log li")) > before,
+             "the answer to the human's move")
+
+
+def review_state(browser: Any) -> str:
+    return str(browser.find_element("id", "review").get_attribute("data-state"))
+
+
+def reviewed(browser: Any) -> int:
+    """The review's end: its number of decisions, checked against the graph and list."""
+    wait_for(browser, lambda: review_state(browser) in ("done", "error"), "the review", 90)
+    assert review_state(browser) == "done", browser.find_element("id", "review-status").text
+    status = browser.find_element("id", "review-status").text
+    found = re.match(r"Reviewed all (\d+) of your decisions\.", status)
+    assert found, status
+    decisions = int(found.group(1))
+    assert browser.find_element("id", "review-summary").text.startswith("Accuracy ")
+    points = browser.find_elements("css selector", "#review-graph circle.point")
+    assert len(points) == decisions
+    assert len(browser.find_elements("css selector", "#review-list button.decision")) == decisions
+    return decisions
+
+
+def show_decision(browser: Any, index: int) -> dict[str, str]:
+    browser.find_elements("css selector", "#review-graph circle.point")[index].click()
+    wait_for(browser, lambda: browser.find_elements("css selector", "#review-board svg"),
+             "the decision's position")
+    detail = {cls: browser.find_element("css selector", f"#review-detail .{cls}").text
+              for cls in ("heading", "played", "best", "variation")}
+    assert detail["played"].startswith("Played: ") and detail["best"].startswith("Best: ")
+    assert browser.find_elements("css selector", "#review-graph circle.point.shown")
+    return detail
+
+
+def test_review_on_demand_shows_the_position_the_seat_saw(table_server: BackgroundServer,
+                                                          browser: Any) -> None:
+    assert table_server.server is not None
+    start_samara(browser, table_server.server.http_port, seed=5)
+    first_board = browser.execute_script(BOARD, "#drawn svg")
+    assert first_board
+    first_moves = [b.text for b in browser.find_elements("css selector", "#moves button.move")]
+    for _ in range(3):
+        human_move(browser)
+    assert browser.find_element("id", "review-open").is_enabled()
+    browser.find_element("id", "review-open").click()
+    decisions = reviewed(browser)
+    assert decisions == 3  # the human's three moves, each a choice in Samara's opening
+
+    # The first decision is the human's first move: the position before it is the deal,
+    # rebuilt for seat 0 by the server, and drawn as the live table drew it.
+    detail = show_decision(browser, 0)
+    assert detail["heading"].startswith("Move 1, ")
+    assert detail["played"].startswith(f"Played: {first_moves[0]} (")
+    assert browser.execute_script(BOARD, "#review-board svg") == first_board
+    # A later decision: the position after the moves before it, a different board.
+    detail = show_decision(browser, 2)
+    turn = int(browser.find_elements("css selector", "#review-graph circle.point")[2]
+               .get_attribute("data-turn"))
+    assert turn >= 2 and detail["heading"].startswith(f"Move {turn + 1}, ")
+    wait_for(browser, lambda: browser.execute_script(BOARD, "#review-board svg") != first_board,
+             "the third decision's position")
+    assert not browser.find_element("id", "error").is_displayed()
+
+    # Closing the panel empties it and cancels the review: nothing of it comes after.
+    browser.find_element("id", "review-open").click()
+    assert review_state(browser) == "running"
+    browser.find_element("id", "review-close").click()
+    assert not browser.find_element("id", "review").is_displayed()
+    time.sleep(1.0)
+    assert review_state(browser) == "idle"
+    assert not browser.find_elements("css selector", "#review-graph circle.point")
+
+
+def test_the_review_opens_at_the_end_of_a_game(table_server: BackgroundServer,
+                                               browser: Any) -> None:
+    assert table_server.server is not None
+    start_samara(browser, table_server.server.http_port, seed=11)
+    moves = 0
+    deadline = time.monotonic() + 120
+    while phase(browser) != "over":
+        assert time.monotonic() < deadline, f"the game did not end ({moves} moves)"
+        human_move(browser)
+        moves += 1
+    assert browser.find_element("id", "review").is_displayed()
+    decisions = reviewed(browser)
+    # Every decision of the human's with a choice: at most one per move it made.
+    assert 0 < decisions <= moves
+    turns = [int(p.get_attribute("data-turn")) for p in
+             browser.find_elements("css selector", "#review-graph circle.point")]
+    assert turns == sorted(turns) and len(set(turns)) == len(turns)
+    detail = show_decision(browser, decisions - 1)
+    assert detail["heading"].startswith(f"Move {turns[-1] + 1}, ")
+    labels = {p.get_attribute("class").split()[1] for p in
+              browser.find_elements("css selector", "#review-graph circle.point")}
+    assert labels <= {"best", "good", "inaccuracy", "mistake", "blunder"}
+    assert not browser.find_element("id", "error").is_displayed()

@@ -1,0 +1,305 @@
+// The web table's review panel: ReviewGame on the game just played, drawn as it streams.
+//
+// The page sends the game as a record (the seed NewGame dealt from and every move the
+// page saw played), reviewing the human's seat with observer_seat = that seat, so the
+// server judges each decision from what the seat could see then (docs/review.md).  A
+// game in which the page did not see every move (another seat's secret choice in Oh My
+// Goods!) has no record the page can send: the panel says so instead.
+// The graph is the seat's win probability after each move it played (alone against a
+// target: the chance of reaching it), one point per reviewed decision; a click on a
+// point shows the position as the seat saw it then.  That position is rebuilt by the
+// server from the record's first moves, answered for the seat (its sealed state's
+// `view`, or the JSON state of a game with nothing hidden): never the host's position.
+// Closing the panel, or a new game, aborts the stream (the server stops the review).
+
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import {
+  FurnaceService,
+  type GameInfo,
+  type GameState,
+  GameStateSchema,
+  ReviewLabel,
+  type ReviewedDecision,
+  type ReviewSummary,
+  StateFormat,
+} from "./gen/furnace/v1/furnace_pb";
+import { drawBoard, type Observation } from "./boards";
+
+/** A move as a record holds it: the id and text the page saw. */
+export interface PlayedMove {
+  id?: bigint;
+  text: string;
+}
+
+/** What a review needs of the game the page played. */
+export interface ReviewedGame {
+  info: GameInfo;
+  players: number;
+  /** The reviewed seat: the human's. */
+  seat: number;
+  /** The seed NewGame dealt from. */
+  seed: bigint;
+  /** Every move played so far, in order; null when the page did not see one of them. */
+  moves: PlayedMove[] | null;
+  /** Whether the game's positions are held sealed (then so are the rebuilt ones). */
+  sealed: boolean;
+  /** Each decision's budget (the bots' setting), or undefined: the game's review budget. */
+  budget?: { iterations?: bigint; timeLimitMs?: number };
+  reviewSeed: bigint;
+}
+
+type Furnace = Client<typeof FurnaceService>;
+
+const $ = <T extends HTMLElement>(id: string): T => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`#${id} is missing from the page`);
+  return element as T;
+};
+
+const LABELS: Record<number, string> = {
+  [ReviewLabel.BEST]: "best", [ReviewLabel.GOOD]: "good", [ReviewLabel.INACCURACY]: "inaccuracy",
+  [ReviewLabel.MISTAKE]: "mistake", [ReviewLabel.BLUNDER]: "blunder",
+};
+const labelName = (label: ReviewLabel): string => LABELS[label] ?? "unjudged";
+const percent = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+/** The review under way, if any: its abort handle and what it has received. */
+interface Running {
+  furnace: Furnace;
+  game: ReviewedGame;
+  abort: AbortController;
+  decisions: ReviewedDecision[];
+  /** The decision whose position is shown; -1 for none. */
+  shown: number;
+}
+
+let running: Running | null = null;
+
+function setState(state: "idle" | "running" | "done" | "cancelled" | "error" | "unavailable"): void {
+  $("review").dataset.state = state;
+}
+
+/** The game's record up to (not including) move `upto`, for `seat`'s eyes. */
+function recordState(game: ReviewedGame, upto: number): GameState {
+  return create(GameStateSchema, {
+    state: {
+      case: "record",
+      value: {
+        game: game.info.name, numPlayers: game.players, options: {},
+        start: { case: "seed", value: game.seed },
+        moves: (game.moves ?? []).slice(0, upto).map((m) => ({ id: m.id, text: m.text })),
+      },
+    },
+    observerSeat: game.seat,
+  });
+}
+
+/** Open the panel and review `game` (a review already running is cancelled first). */
+export function openReview(furnace: Furnace, game: ReviewedGame): void {
+  closeReview();
+  $("review").hidden = false;
+  const progress = $<HTMLProgressElement>("review-progress");
+  progress.removeAttribute("value");
+  if (!game.moves) {
+    $("review-status").textContent =
+      "This game cannot be reviewed here: some moves were hidden from you, and a review needs them all.";
+    setState("unavailable");
+    return;
+  }
+  const run: Running = { furnace, game, abort: new AbortController(), decisions: [], shown: -1 };
+  running = run;
+  $("review-status").textContent = "Reviewing your decisions…";
+  setState("running");
+  void stream(run);
+}
+
+/** Close the panel, emptied; a review still streaming is cancelled (the server stops it). */
+export function closeReview(): void {
+  if (running) {
+    const run = running;
+    running = null;
+    run.abort.abort();
+  }
+  $("review").hidden = true;
+  for (const id of ["review-graph", "review-list", "review-detail", "review-board"]) $(id).replaceChildren();
+  $("review-status").textContent = $("review-summary").textContent = "";
+  setState("idle");
+}
+
+async function stream(run: Running): Promise<void> {
+  const progress = $<HTMLProgressElement>("review-progress");
+  try {
+    const responses = run.furnace.reviewGame({
+      state: recordState(run.game, run.game.moves?.length ?? 0),
+      seat: run.game.seat,
+      budget: run.game.budget,
+      seed: run.game.reviewSeed,
+    }, { signal: run.abort.signal });
+    for await (const response of responses) {
+      if (running !== run) return;
+      const item = response.item;
+      if (item.case === "decision") {
+        run.decisions.push(item.value);
+        progress.max = item.value.total;
+        progress.value = item.value.index + 1;
+        $("review-status").textContent = `Reviewed ${item.value.index + 1} of ${item.value.total} decisions…`;
+        drawGraph(run);
+        addRow(run, run.decisions.length - 1);
+      } else if (item.case === "summary") {
+        showSummary(item.value, run);
+      }
+    }
+    if (running !== run) return;
+    if (!run.decisions.length) {
+      progress.max = 1;
+      progress.value = 1;
+      $("review-status").textContent = "Nothing to review: you had no decision with a choice.";
+    }
+    setState("done");
+  } catch (error) {
+    if (running !== run) return;
+    if (error instanceof ConnectError && error.code === Code.Canceled) {
+      setState("cancelled");
+      return;
+    }
+    $("review-status").textContent = error instanceof ConnectError
+      ? `The review failed: ${Code[error.code]}: ${error.rawMessage}`
+      : `The review failed: ${String(error)}`;
+    setState("error");
+  }
+}
+
+function showSummary(summary: ReviewSummary, run: Running): void {
+  const c = summary.counts;
+  const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+  const counts = c ? `${c.best} best, ${c.good} good, ${count(c.inaccuracy, "inaccuracy", "inaccuracies")}, ` +
+    `${count(c.mistake, "mistake", "mistakes")}, ${count(c.blunder, "blunder", "blunders")}` : "";
+  $("review-status").textContent = summary.complete
+    ? `Reviewed all ${summary.decisions} of your decisions.`
+    : `The review stopped early: ${summary.decisions} decisions reviewed.`;
+  $("review-summary").textContent =
+    `Accuracy ${summary.accuracy.toFixed(1)}; ${counts}; average loss ${percent(summary.averageWinProbabilityLoss)} ` +
+    `${targetOf(run) === null ? "win probability" : "chance of the target"}, ${summary.averageScoreLoss.toFixed(2)} points.`;
+}
+
+/** The target a solo game aims at (the graph is then the chance of reaching it). */
+function targetOf(run: Running): number | null {
+  const target = run.decisions.find((d) => d.target !== undefined)?.target;
+  return target === undefined ? null : target;
+}
+
+// -- the graph ------------------------------------------------------------------------------
+const NS = "http://www.w3.org/2000/svg";
+const W = 520;
+const H = 170;
+const PAD = { left: 38, right: 10, top: 10, bottom: 24 };
+
+function svg(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
+  const node = document.createElementNS(NS, tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** The seat's win probability (or chance of its target) after each move it played, one
+ * point per reviewed decision; mistakes and blunders are marked, a click shows one. */
+function drawGraph(run: Running): void {
+  const n = run.decisions.length;
+  const total = Math.max(n, run.decisions[n - 1]?.total ?? n, 2);
+  const x = (i: number): number => PAD.left + ((W - PAD.left - PAD.right) * i) / (total - 1);
+  const y = (p: number): number => PAD.top + (H - PAD.top - PAD.bottom) * (1 - Math.min(1, Math.max(0, p)));
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img" }) as SVGSVGElement;
+  const target = targetOf(run);
+  root.setAttribute("aria-label", target === null ? "your win probability, decision by decision"
+    : `your chance of reaching ${target}, decision by decision`);
+  for (const p of [0, 0.5, 1]) {
+    root.append(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(p), y2: y(p), class: "grid" }));
+    root.append(svg("text", { x: PAD.left - 4, y: y(p) + 4, "text-anchor": "end", class: "axis" }, `${100 * p}%`));
+  }
+  root.append(svg("text", { x: PAD.left, y: H - 6, class: "axis" },
+    target === null ? "your win probability after each decision" : `your chance of reaching ${target}`));
+  const points = run.decisions.map((d, i) => `${x(i)},${y(d.played?.winProbability ?? 0)}`);
+  if (n > 1) root.append(svg("polyline", { points: points.join(" "), class: "curve" }));
+  run.decisions.forEach((d, i) => {
+    const label = labelName(d.label);
+    const marked = d.label === ReviewLabel.MISTAKE || d.label === ReviewLabel.BLUNDER;
+    const point = svg("circle", {
+      cx: x(i), cy: y(d.played?.winProbability ?? 0), r: marked ? 6 : 4,
+      class: `point ${label}${i === run.shown ? " shown" : ""}`, "data-index": i, "data-turn": d.turn,
+    });
+    point.append(svg("title", {}, `move ${d.turn + 1}: ${d.played?.move?.text ?? "?"} (${label})`));
+    point.addEventListener("click", () => void showDecision(run, i));
+    root.append(point);
+  });
+  $("review-graph").replaceChildren(root);
+}
+
+function addRow(run: Running, i: number): void {
+  const d = run.decisions[i];
+  const row = document.createElement("button");
+  row.className = `decision ${labelName(d.label)}`;
+  row.dataset.index = String(i);
+  row.textContent = `Move ${d.turn + 1}: ${d.played?.move?.text ?? "?"} (${labelName(d.label)})`;
+  row.addEventListener("click", () => void showDecision(run, i));
+  $("review-list").append(row);
+}
+
+// -- one decision ---------------------------------------------------------------------------
+/** Show decision `i`: the played and best moves, the line after the best, and the board as
+ * the seat saw it before its move (rebuilt by the server for that seat). */
+async function showDecision(run: Running, i: number): Promise<void> {
+  const d = run.decisions[i];
+  run.shown = i;
+  drawGraph(run);
+  for (const row of $("review-list").querySelectorAll<HTMLElement>("button.decision")) {
+    row.classList.toggle("shown", row.dataset.index === String(i));
+  }
+  const detail = $("review-detail");
+  detail.dataset.turn = String(d.turn);
+  const line = (cls: string, text: string): HTMLDivElement => {
+    const div = document.createElement("div");
+    div.className = cls;
+    div.textContent = text;
+    return div;
+  };
+  const measure = d.target === undefined ? "win" : `reach ${d.target}`;
+  detail.replaceChildren(
+    line("heading", `Move ${d.turn + 1}, ${d.choices} choices: ${labelName(d.label)} (accuracy ${d.accuracy.toFixed(0)})`),
+    line("played", `Played: ${d.played?.move?.text ?? "?"} (${measure} ${percent(d.played?.winProbability ?? 0)})`),
+    line("best", `Best: ${d.best?.move?.text ?? "?"} (${measure} ${percent(d.best?.winProbability ?? 0)}), ` +
+      `loss ${percent(d.winProbabilityLoss)}, ${d.scoreLoss.toFixed(2)} points`),
+    line("variation", d.principalVariation.length
+      ? `Line after the best: ${d.principalVariation.map((m) => m.text).join(" → ")}` : ""),
+  );
+  const board = $("review-board");
+  board.replaceChildren(line("note", "Drawing the position…"));
+  try {
+    const seen = await positionBefore(run.furnace, run.game, d.turn);
+    if (running !== run || run.shown !== i) return;
+    const drawn = seen ? drawBoard(run.game.info.name, seen.observation, {
+      human: run.game.seat, scores: seen.scores, toMove: d.seat,
+    }) : null;
+    board.replaceChildren(drawn ?? line("note", "This game has no drawn board."));
+  } catch (error) {
+    if (running !== run) return;
+    board.replaceChildren(line("note", `The position could not be drawn: ${String(error)}`));
+  }
+}
+
+/** The position before move `turn`, as the reviewed seat saw it: the deal (turn 0) or
+ * the record's first `turn` moves replayed by the server, answered for that seat. */
+async function positionBefore(furnace: Furnace, game: ReviewedGame, turn: number):
+    Promise<{ observation: Observation; scores: number[] } | null> {
+  const stateFormat = game.sealed ? StateFormat.SEALED : StateFormat.JSON_OBJECT;
+  const reply = turn === 0
+    ? await furnace.newGame({ game: game.info.name, numPlayers: game.players, seed: game.seed,
+                              observerSeat: game.seat, stateFormat })
+    : await furnace.applyMove({ state: recordState(game, turn - 1), stateFormat,
+                                move: (game.moves ?? [])[turn - 1] });
+  const scores = reply.status?.scores ?? [];
+  if (reply.view && Object.keys(reply.view).length) return { observation: reply.view as Observation, scores };
+  const state = reply.state?.state;
+  if (state?.case === "jsonObject") return { observation: state.value as Observation, scores };
+  return null;
+}
