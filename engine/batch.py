@@ -116,7 +116,11 @@ class RayBatch:
                 ray.init(num_cpus=num_cpus, include_dashboard=False,
                          log_to_driver=False, configure_logging=False)
             else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
+                try:
+                    ray.init(address=address, log_to_driver=False, configure_logging=False)
+                except ConnectionError as exc:
+                    raise FurnaceError(f"cannot join the Ray cluster at {address}: {exc}") \
+                        from None
         self._remotes: dict[Callable[..., Any], Any] = {}
 
     def __enter__(self) -> RayBatch:
