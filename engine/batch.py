@@ -113,7 +113,9 @@ class RayBatch:
         self._owns = not ray.is_initialized()
         if self._owns:
             if address == "local":
-                ray.init(num_cpus=num_cpus, include_dashboard=False,
+                # "local" is Ray's own word for a new cluster: without an address,
+                # ray.init joins the last cluster started here (even a dead one).
+                ray.init(address="local", num_cpus=num_cpus, include_dashboard=False,
                          log_to_driver=False, configure_logging=False)
             else:
                 try:
