@@ -249,8 +249,8 @@ def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = 
     steps = 0
     mismatches = 0
     examples: list[tuple[int, str]] = []
-    values = {option: list(v) for option, v in (option_values or {}).items()}
-    jobs = [(name, seed, i, counts, values) for i in range(games)]
+    option_lists = {option: list(v) for option, v in (option_values or {}).items()}
+    jobs = [(name, seed, i, counts, option_lists) for i in range(games)]
 
     def record(done: int, i: int, result: tuple[int, int, str | None]) -> None:
         nonlocal steps, mismatches
@@ -262,8 +262,8 @@ def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = 
             progress(done, games)
 
     if not batched(cluster, workers) or games <= 1:
-        for i, job in enumerate(jobs):
-            record(i + 1, i, check_kernel_game(*job))
+        for i, job in enumerate(jobs):  # the game itself: it may be one of no registry
+            record(i + 1, i, check_kernel_game(game, *job[1:]))
     else:
         with open_batch(workers, cluster) as batch:
             for done, (i, result) in enumerate(batch.run(check_kernel_game, jobs), 1):
@@ -274,13 +274,15 @@ def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = 
             "examples": kept}
 
 
-def check_kernel_game(name: str, seed: int, i: int, counts: Sequence[int],
+def check_kernel_game(game: Game | str, seed: int, i: int, counts: Sequence[int],
                       option_values: Mapping[str, Sequence[Any]]) -> tuple[int, int, str | None]:
-    """Game ``i`` of :func:`check_kernel` (the game found in the registry by ``name``):
-    its steps, its mismatches and the first one described (``None``: none)."""
-    from engine import registry
+    """Game ``i`` of :func:`check_kernel` (``game``, or the registry's game of that name in
+    a worker): its steps, its mismatches and the first one described (``None``: none)."""
+    if isinstance(game, str):
+        from engine import registry
 
-    game = registry.get_game(name)
+        game = registry.get_game(game)
+    name = game.info.name
     num_players = counts[i % len(counts)]
     options = game_options(game, i, counts)
     for option, values in option_values.items():
