@@ -24,6 +24,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.batch import batched, open_batch
 from engine.game import CHANCE, FurnaceError, Game, State
 
 Progress = Callable[[int, int], None]
@@ -212,7 +213,8 @@ def _pick(state: State, rng: random.Random) -> int | None:
 
 def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = None,
                  players: Sequence[int] | None = None,
-                 option_values: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+                 option_values: Mapping[str, Sequence[Any]] | None = None,
+                 workers: int = 1, cluster: str | None = None) -> dict[str, Any]:
     """Compare ``games`` seeded random games on the reference rules and on the kernel.
 
     Game ``i`` uses seed ``seed + i``, player counts cycling through ``players`` (by
@@ -222,7 +224,8 @@ def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = 
     player counts.  Its moves come from ``random.Random(seed * 1000003 + i)``.
     A mismatch is a step (or a playout check) where anything differs; the first of
     each game is described in ``examples`` (at most five kept) and the twin is
-    rebuilt from the reference to go on.  Raises :class:`FurnaceError` when the
+    rebuilt from the reference to go on.  Games run in ``workers`` processes or on the
+    Ray ``cluster`` (:func:`engine.batch.open_batch`), with the same report.  Raises :class:`FurnaceError` when the
     game has no kernel twin (not built, or ``FURNACE_PURE_PYTHON`` set).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
@@ -245,61 +248,87 @@ def check_kernel(game: Game, games: int, seed: int, progress: Progress | None = 
                                f"{list(values)!r}")
     steps = 0
     mismatches = 0
-    examples: list[str] = []
-    for i in range(games):
-        num_players = counts[i % len(counts)]
-        options = game_options(game, i, counts)
-        for option, values in (option_values or {}).items():
-            options[option] = values[i // len(counts) % len(values)]
-        state = game.new_game(seed + i, num_players, options)
-        twin = state.search_state()
-        if twin is state:
-            raise FurnaceError(
-                f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set), or does "
-                f"not play {num_players}-player games")
-        label = (f"game {i} (seed {seed + i}, {num_players} players"
-                 + "".join(f", {k}={v}" for k, v in options.items()) + ")")
-        found: list[tuple[int, str]] = []  # (step, what differs) for this game
-        rng = random.Random(seed * 1000003 + i)
-        playout_seed = rng.getrandbits(64)
-        for problem in (_compare_rollout(state, twin, playout_seed),
-                        _compare_guided(state, twin, playout_seed)):
-            if problem:
-                found.append((0, problem))
-        step = 0
-        while True:
-            problem = _compare(state, twin)
+    examples: list[tuple[int, str]] = []
+    option_lists = {option: list(v) for option, v in (option_values or {}).items()}
+    jobs = [(name, seed, i, counts, option_lists) for i in range(games)]
+
+    def record(done: int, i: int, result: tuple[int, int, str | None]) -> None:
+        nonlocal steps, mismatches
+        steps += result[0]
+        mismatches += result[1]
+        if result[2] is not None:
+            examples.append((i, result[2]))
+        if progress is not None:
+            progress(done, games)
+
+    if not batched(cluster, workers) or games <= 1:
+        for i, job in enumerate(jobs):  # the game itself: it may be one of no registry
+            record(i + 1, i, check_kernel_game(game, *job[1:]))
+    else:
+        with open_batch(workers, cluster) as batch:
+            for done, (i, result) in enumerate(batch.run(check_kernel_game, jobs), 1):
+                record(done, i, result)
+    # The first games' examples, whichever order the games finished in.
+    kept = [text for _, text in sorted(examples)[:MAX_EXAMPLES]]
+    return {"game": name, "games": games, "steps": steps, "mismatches": mismatches,
+            "examples": kept}
+
+
+def check_kernel_game(game: Game | str, seed: int, i: int, counts: Sequence[int],
+                      option_values: Mapping[str, Sequence[Any]]) -> tuple[int, int, str | None]:
+    """Game ``i`` of :func:`check_kernel` (``game``, or the registry's game of that name in
+    a worker): its steps, its mismatches and the first one described (``None``: none)."""
+    if isinstance(game, str):
+        from engine import registry
+
+        game = registry.get_game(game)
+    name = game.info.name
+    num_players = counts[i % len(counts)]
+    options = game_options(game, i, counts)
+    for option, values in option_values.items():
+        options[option] = values[i // len(counts) % len(values)]
+    state = game.new_game(seed + i, num_players, options)
+    twin = state.search_state()
+    if twin is state:
+        raise FurnaceError(
+            f"kernel for {name} is not built (or FURNACE_PURE_PYTHON is set), or does "
+            f"not play {num_players}-player games")
+    label = (f"game {i} (seed {seed + i}, {num_players} players"
+             + "".join(f", {k}={v}" for k, v in options.items()) + ")")
+    found: list[tuple[int, str]] = []  # (step, what differs) for this game
+    rng = random.Random(seed * 1000003 + i)
+    playout_seed = rng.getrandbits(64)
+    for problem in (_compare_rollout(state, twin, playout_seed),
+                    _compare_guided(state, twin, playout_seed)):
+        if problem:
+            found.append((0, problem))
+    step = 0
+    while True:
+        problem = _compare(state, twin)
+        if problem:
+            found.append((step, problem))
+            twin = state.search_state()  # resync and go on
+        elif not state.is_terminal():
+            problem = _compare_determinize(state, twin, _observer(step, num_players),
+                                           playout_seed ^ (step << 1))
             if problem:
                 found.append((step, problem))
-                twin = state.search_state()  # resync and go on
-            elif not state.is_terminal():
-                problem = _compare_determinize(state, twin, _observer(step, num_players),
-                                               playout_seed ^ (step << 1))
+        if step == MID_GAME_ROLLOUT and not state.is_terminal():
+            for problem in (_compare_rollout(state, twin, playout_seed ^ step),
+                            _compare_guided(state, twin, playout_seed ^ step)):
                 if problem:
                     found.append((step, problem))
-            if step == MID_GAME_ROLLOUT and not state.is_terminal():
-                for problem in (_compare_rollout(state, twin, playout_seed ^ step),
-                                _compare_guided(state, twin, playout_seed ^ step)):
-                    if problem:
-                        found.append((step, problem))
-            move = _pick(state, rng)
-            if move is None:
-                break
-            if step >= MAX_STEPS:
-                found.append((step, f"still not over after {MAX_STEPS} moves"))
-                break
-            state.apply(move)
-            try:
-                twin.apply(move)
-            except Exception as exc:
-                found.append((step, f"twin refused move {move} ({type(exc).__name__}: {exc})"))
-                twin = state.search_state()
-            step += 1
-        steps += step
-        mismatches += len(found)
-        if found and len(examples) < MAX_EXAMPLES:
-            examples.append(f"{label} step {found[0][0]}: {found[0][1]}")
-        if progress is not None:
-            progress(i + 1, games)
-    return {"game": name, "games": games, "steps": steps, "mismatches": mismatches,
-            "examples": examples}
+        move = _pick(state, rng)
+        if move is None:
+            break
+        if step >= MAX_STEPS:
+            found.append((step, f"still not over after {MAX_STEPS} moves"))
+            break
+        state.apply(move)
+        try:
+            twin.apply(move)
+        except Exception as exc:
+            found.append((step, f"twin refused move {move} ({type(exc).__name__}: {exc})"))
+            twin = state.search_state()
+        step += 1
+    return step, len(found), f"{label} step {found[0][0]}: {found[0][1]}" if found else None

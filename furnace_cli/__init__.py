@@ -41,6 +41,13 @@ def _options(text: str | None) -> dict[str, Any]:
     return options
 
 
+def _add_cluster_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run the games as tasks of a Ray cluster: its ADDRESS, auto (the "
+                   "cluster running here) or local (start one on this machine); needs "
+                   "pip install 'furnace[cluster]'.  Same results as without")
+
+
 def _progress_bar(label: str) -> Callable[[int, int], None]:
     """A progress bar on stderr, redrawn in place on terminals and every 10% elsewhere."""
     tty = sys.stderr.isatty()
@@ -102,7 +109,8 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     specs = [s for s in args.bots.split(",") if s.strip()]
     progress = None if args.quiet else _progress_bar(f"{game.info.name} arena")
     report = run_arena(game, args.players, specs, args.games, args.seed,
-                       _options(args.options), progress=progress, workers=args.workers)
+                       _options(args.options), progress=progress, workers=args.workers,
+                       cluster=args.cluster)
     if args.json:
         print(json.dumps(report))
     else:
@@ -201,7 +209,8 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
         option, _, values = text.partition("=")
         option_values[option] = values.split(",")
     report = check_kernel(game, args.games, args.seed, progress=progress, players=args.players,
-                          option_values=option_values)
+                          option_values=option_values, workers=args.workers,
+                          cluster=args.cluster)
     print(json.dumps(report))
     return 0 if report["mismatches"] == 0 else 1
 
@@ -225,7 +234,7 @@ def _cmd_check_games(args: argparse.Namespace) -> int:
     name = registry.get_game(args.game).info.name
     progress = None if args.quiet else _progress_bar(f"check-games {name}")
     report = check_games(name, args.players, args.games, args.seed, _options(args.options),
-                         workers=args.workers, progress=progress)
+                         workers=args.workers, progress=progress, cluster=args.cluster)
     print(json.dumps(report))
     return 0 if report["problems"] == 0 and report["unfinished"] == 0 else 1
 
@@ -237,7 +246,7 @@ def _cmd_fuzz_states(args: argparse.Namespace) -> int:
     name = registry.get_game(args.game).info.name
     progress = None if args.quiet else _progress_bar(f"fuzz-states {name}")
     report = fuzz(name, args.states, args.seed, players=args.players, workers=args.workers,
-                  progress=progress)
+                  progress=progress, cluster=args.cluster)
     print(json.dumps(report))
     return 0 if report["problems"] == 0 else 1
 
@@ -362,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
     p.add_argument("--json", action="store_true", help="end with one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_cluster_argument(p)
     p.set_defaults(func=_cmd_arena)
 
     p = sub.add_parser(
@@ -385,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue the ladder recorded in --out: play only the missing games")
     p.add_argument("--json", action="store_true", help="end with one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_cluster_argument(p)
     p.set_defaults(func=_cmd_ladder)
 
     p = sub.add_parser("bench", help="measure engine, kernel and search speed")
@@ -407,7 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "kernel plays)")
     p.add_argument("--option", action="append", metavar="NAME=V1,V2",
                    help="an option's values, taken in turn game after game (repeatable)")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
     p.add_argument("--quiet", action="store_true")
+    _add_cluster_argument(p)
     p.set_defaults(func=_cmd_check_kernel)
 
     p = sub.add_parser("check-search",
@@ -432,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--options", help="game options, e.g. powers=false")
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_cluster_argument(p)
     p.set_defaults(func=_cmd_check_games)
 
     p = sub.add_parser(
@@ -445,6 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes (a crash in one is reported, not fatal); "
                         "0: check in this process")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_cluster_argument(p)
     p.set_defaults(func=_cmd_fuzz_states)
 
     # The server's and the clients' commands, and the connection flags of

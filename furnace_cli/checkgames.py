@@ -27,12 +27,11 @@ import math
 import random
 import time
 from collections.abc import Callable
-from concurrent.futures import as_completed
 from typing import Any
 
 from engine import registry
+from engine.batch import batched, open_batch
 from engine.game import IllegalMoveError, State
-from engine.processes import process_pool
 
 #: A game longer than this is reported as unfinished.
 MAX_PLIES = 100_000
@@ -161,8 +160,9 @@ def _chunk(name: str, players: int, seeds: list[int],
 
 def check_games(name: str, players: int, games: int, seed: int = 1,
                 options: dict[str, Any] | None = None, workers: int = 1,
-                progress: Progress | None = None) -> dict[str, Any]:
-    """Play ``games`` checked random games of ``name`` (seeds ``seed``, ``seed + 1``, ...)."""
+                progress: Progress | None = None, cluster: str | None = None) -> dict[str, Any]:
+    """Play ``games`` checked random games of ``name`` (seeds ``seed``, ``seed + 1``, ...),
+    in ``workers`` processes or on the Ray ``cluster`` in batches."""
     game = registry.get_game(name)
     game.info.check_players(players)
     game.info.resolve_options(options)
@@ -175,16 +175,16 @@ def check_games(name: str, players: int, games: int, seed: int = 1,
         if progress:
             progress(len(results), games)
 
-    if workers <= 1:
+    if not batched(cluster, workers):
         for s in seeds:
             record([check_one_game(game.info.name, players, s, options)])
     else:
-        size = max(1, min(25, games // (workers * 4) or 1))
-        chunks = [seeds[i:i + size] for i in range(0, games, size)]
-        with process_pool(workers) as pool:
-            futures = [pool.submit(_chunk, game.info.name, players, c, options) for c in chunks]
-            for future in as_completed(futures):
-                record(future.result())
+        size = max(1, min(25, games // (max(2, workers) * 4) or 1))
+        jobs = [(game.info.name, players, seeds[i:i + size], options)
+                for i in range(0, games, size)]
+        with open_batch(workers, cluster) as batch:
+            for _, checked in batch.run(_chunk, jobs):
+                record(checked)
     results.sort(key=lambda r: r["seed"])
     elapsed = time.perf_counter() - started
     return _summary(game.info.name, players, seed, results, elapsed)

@@ -60,7 +60,8 @@ def run_ladder_command(args: argparse.Namespace, options: Mapping[str, Any],
 
     progress = None if args.quiet else progress_bar(f"{game.info.name} ladder")
     report = run_ladder(game, args.players, specs, args.games, args.seed, options,
-                        progress=progress, workers=args.workers, results_path=results,
+                        progress=progress, workers=args.workers, cluster=args.cluster,
+                        results_path=results,
                         resume=args.resume, anchor=args.anchor)
 
     command = ladder_command(report, args.options, args.anchor)

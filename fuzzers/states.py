@@ -40,8 +40,6 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -54,8 +52,8 @@ from checks.kernel import (
     kernel_player_counts,
 )
 from engine import registry
+from engine.batch import open_batch
 from engine.game import CHANCE, FurnaceError, Game, IllegalMoveError, InvalidStateError, State
-from engine.processes import process_pool
 from engine.validation import short_repr as short
 
 JsonPath = tuple[str | int, ...]
@@ -652,10 +650,10 @@ def run_states(name: str, seed: int, indices: list[int],
 
 
 def _isolated(name: str, seed: int, indices: list[int], players: int | None, workers: int,
-              progress: Progress | None, total: int,
-              done: list[int]) -> Iterator[tuple[int, str, str, str]]:
-    """:func:`run_states` in worker processes; a state that kills its process is
-    reported as a :data:`CRASH`.
+              progress: Progress | None, total: int, done: list[int],
+              cluster: str | None = None) -> Iterator[tuple[int, str, str, str]]:
+    """:func:`run_states` in worker processes (or tasks of the Ray ``cluster``); a state
+    that kills its process is reported as a :data:`CRASH`.
 
     When a process dies, every batch not finished in that pool fails with it: they
     are split and run again, and a single state is a crash only if it kills a pool
@@ -670,27 +668,24 @@ def _isolated(name: str, seed: int, indices: list[int], players: int | None, wor
             progress(done[0], total)
 
     while pending:
-        broken: list[list[int]] = []
-        with process_pool(min(workers, len(pending)), start_method=None) as pool:
-            futures = {pool.submit(run_states, name, seed, chunk, players): chunk
-                       for chunk in pending}
-            for future in as_completed(futures):
-                try:
-                    results = future.result()
-                except BrokenProcessPool:
-                    broken.append(futures[future])
-                    continue
+        lost_jobs: list[int] = []
+        jobs = [(name, seed, chunk, players) for chunk in pending]
+        with open_batch(min(workers, len(pending)), cluster, start_method=None) as batch:
+            for _, results in batch.run(run_states, jobs, on_lost=lost_jobs.append):
                 yield from results
                 finished(results)
+        broken = [pending[i] for i in lost_jobs]
         pending = []
         for chunk in broken:
             if len(chunk) > 1:
                 pending += [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
                 continue
-            with process_pool(1, start_method=None) as alone:
-                try:
-                    results = alone.submit(run_states, name, seed, chunk, players).result()
-                except BrokenProcessPool:
+            with open_batch(1, cluster, start_method=None) as alone:
+                lost: list[int] = []
+                results = [r for _, batch_results in alone.run(
+                    run_states, [(name, seed, chunk, players)], on_lost=lost.append)
+                    for r in batch_results]
+                if lost:
                     _, mutation = mutated_state(name, seed, chunk[0], players)
                     results = [(chunk[0], CRASH, mutation,
                                 "the process died (a signal such as SIGSEGV)")]
@@ -699,11 +694,13 @@ def _isolated(name: str, seed: int, indices: list[int], players: int | None, wor
 
 
 def fuzz(name: str, states: int, seed: int, players: int | None = None, workers: int = 1,
-         progress: Progress | None = None, first: int = 0) -> dict[str, Any]:
+         progress: Progress | None = None, first: int = 0,
+         cluster: str | None = None) -> dict[str, Any]:
     """Check mutated states ``first .. first + states - 1`` of game ``name``.
 
     ``workers=0`` checks them in this process (a kernel crash then kills it);
-    otherwise in that many worker processes, which turns a crash into a finding.
+    otherwise in that many worker processes (or tasks of the Ray ``cluster``), which
+    turns a crash into a finding.
     Returns a JSON-ready report: how many states were rejected and accepted, how
     many showed each kind of problem (``crashes``, ``exceptions``,
     ``disagreements``, ``unexplained_rejections``) with examples naming the state
@@ -721,7 +718,7 @@ def fuzz(name: str, states: int, seed: int, players: int | None = None, workers:
     examples: list[str] = []
     fields: dict[str, int] = {}
     indices = list(range(first, first + states))
-    if workers == 0:
+    if workers == 0 and not cluster:
         def inline() -> Iterator[tuple[int, str, str, str]]:
             for done, index in enumerate(indices, 1):
                 yield from run_states(name, seed, [index], players)
@@ -729,7 +726,8 @@ def fuzz(name: str, states: int, seed: int, players: int | None = None, workers:
                     progress(done, states)
         results: Iterator[tuple[int, str, str, str]] = inline()
     else:
-        results = _isolated(name, seed, indices, players, workers, progress, states, [0])
+        results = _isolated(name, seed, indices, players, max(1, workers), progress, states,
+                            [0], cluster)
     for index, verdict, mutation, message in results:
         counts[verdict] += 1
         if verdict == REJECTED:

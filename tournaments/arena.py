@@ -28,6 +28,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.batch import batched, open_batch
 from engine.game import CHANCE, TERMINAL, Game, Outcome, State
 from engine.search._common import derive_seed, sample_chance
 from engine.search.bots import Bot, make_bot
@@ -131,6 +132,7 @@ def run_arena(
     options: Mapping[str, Any] | None = None,
     progress: ArenaProgress | None = None,
     workers: int = 1,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games between ``bot_specs`` and summarise them as JSON-ready data.
 
@@ -146,7 +148,8 @@ def run_arena(
     a bad spec, player count or option before any game is played.
 
     With ``workers > 1`` games run in that many processes (the game is rebuilt
-    there from the registry by name); the results are the same as with one.
+    there from the registry by name); with ``cluster`` they run on that Ray cluster
+    (:func:`engine.batch.open_batch`).  The results are the same as with one.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ValueError(f"games must be a non-negative integer, not {games!r}")
@@ -176,27 +179,18 @@ def run_arena(
                 name = "-" if rank is None else rank
                 solo_ranks[index][name] = solo_ranks[index].get(name, 0) + 1
 
-    if workers <= 1 or games <= 1:
+    if not batched(cluster, workers) or games <= 1:
         for g in range(games):
             record(g, play_arena_game(game, num_players, specs, seed, g, options, bots))
             if progress is not None:
                 progress(g + 1, games)
     else:
-        # Each game depends only on (seed, g), so a pool gives the same results as one loop.
-        import concurrent.futures
-
-        from engine.processes import process_pool
-
-        with process_pool(workers) as pool:
-            futures = {
-                pool.submit(
-                    play_arena_game_by_name, game.info.name, num_players, specs, seed, g,
-                    dict(options or {}),
-                ): g
-                for g in range(games)
-            }
-            for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-                record(futures[future], future.result())
+        # Each game depends only on (seed, g), so workers give the same results as one loop.
+        jobs = [(game.info.name, num_players, specs, seed, g, dict(options or {}))
+                for g in range(games)]
+        with open_batch(workers, cluster) as batch:
+            for done, (g, result) in enumerate(batch.run(play_arena_game_by_name, jobs), 1):
+                record(g, result)
                 if progress is not None:
                     progress(done, games)
 

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.batch import batched, open_batch
 from engine.game import FurnaceError, Game, Outcome
 from engine.search.bots import Bot, make_bot
 from tournaments.arena import play_arena_game, play_arena_game_by_name, seat_assignment
@@ -89,6 +90,7 @@ def run_ladder(
     *,
     progress: LadderProgress | None = None,
     workers: int = 1,
+    cluster: str | None = None,
     results_path: str | os.PathLike[str] | None = None,
     resume: bool = False,
     anchor: str | None = None,
@@ -165,7 +167,7 @@ def run_ladder(
             progress(done, total)
 
     try:
-        _play(game, specs, bots, seed, options, todo, record, workers)
+        _play(game, specs, bots, seed, options, todo, record, workers, cluster)
     finally:
         if sink is not None:
             sink.close()
@@ -181,34 +183,24 @@ def _play(
     todo: Sequence[tuple[int, int, int]],
     record: Callable[[tuple[int, int, int], Outcome], None],
     workers: int,
+    cluster: str | None = None,
 ) -> None:
-    """Play the games ``todo``, in this process or in a pool, and ``record`` each."""
-    if workers <= 1 or len(todo) <= 1:
+    """Play the games ``todo``, in this process, in a pool or on a cluster, and ``record``
+    each as it finishes."""
+    if not batched(cluster, workers) or len(todo) <= 1:
         for a, b, g in todo:
             pair = [specs[a], specs[b]]
             outcome, _ = play_arena_game(game, 2, pair, seed, g, options,
                                      [bots[pair[0]], bots[pair[1]]])
             record((a, b, g), outcome)
         return
-    import concurrent.futures
-
-    from engine.processes import process_pool
-
-    pool = process_pool(workers)
-    try:
-        futures = {
-            pool.submit(play_arena_game_by_name, game.info.name, 2, [specs[a], specs[b]], seed, g,
-                        dict(options or {})): (a, b, g)
-            for a, b, g in todo
-        }
-        for future in concurrent.futures.as_completed(futures):
-            record(futures[future], future.result()[0])
-    except BaseException:
-        # Leaving the pool normally would wait for every queued game, hours of
-        # them on a long ladder; what finished is already in the results file.
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
+    jobs = [(game.info.name, 2, [specs[a], specs[b]], seed, g, dict(options or {}))
+            for a, b, g in todo]
+    # Leaving early (Ctrl-C) cancels the games not played: what finished is already in
+    # the results file, for --resume.
+    with open_batch(workers, cluster) as batch:
+        for index, result in batch.run(play_arena_game_by_name, jobs):
+            record(todo[index], result[0])
 
 
 def _open_results(path: Path, header: dict[str, Any], specs: Sequence[str],

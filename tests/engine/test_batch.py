@@ -1,0 +1,63 @@
+"""engine/batch.py without Ray: the local pool hands out jobs, and ``--cluster`` without the
+``cluster`` extra says how to install it instead of a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from engine import registry
+from engine.batch import CLUSTER_INSTALL, JobLostError, LocalBatch, open_batch
+from engine.game import FurnaceError
+from furnace_cli import main
+from tournaments.arena import run_arena
+
+
+def test_local_batch_yields_every_job_once_with_its_index() -> None:
+    jobs = [(n,) for n in range(-5, 6)]
+    with LocalBatch(2) as batch:
+        seen = dict(batch.run(abs, jobs))
+    assert seen == {i: abs(job[0]) for i, job in enumerate(jobs)}
+
+
+def test_local_batch_reports_a_dead_worker_as_lost() -> None:
+    import os
+
+    with LocalBatch(1) as batch:
+        lost: list[int] = []
+        results = list(batch.run(os._exit, [(3,)], on_lost=lost.append))
+    assert (results, lost) == ([], [0])
+    with LocalBatch(1) as batch, pytest.raises(JobLostError):
+        list(batch.run(os._exit, [(3,)]))
+
+
+def test_arena_through_the_batch_equals_one_process() -> None:
+    game = registry.get_game("samara")
+    one = run_arena(game, 2, ["random", "greedy"], 6, seed=4)
+    assert run_arena(game, 2, ["random", "greedy"], 6, seed=4, workers=2) == one
+
+
+@pytest.fixture
+def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+
+
+@pytest.mark.usefixtures("without_ray")
+def test_cluster_without_ray_says_how_to_install_it() -> None:
+    with pytest.raises(FurnaceError, match="furnace\\[cluster\\]"):
+        open_batch(cluster="local")
+
+
+@pytest.mark.usefixtures("without_ray")
+@pytest.mark.parametrize("command", [
+    ["arena", "samara", "--bots", "random,greedy", "--games", "2"],
+    ["check-games", "samara", "--games", "2"],
+    ["check-kernel", "samara", "--games", "2"],
+    ["fuzz-states", "samara", "--states", "2"],
+])
+def test_cluster_flag_without_ray_is_a_clear_error(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*command, "--quiet", "--cluster", "local"]) == 2
+    err = capsys.readouterr().err
+    assert CLUSTER_INSTALL in err and "Traceback" not in err
