@@ -3,7 +3,7 @@
 :func:`check_kernel` plays seeded random games on a reference state and on its
 kernel twin (``state.search_state()``) side by side, and after every move
 compares the legal moves (same integers, same order, same words), the whole state
-(``to_json()``), the heuristic, the player to move and a one-seat game's target; at
+(``to_json()``), the heuristic, the features (``features()``), the player to move and a one-seat game's target; at
 the end it compares scores, ranking, outcome and a one-seat game's rank.  For every game it also checks that a random playout
 (``clone().rollout(seed)``) ends in the same outcome and the same final state on
 both, and so does a MAST-guided playout where the kernel has its own
@@ -113,6 +113,15 @@ def _compare(state: State, twin: State) -> str | None:
         ref_h, twin_h = state.heuristic(), twin.heuristic()
         if any(abs(a - b) > 1e-9 for a, b in zip(ref_h, twin_h, strict=True)):
             return f"heuristic: {ref_h} vs {twin_h}"
+        # A learned leaf value reads features() on the twin: the same vectors, and a
+        # twin without them only for a game that declares none.
+        ref_f = state.features()
+        twin_features = getattr(twin, "features", None)
+        twin_f = twin_features() if twin_features is not None else [[] for _ in ref_f]
+        if len(ref_f) != len(twin_f) or any(
+                len(a) != len(b) or any(abs(x - y) > 1e-9 for x, y in zip(a, b, strict=True))
+                for a, b in zip(ref_f, twin_f, strict=False)):
+            return f"features: {ref_f} vs {twin_f}"
         # A one-seat search aims at the target (the solo game's).
         one_seat = state.num_players == 1
         if one_seat and state.solo_target() != twin.solo_target():

@@ -270,6 +270,13 @@ class State(abc.ABC):
         """
         return list(self.scores())
 
+    def features(self) -> list[list[float]]:
+        """Each seat's feature vector for a learned leaf value: the game's declared
+        counts (``FEATURE_NAMES`` in its package), read from this state only.  A game
+        without features gives empty vectors.
+        """
+        return [[] for _ in range(self.num_players)]
+
     def solo_target(self) -> float | None:
         """A one-seat game's target score, or None (every game of 2+ seats).
 

@@ -2554,31 +2554,32 @@ cdef int pending_activations(const St* s, const Cat* c, double* gains) noexcept 
     return 0
 
 
+cdef double resets_left(const St* s, const Cat* c) noexcept nogil:
+    """heuristic.resets_left: a rough count of the reset phases still to come."""
+    cdef double resets
+    if is_solo(s):  # the army's steps to the final space
+        if s.final_reset:
+            return 0.0
+        resets = (<double>(s.army - final_space(s, c))) / c.army_step
+        return resets if resets > 1.0 else 1.0
+    if s.end_round:
+        return 1.0
+    resets = (<double>(s.army - max_vp(s))) / (2 * c.army_step) + 1
+    return resets if resets > 1.0 else 1.0
+
+
 cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
     """heuristic.heuristic into ``out``; -1 when a bound is hit."""
     cdef double pending[MAXP]
     cdef double income[MAXP]
-    cdef double resets, value
+    cdef double resets = resets_left(s, c)
+    cdef double value
     cdef int seat, place, i, card, owner, k, held, need, total, count, contract
     cdef int forest[MAXCOLS]
     cdef int dune[MAXCOLS]
     cdef int vp[MAXCOLS]
     cdef int cubes[3 * MAXCOLS]
-    cdef int leader = max_vp(s)
     cdef const Pl* p
-    if is_solo(s):  # heuristic.resets_left: the army's steps to the final space
-        if s.final_reset:
-            resets = 0.0
-        else:
-            resets = (<double>(s.army - final_space(s, c))) / c.army_step
-            if not resets > 1.0:
-                resets = 1.0
-    elif s.end_round:
-        resets = 1.0
-    else:
-        resets = (<double>(s.army - leader)) / (2 * c.army_step) + 1
-        if not resets > 1.0:
-            resets = 1.0
     for seat in range(s.nplayers):
         pending[seat] = income[seat] = 0.0
     if pending_activations(s, c, pending) < 0:
@@ -2630,6 +2631,75 @@ cdef int heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
                                            if resets - c.h_solo_early_resets > 0.0 else 0.0)
                       - c.h_solo_bias)
         out[seat] = value
+    return 0
+
+
+# -- the features (engine.stephens.features) ---------------------------------------------------
+#: len(engine.stephens.features.FEATURES)
+cdef enum:
+    NFEATURES = 20
+
+
+cdef int features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
+    """features.features of ``seat`` into ``out`` (NFEATURES values); -1 when a bound
+    is hit."""
+    cdef const Pl* p = &s.players[seat]
+    cdef double judged[MAXP]
+    cdef int forest[MAXCOLS]
+    cdef int dune[MAXCOLS]
+    cdef int vp[MAXCOLS]
+    cdef int cubes[3 * MAXCOLS]
+    cdef int k, i, r, contract, asked = 0, held = 0, total, count, column_vp = 0, workers = 0
+    if heuristic(s, c, judged) < 0:
+        return -1
+    count = investment_columns(s, c, seat, forest, dune, vp, cubes)
+    if count < 0:
+        return -1
+    for k in range(count):
+        column_vp += vp[k]
+    for i in range(p.ncontracts):
+        contract = p.contracts[i]
+        asked += c.con_cube_count[contract]
+        for k in range(6):
+            held += c.con_cubes[contract][k] if c.con_cubes[contract][k] < p.cubes[k] \
+                else p.cubes[k]
+    for k in range(c.nprof):
+        workers += (s.master[k] == seat) + (s.apprentice[k] == seat)
+    out[0] = p.coins
+    out[1] = p.influence
+    out[2] = p.vp
+    out[3] = p.forest
+    out[4] = p.dune
+    total = 0
+    for k in range(6):
+        total += p.cubes[k]
+    out[5] = total
+    out[6] = p.reserved[0] + p.reserved[1] + p.reserved[2]
+    total = 0
+    for k in range(c.nacc):
+        total += p.accessories[k]
+    out[7] = total
+    out[8] = p.ncontracts
+    out[9] = asked
+    out[10] = held
+    total = 0
+    for r in range(c.ncrows):
+        total += p.nfulfilled[r]
+    out[11] = total
+    total = 0
+    for r in range(c.ninvrows):
+        total += p.ninvestments[r]
+    out[12] = total
+    out[13] = column_vp
+    total = 0
+    for k in range(c.ndisk):
+        total += p.unlocked[k]
+    out[14] = total
+    out[15] = workers
+    out[16] = final_score(s, c, seat)
+    out[17] = judged[seat]
+    out[18] = resets_left(s, c)
+    out[19] = s.army
     return 0
 
 
@@ -3011,6 +3081,17 @@ cdef class KernelState(StructState):
             raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
         return [values[p] for p in range(self.num_players)]
 
+    def features(self) -> list:
+        """features.features: one vector of NFEATURES per seat."""
+        cdef double values[NFEATURES]
+        cdef int seat, k
+        out = []
+        for seat in range(self.num_players):
+            if features(&self.s, self.cat, seat, values) < 0:
+                raise ValueError("the position outgrew the Stephens kernel's fixed bounds")
+            out.append([values[k] for k in range(NFEATURES)])
+        return out
+
     # -- delegated to the reference rules ------------------------------------------
 
     def to_json(self) -> dict:
@@ -3186,6 +3267,10 @@ cdef inline bint _key_above(const int* a, const int* b) noexcept nogil:
 
 cdef int c_heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
     return heuristic(s, c, out)
+
+
+cdef int c_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
+    return features(s, c, seat, out)
 
 
 cdef int search_text_context(const St* s, const Cat* c, int64_t move,

@@ -129,6 +129,12 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_fit_value(args: argparse.Namespace) -> int:
+    from furnace_cli.fit_value import run_fit_value_command
+
+    return run_fit_value_command(args, _options(args.options), _progress_bar)
+
+
 def _cmd_ladder(args: argparse.Namespace) -> int:
     from furnace_cli.ladder import run_ladder_command
 
@@ -373,6 +379,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_cluster_argument(p)
     p.set_defaults(func=_cmd_arena)
+
+    p = sub.add_parser(
+        "fit-value", help="fit a learned leaf value to self-play games",
+        description="Play GAMES seeded self-play games of GAME between bot specs, record "
+        "each seat's features along them, fit a ridge regression of the final margin on "
+        "them, report held-out correlation and winner accuracy by stage beside the "
+        "heuristic's, the scores' and a random playout's, and write the model file "
+        "(docs/learned-values.md).")
+    p.add_argument("game", help="the game (see 'furnace games')")
+    p.add_argument("--players", type=int, default=2,
+                   help="players per game (default %(default)s)")
+    p.add_argument("--bots", required=True,
+                   help="comma-separated bot specs, rotated over the seats, e.g. level:1")
+    p.add_argument("--games", type=int, default=160,
+                   help="games to play, a fifth held out (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of everything: the same seed writes the same model "
+                   "(default %(default)s)")
+    p.add_argument("--every", type=int, default=4,
+                   help="sample every EVERY-th decision of a game (default %(default)s)")
+    p.add_argument("--alpha", type=float, default=1.0,
+                   help="ridge penalty on unit-spread features (default %(default)s)")
+    p.add_argument("--out", required=True, help="the model file to write (JSON)")
+    p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON line")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_fit_value)
 
     p = sub.add_parser(
         "ladder", help="rate bots by a round robin: Elo with 95%% intervals",

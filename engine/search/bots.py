@@ -14,7 +14,9 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   heuristic, see :mod:`engine.search.evaluate`), ``p=WEIGHT`` the weight of the
   heuristic prior (progressive bias; ``p=0``: none), ``mast=EPSILON`` MAST playouts
   (:mod:`engine.search.mast`: the best move by the search's move averages, a uniformly
-  random one with probability ``EPSILON``; ``mast=off``: uniformly random playouts).
+  random one with probability ``EPSILON``; ``mast=off``: uniformly random playouts),
+  ``v=learned|heuristic`` what values the leaf after the playout (the game's fitted
+  value model, docs/learned-values.md, or ``heuristic()``; default: the game's setting).
   What a spec leaves out comes from the game's search configuration
   (:mod:`engine.search.config`).  Examples: ``mcts:2000``, ``mcts:2000:c=1.0``,
   ``mcts:t=1.5``, ``mcts:5000:t=2``, ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``,
@@ -51,7 +53,13 @@ from engine.game import CHANCE, TERMINAL, FurnaceError, State
 from engine.search.analysis import Analysis
 from engine.search.baseline import baseline_config
 from engine.search.budget import BudgetedSearch
-from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, config_for
+from engine.search.config import (
+    GAME_MARGIN,
+    LEAF_VALUES,
+    MarginScale,
+    SearchConfig,
+    config_for,
+)
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
 from engine.search.levels import MAX_LEVEL, MIN_LEVEL, Level, get_level, valid_levels
@@ -213,6 +221,7 @@ class MctsBot:
         playout_depth: int | None = None,
         prior_weight: float | None = None,
         mast_epsilon: float | str | None = None,
+        leaf_value: str | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError(
@@ -228,6 +237,7 @@ class MctsBot:
             raise ValueError(f"mast_epsilon must be a number, None or {UNIFORM_PLAYOUTS!r}, "
                              f"not {mast_epsilon!r}")
         self.mast_epsilon = mast_epsilon
+        self.leaf_value = leaf_value
         self._rng = random.Random(seed) if seed is not None else None
         self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
         self.last_analysis: Analysis | None = None
@@ -242,11 +252,15 @@ class MctsBot:
     def _config(self, state: State) -> SearchConfig | None:
         # The playout policy is a configuration field the trees read through their
         # evaluator; None leaves the game's entry as it is.
-        if self.mast_epsilon is None:
+        if self.mast_epsilon is None and self.leaf_value is None:
             return None
+        config = config_for(state)
+        if self.leaf_value is not None:
+            config = replace(config, leaf_value=self.leaf_value)
         epsilon = self.mast_epsilon
-        return replace(config_for(state),
-                       mast_epsilon=None if isinstance(epsilon, str) else epsilon)
+        if epsilon is not None:
+            config = replace(config, mast_epsilon=None if isinstance(epsilon, str) else epsilon)
+        return config
 
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
@@ -332,9 +346,10 @@ class IsmctsBot(MctsBot):
         playout_depth: int | None = None,
         prior_weight: float | None = None,
         mast_epsilon: float | str | None = None,
+        leaf_value: str | None = None,
     ) -> None:
         super().__init__(iterations, time_limit, c, seed, name, margin_scale, playout_depth,
-                         prior_weight, mast_epsilon)
+                         prior_weight, mast_epsilon, leaf_value)
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
         return ISMCTS(state, c=None if self.c == DEFAULT_ISMCTS_C else self.c, seed=seed,
@@ -390,6 +405,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     depth: int | None = None
     prior: float | None = None
     mast: float | str | None = None
+    leaf: str | None = None
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -422,6 +438,14 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 raise BotSpecError(
                     f"playout depth d= must not be negative (0: full playouts), got {value!r} "
                     f"in {text!r}")
+        elif key == "v":
+            if kind == "uct":
+                raise BotSpecError(f"the uct baseline plays full playouts: option v= is "
+                                   f"for mcts and ismcts, got {text!r}")
+            if value.lower() not in LEAF_VALUES:
+                raise BotSpecError(f"v= needs a leaf value, {' or '.join(LEAF_VALUES)}, "
+                                   f"got {value!r} in {text!r}")
+            leaf = value.lower()
         elif key == "mast":
             if kind == "uct":
                 raise BotSpecError(f"the uct baseline plays random playouts: option mast= is "
@@ -472,7 +496,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
             iterations = DEFAULT_ISMCTS_ITERATIONS
         return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
                          margin_scale=margin, playout_depth=depth, prior_weight=prior,
-                         mast_epsilon=mast)
+                         mast_epsilon=mast, leaf_value=leaf)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
     if kind == "uct":
@@ -480,7 +504,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                       margin_scale=margin, playout_depth=depth)
     return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
                    margin_scale=margin, playout_depth=depth, prior_weight=prior,
-                   mast_epsilon=mast)
+                   mast_epsilon=mast, leaf_value=leaf)
 
 
 def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:

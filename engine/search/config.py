@@ -63,17 +63,33 @@ True
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
+import json
 import math
 from dataclasses import dataclass, replace
 
 from engine.game import GameInfo, State
-from engine.search.evaluate import Evaluator, playout_evaluator
+from engine.search.evaluate import Evaluator, LearnedEvaluator, ValueModel, playout_evaluator
 from engine.search.levels import LEVELS, Level, check_levels, get_level
 
 #: The ``margin_scale`` argument of the searches that means "what the game's search
 #: configuration says"; ``None`` means the bare win share.
 GAME_MARGIN = "game"
 MarginScale = float | None | str
+
+#: ``leaf_value``: what values a leaf after the playout (``heuristic()`` or the model).
+HEURISTIC_LEAF = "heuristic"
+LEARNED_LEAF = "learned"
+LEAF_VALUES = (HEURISTIC_LEAF, LEARNED_LEAF)
+
+
+@functools.cache
+def shipped_model(resource: str) -> ValueModel:
+    """The value model shipped as ``package:file`` (read once per process)."""
+    package, _, name = resource.partition(":")
+    text = importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    return ValueModel.from_json(json.loads(text))
 
 
 @dataclass(frozen=True)
@@ -88,6 +104,8 @@ class SearchConfig:
     prior_scale: float | None = None
     mast_epsilon: float | None = None
     levels: tuple[Level, ...] = LEVELS
+    leaf_value: str = HEURISTIC_LEAF
+    value_model: str | None = None
 
     def __post_init__(self) -> None:
         scale = self.margin_scale
@@ -125,6 +143,11 @@ class SearchConfig:
                                  f"(uniform playouts), not {epsilon!r}")
             object.__setattr__(self, "mast_epsilon", float(epsilon))
         check_levels(self.levels)
+        if self.leaf_value not in LEAF_VALUES:
+            raise ValueError(f"leaf_value must be one of {', '.join(LEAF_VALUES)}, "
+                             f"not {self.leaf_value!r}")
+        if self.leaf_value == LEARNED_LEAF and self.value_model is None:
+            raise ValueError("a learned leaf value needs a value_model (package:file)")
         # Numbers as floats, so that equal settings compare and print alike.
         if scale is not None:
             object.__setattr__(self, "margin_scale", float(scale))
@@ -139,6 +162,9 @@ class SearchConfig:
 
             return MastEvaluator(self.mast_epsilon, self.playout_depth, self.margin_scale,
                                  self.solo_scale)
+        if self.leaf_value == LEARNED_LEAF:
+            assert self.value_model is not None
+            return LearnedEvaluator(self.playout_depth, shipped_model(self.value_model))
         return playout_evaluator(self.playout_depth)
 
     def level(self, number: int) -> Level:
@@ -234,7 +260,10 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # pure Python), so leaves are valued by 20 random moves and the heuristic, a
     # forecast of the final score in VP.  Margin scale 20 from a sweep against greedy
     # (5, 10, 20: 15/20, 15/20, 20/20 games won); docs/rules/stephens.md.
-    "stephens": SearchConfig(margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS),
+    # A learned leaf value (v=learned; docs/learned-values.md) is shipped but not the
+    # default until it wins the adoption arenas.
+    "stephens": SearchConfig(margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS,
+                             value_model="engine.stephens:value-model.json"),
 }
 
 

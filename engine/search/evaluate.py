@@ -23,7 +23,12 @@ Two evaluators:
   margin scale the *utility* is the logistic of the seat's heuristic margin over its
   best opponent.  A playout that ends sooner returns the real outcome.
 
-A third, :class:`~engine.search.mast.MastEvaluator` (``SearchConfig.mast_epsilon``),
+A third, :class:`LearnedEvaluator`: the truncated playout, then a fitted linear value
+of the game's features (``State.features()``, a :class:`ValueModel` read from a model
+file that ``furnace fit-value`` writes) in place of ``heuristic()``; see
+docs/learned-values.md.
+
+A fourth, :class:`~engine.search.mast.MastEvaluator` (``SearchConfig.mast_epsilon``),
 plays its playouts, full or truncated alike, by the moves that have done well so far in
 the search (MAST) instead of uniformly.
 
@@ -49,7 +54,10 @@ prior is a value of the new child rather than OpenSpiel's move probabilities.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 from engine.game import TERMINAL, Outcome, State, play_random_moves
 from engine.search._common import Solo, _logistic, backup_values
@@ -103,7 +111,13 @@ def heuristic_outcome(state: State) -> Outcome:
     >>> heuristic_outcome(Board())  # doctest: +NORMALIZE_WHITESPACE
     Outcome(scores=(3.0, 7.5, 7.5), rewards=(0.0, 0.5, 0.5))
     """
-    values = tuple(float(v) for v in state.heuristic())
+    return values_outcome(state.heuristic())
+
+
+def values_outcome(estimates: Sequence[float]) -> Outcome:
+    """Estimated values as an outcome: the values as scores, the win shared by the
+    seats whose value is highest (within :data:`LEAD_TOLERANCE`)."""
+    values = tuple(float(v) for v in estimates)
     best = max(values)
     leaders = [v >= best - LEAD_TOLERANCE for v in values]
     share = 1.0 / sum(leaders)
@@ -173,3 +187,93 @@ def playout_evaluator(depth: int) -> Evaluator:
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise ValueError(f"playout depth must be a non-negative integer, not {depth!r}")
     return FULL_PLAYOUT if depth == 0 else TruncatedPlayoutEvaluator(depth)
+
+
+#: The format name and version of a value model file.
+MODEL_FORMAT = "furnace-value-model"
+MODEL_VERSION = 1
+
+
+class ValueModel:
+    """A linear value per seat: ``weights . features(seat)``, in the units of the
+    score (it is fitted to final score margins, so differences between seats are
+    predicted margins).  ``meta`` keeps what made it (game, command, seed, figures)."""
+
+    __slots__ = ("game", "feature_names", "weights", "meta")
+
+    def __init__(self, game: str, feature_names: Sequence[str], weights: Sequence[float],
+                 meta: Mapping[str, Any] | None = None) -> None:
+        if len(feature_names) != len(weights):
+            raise ValueError(f"{len(weights)} weights for {len(feature_names)} features")
+        self.game = game
+        self.feature_names = tuple(feature_names)
+        self.weights = tuple(float(w) for w in weights)
+        self.meta = dict(meta or {})
+
+    def values(self, vectors: Sequence[Sequence[float]]) -> list[float]:
+        """The value of each seat's feature vector."""
+        out = []
+        for vector in vectors:
+            if len(vector) != len(self.weights):
+                raise ValueError(f"a vector of {len(vector)} features for a model of "
+                                 f"{len(self.weights)} ({self.game})")
+            out.append(sum(w * x for w, x in zip(self.weights, vector, strict=True)))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "game": self.game,
+                "features": list(self.feature_names), "weights": list(self.weights),
+                **({"made_by": self.meta} if self.meta else {})}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ValueModel:
+        if data.get("format") != MODEL_FORMAT or data.get("version") != MODEL_VERSION:
+            raise ValueError(f"not a {MODEL_FORMAT} of version {MODEL_VERSION}: "
+                             f"{data.get('format')!r} {data.get('version')!r}")
+        return cls(data["game"], data["features"], data["weights"], data.get("made_by"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> ValueModel:
+        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ValueModel) and other.game == self.game
+                and other.feature_names == self.feature_names and other.weights == self.weights)
+
+    def __hash__(self) -> int:
+        return hash((self.game, self.feature_names, self.weights))
+
+
+class LearnedEvaluator:
+    """Up to ``depth`` random moves (as :class:`TruncatedPlayoutEvaluator`), then the
+    model's values of the features as scores, the win to the leader(s); the real
+    outcome when the game ends first."""
+
+    __slots__ = ("depth", "model")
+
+    def __init__(self, depth: int, model: ValueModel) -> None:
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"playout depth must be a non-negative integer, not {depth!r}")
+        self.depth = depth
+        self.model = model
+
+    def evaluate(self, state: State, seed: int) -> Outcome:
+        if self.depth:
+            fast = getattr(state, "random_playout", None)
+            if fast is not None:
+                fast(seed, self.depth)
+            else:
+                play_random_moves(state, seed, self.depth)
+        if state.current_player() == TERMINAL:
+            return state.outcome()
+        return values_outcome(self.model.values(state.features()))
+
+    def __repr__(self) -> str:
+        return f"LearnedEvaluator({self.depth}, {self.model.game})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, LearnedEvaluator) and other.depth == self.depth
+                and other.model == self.model)
+
+    def __hash__(self) -> int:
+        return hash((LearnedEvaluator, self.depth, self.model))

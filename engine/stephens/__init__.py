@@ -7,6 +7,7 @@ Interpretations of the rulebook: ``docs/rules/stephens.md``.
 
 from engine.stephens.catalogue import CatalogueError, default_catalogue, load_catalogue
 from engine.stephens.codec import state_from_json
+from engine.stephens.features import FEATURE_NAMES, FEATURES
 from engine.stephens.rules import StephensGame
 from engine.stephens.scoring import ScoreBreakdown, final_score, ranking, scores
 from engine.stephens.setup import new_state
@@ -15,6 +16,8 @@ from engine.stephens.state import INFO, Player, StephensState
 GAME = StephensGame()
 
 __all__ = [
+    "FEATURES",
+    "FEATURE_NAMES",
     "GAME",
     "INFO",
     "CatalogueError",

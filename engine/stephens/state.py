@@ -25,6 +25,7 @@ from engine.stephens import fast, flow
 from engine.stephens.audit import audit
 from engine.stephens.components import Catalogue
 from engine.stephens.encoding import state_to_json
+from engine.stephens.features import features
 from engine.stephens.heuristic import heuristic
 from engine.stephens.information import determinize, observation
 from engine.stephens.moves import move_to_text, parse_move
@@ -104,6 +105,9 @@ class StephensState(Position, GameState):
 
     def heuristic(self) -> list[float]:
         return heuristic(self)
+
+    def features(self) -> list[list[float]]:
+        return features(self)
 
     def audit(self) -> list[str]:
         """What is wrong with this position, as sentences (empty when it is sound)."""

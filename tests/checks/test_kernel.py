@@ -113,7 +113,8 @@ class CountState(State):
             return self
         cls = {"bad": BuggyTwin, "dealer": DealerTwin, "host": HostDealerTwin,
                "guided": GuidedTwin, "wrong-guided": WrongGuidedTwin,
-               "two": TwoPlayerTwin, "words": WordsTwin}.get(self.twin, CountState)
+               "two": TwoPlayerTwin, "words": WordsTwin,
+               "features": FeaturesTwin}.get(self.twin, CountState)
         twin = cls.__new__(cls)
         twin.__dict__.update(self.__dict__)
         twin.added = list(self.added)
@@ -176,6 +177,13 @@ class GuidedTwin(CountState):
 
 class WrongGuidedTwin(GuidedTwin):
     wrong = True
+
+
+class FeaturesTwin(CountState):
+    """Plays like the rules but reads a feature the rules do not declare."""
+
+    def features(self) -> list[list[float]]:
+        return [[float(a)] for a in self.added]
 
 
 class CountGame(Game):
@@ -251,6 +259,13 @@ def test_toy_buggy_twin_is_caught_with_a_description() -> None:
     # its playouts already differ at the start; its move lists from total 6 on
     assert "step 0: rollout(" in report["examples"][0]
     assert all("legal moves differ" in e or "rollout(" in e for e in report["examples"])
+
+
+def test_toy_twin_whose_features_differ_is_caught() -> None:
+    report = check_kernel(CountGame("features"), 2, seed=0)
+    assert report["mismatches"] >= 2
+    assert "step 0: features: [[], []] vs [[0.0], [0.0]]" in report["examples"][0]
+    assert all("features: " in e for e in report["examples"])
 
 
 def test_toy_twin_with_its_own_guided_playout_is_compared() -> None:

@@ -52,8 +52,9 @@ def test_games_get_their_entry_or_the_defaults() -> None:
                                                      levels=OH_MY_GOODS_LEVELS)
     assert config_for(omg.info) is config_for(omg.new_game(1, 2)) is config_for("oh-my-goods")
     assert config_for(samara.info) == SearchConfig(c=0.7, mast_epsilon=0.3)
-    assert config_for("stephens") == SearchConfig(margin_scale=20.0, playout_depth=20,
-                                                  levels=STEPHENS_LEVELS)
+    assert config_for("stephens") == SearchConfig(
+        margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS,
+        value_model="engine.stephens:value-model.json")
     assert config_for("a-game-nobody-made") is DEFAULT_CONFIG
     assert DEFAULT_CONFIG == SearchConfig(margin_scale=None, playout_depth=0, c=None,
                                           levels=LEVELS)

@@ -405,3 +405,20 @@ def test_the_kernels_plans_of_many_workers_are_pinned(workers: str, count: int,
     moves = k.legal_moves()
     assert (len(moves), hashlib.sha256(" ".join(map(str, moves)).encode())
             .hexdigest()[:16]) == (count, digest)
+
+
+def test_the_kernel_features_are_the_reference_features() -> None:
+    """features.features and the kernel's C twin (c_features) over seeded random
+    positions of every player count."""
+    from engine import registry
+    from tests.kernel_twins import game_setups, random_positions
+
+    game = registry.get_game("stephens")
+    compared = 0
+    for seed, players, options in game_setups(game, 8):
+        for step, state in enumerate(random_positions(game, seed, players, options)):
+            if step % 5:
+                continue
+            assert state.search_state().features() == state.features(), (seed, players, step)
+            compared += 1
+    assert compared > 100

@@ -1,0 +1,131 @@
+"""The learned leaf value: the model file, the evaluator, the bot option and the
+configuration setting, and the features it reads."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engine import registry
+from engine.game import TERMINAL, play_random_moves
+from engine.search import SearchConfig, make_bot, make_tree
+from engine.search.bots import BotSpecError
+from engine.search.compiled import core_module
+from engine.search.config import config_for, shipped_model
+from engine.search.evaluate import (
+    MODEL_FORMAT,
+    LearnedEvaluator,
+    ValueModel,
+    values_outcome,
+)
+from engine.stephens import FEATURE_NAMES
+from engine.stephens.setup import new_state
+
+
+def model_of(weights: dict[str, float]) -> ValueModel:
+    return ValueModel("stephens", FEATURE_NAMES,
+                      [weights.get(name, 0.0) for name in FEATURE_NAMES])
+
+
+def test_the_model_values_are_the_weighted_features() -> None:
+    state = new_state(seed=4, num_players=2)
+    play_random_moves(state, 9, 40)
+    vectors = state.features()
+    coins = FEATURE_NAMES.index("coins")
+    score = FEATURE_NAMES.index("score")
+    model = model_of({"coins": 0.5, "score": 2.0})
+    assert model.values(vectors) == [0.5 * v[coins] + 2.0 * v[score] for v in vectors]
+
+
+def test_the_evaluator_plays_then_values_by_the_model() -> None:
+    state = new_state(seed=4, num_players=2)
+    play_random_moves(state, 9, 30)
+    model = model_of({"vp": 1.0, "coins": 0.25})
+    played = state.clone()
+    play_random_moves(played, 77, 5)
+    expected = values_outcome(model.values(played.features()))
+    assert LearnedEvaluator(5, model).evaluate(state.clone(), 77) == expected
+    # Without a playout the position itself is valued.
+    assert LearnedEvaluator(0, model).evaluate(state.clone(), 77) == \
+        values_outcome(model.values(state.features()))
+
+
+def test_a_finished_game_gives_its_real_outcome() -> None:
+    state = new_state(seed=4, num_players=2)
+    play_random_moves(state, 3)
+    assert state.current_player() == TERMINAL
+    assert LearnedEvaluator(5, model_of({"coins": 1.0})).evaluate(state, 1) == state.outcome()
+
+
+def test_values_outcome_shares_the_win_between_leaders() -> None:
+    outcome = values_outcome([3.0, 7.5, 7.5])
+    assert outcome.scores == (3.0, 7.5, 7.5) and outcome.rewards == (0.0, 0.5, 0.5)
+
+
+def test_a_model_round_trips_and_rejects_other_formats() -> None:
+    model = ValueModel("stephens", FEATURE_NAMES, [0.5] * len(FEATURE_NAMES), {"seed": 3})
+    data = json.loads(json.dumps(model.to_json()))
+    assert data["format"] == MODEL_FORMAT and ValueModel.from_json(data) == model
+    with pytest.raises(ValueError, match="not a"):
+        ValueModel.from_json({**data, "version": 99})
+    with pytest.raises(ValueError, match="weights for"):
+        ValueModel("stephens", FEATURE_NAMES, [1.0])
+    with pytest.raises(ValueError, match="features for a model"):
+        ValueModel("stephens", ["a"], [1.0]).values([[1.0, 2.0]])
+
+
+def test_the_shipped_stephens_model_reads_the_declared_features() -> None:
+    model = shipped_model(config_for("stephens").value_model)
+    assert model.game == "stephens" and model.feature_names == FEATURE_NAMES
+
+
+def test_the_default_stays_the_heuristic_and_learned_is_a_setting() -> None:
+    config = config_for("stephens")
+    assert config.leaf_value == "heuristic"
+    assert type(config.evaluator()).__name__ == "TruncatedPlayoutEvaluator"
+    learned = SearchConfig(margin_scale=20.0, playout_depth=20, leaf_value="learned",
+                           value_model=config.value_model).evaluator()
+    assert isinstance(learned, LearnedEvaluator) and learned.depth == 20
+    with pytest.raises(ValueError, match="leaf_value"):
+        SearchConfig(leaf_value="neural")
+    with pytest.raises(ValueError, match="value_model"):
+        SearchConfig(leaf_value="learned")
+
+
+def test_the_bot_option_v() -> None:
+    assert make_bot("mcts:300:v=learned").leaf_value == "learned"
+    assert make_bot("ismcts:300:v=heuristic").leaf_value == "heuristic"
+    assert make_bot("mcts:300").leaf_value is None
+    for bad in ("mcts:300:v=neural", "uct:300:v=learned", "mcts:v=learned:v=heuristic"):
+        with pytest.raises(BotSpecError):
+            make_bot(bad)
+
+
+def test_a_learned_search_runs_the_python_tree_and_says_why() -> None:
+    state = registry.get_game("stephens").new_game(5, 2)
+    config = SearchConfig(margin_scale=20.0, playout_depth=20, leaf_value="learned",
+                          value_model=config_for("stephens").value_model)
+    tree = make_tree(state, seed=3, config=config)
+    assert not tree.compiled
+    if core_module() is not None:  # built and not on the pure path: the evaluator is why
+        assert "does not know the evaluator LearnedEvaluator" in tree.python_reason
+    analysis = tree.search(iterations=30)
+    assert analysis.best_move in state.legal_moves()
+
+
+def test_a_learned_bot_plays_a_legal_move_reproducibly() -> None:
+    state = registry.get_game("stephens").new_game(2, 2)
+    first = make_bot("mcts:40:v=learned", seed=1).choose(state.clone(), random.Random(0))
+    again = make_bot("mcts:40:v=learned", seed=1).choose(state.clone(), random.Random(0))
+    assert first == again and first in state.legal_moves()
+
+
+def test_the_evaluator_values_a_kernel_twin_as_its_reference() -> None:
+    state = registry.get_game("stephens").new_game(6, 2)
+    play_random_moves(state, 5, 60)
+    model = shipped_model(config_for("stephens").value_model)
+    evaluator = LearnedEvaluator(7, model)
+    assert evaluator.evaluate(state.clone().search_state(), 11) == \
+        evaluator.evaluate(state.clone(), 11)

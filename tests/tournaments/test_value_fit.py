@@ -1,0 +1,73 @@
+"""``furnace fit-value``: self-play records, the symmetric ridge fit, its report and the
+model file, reproducible from the seed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import registry
+from engine.search.evaluate import ValueModel
+from engine.stephens import FEATURE_NAMES
+from furnace_cli import main
+from tournaments.value_fit import STAGES, fit_ridge, fit_value, margins, record_game, relative
+
+STEPHENS = registry.get_game("stephens")
+
+
+def test_relative_rows_swap_with_the_seats() -> None:
+    rows = relative([[1.0, 4.0], [3.0, 0.0]])
+    assert rows.tolist() == [[-2.0, 4.0], [2.0, -4.0]]
+    three = relative([[3.0], [0.0], [6.0]])
+    assert three.tolist() == [[0.0], [-4.5], [4.5]]
+
+
+def test_ridge_recovers_a_linear_margin() -> None:
+    rng = np.random.default_rng(1)
+    rows = rng.normal(size=(400, 3))
+    weights = np.array([2.0, -1.0, 0.5])
+    fitted = fit_ridge(rows, rows @ weights, alpha=1e-6)
+    assert np.allclose(fitted, weights, atol=1e-4)
+
+
+def test_a_record_samples_every_few_decisions_with_stages() -> None:
+    record = record_game(STEPHENS, 2, ["greedy"], 3, 0, None, 5)
+    assert record.samples and {s.stage for s in record.samples} == {0, 1, 2}
+    first = record.samples[0]
+    assert len(first.features) == 2 and len(first.features[0]) == len(FEATURE_NAMES)
+    assert sum(record.rewards) == pytest.approx(1.0)
+    assert margins(record.scores)[0] == -margins(record.scores)[1]
+
+
+def test_the_fit_is_reproducible_from_the_seed() -> None:
+    first, report = fit_value(STEPHENS, 2, ["greedy", "random"], 5, 7, every=6)
+    again, _ = fit_value(STEPHENS, 2, ["greedy", "random"], 5, 7, every=6)
+    other, _ = fit_value(STEPHENS, 2, ["greedy", "random"], 5, 8, every=6)
+    assert first.to_json() == again.to_json()
+    assert first.weights != other.weights
+    assert first.feature_names == FEATURE_NAMES
+    assert report["train_games"] == 4 and report["held_out_games"] == 1
+    assert set(report["held_out"]) == {*STAGES, "all"}
+
+
+def test_a_game_without_features_cannot_be_fitted() -> None:
+    with pytest.raises(ValueError, match="no feature vector"):
+        fit_value(registry.get_game("samara"), 2, ["random"], 2, 1, every=50)
+
+
+def test_the_command_writes_the_same_model_file_twice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path in paths:
+        assert main(["fit-value", "stephens", "--bots", "greedy", "--games", "4", "--seed",
+                     "2", "--every", "8", "--out", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "held out" in out and "opening" in out and "playout" in out
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    data = json.loads(paths[0].read_text())
+    model = ValueModel.from_json(data)
+    assert model.game == "stephens" and model.meta["seed"] == 2
+    assert model.meta["command"].startswith("furnace fit-value stephens")
