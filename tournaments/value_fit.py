@@ -231,7 +231,8 @@ def fit_value(
     held = max(1, math.floor(games * HELD_OUT))
     test = [played[g] for g in sorted(order[:held])]
     train = [played[g] for g in sorted(order[held:])]
-    rows, targets = [], []
+    rows: list[list[float]] = []
+    targets: list[float] = []
     for record in train:
         final = margins(record.scores)
         for sample in record.samples:
