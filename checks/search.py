@@ -7,8 +7,8 @@ with the compiled one (:mod:`engine.search.compiled`).  The two analyses must be
 in everything but the time taken: the visits, win probabilities and expected scores of
 every root move, the best move, the principal variation and its texts.  The search
 settings cycle through the game's own configuration and variants of it (progressive
-bias, full random playouts, bare win shares), so each leaf evaluator and utility the
-compiled tree knows is compared.  A position whose compiled tree cannot run (no kernel
+bias, full random playouts, bare win shares, a learned leaf value where the game ships
+a model), so each leaf evaluator and utility the compiled tree knows is compared.  A position whose compiled tree cannot run (no kernel
 for that player count) is counted as skipped, with the reason.
 
 >>> from engine import registry
@@ -29,6 +29,7 @@ from engine.game import FurnaceError, Game, State
 from engine.search import SearchConfig, config_for, make_tree
 from engine.search.analysis import Analysis
 from engine.search.compiled import core_module
+from engine.search.config import LEARNED_LEAF
 
 Progress = Callable[[int, int], None]
 
@@ -39,13 +40,18 @@ MAX_PLIES = 400
 
 
 def search_variants(config: SearchConfig) -> list[tuple[str, SearchConfig]]:
-    """The settings compared, by name: the game's configuration first."""
-    return [
+    """The settings compared, by name: the game's configuration first, and a learned
+    leaf value where the game ships a model."""
+    variants = [
         ("game settings", config),
         ("progressive bias", replace(config, prior_weight=2.0)),
         ("full random playouts", replace(config, playout_depth=0, mast_epsilon=None)),
         ("win shares", replace(config, margin_scale=None, prior_weight=1.0)),
     ]
+    if config.value_model is not None:
+        variants.append(("learned leaf", replace(config, leaf_value=LEARNED_LEAF,
+                                                 mast_epsilon=None)))
+    return variants
 
 
 def _position(game: Game, index: int, seed: int, counts: tuple[int, ...]) -> State | None:
@@ -85,7 +91,7 @@ def check_search(game: Game, positions: int, seed: int, iterations: int = 300,
 
     Position ``i`` is reached from seed ``seed + i`` (see :func:`_position`); it is
     searched for the seat to move with seed ``seed + i`` and ``iterations`` iterations,
-    under variant ``i % 4`` of :func:`search_variants`.  ``players`` fixes the player
+    under the variants of :func:`search_variants` in turn.  ``players`` fixes the player
     count (default: every count of the game in turn).  Raises :class:`FurnaceError`
     when the compiled search is not built (or ``FURNACE_PURE_PYTHON`` is set).
     """

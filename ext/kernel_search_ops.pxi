@@ -48,12 +48,17 @@ cdef int ops_text_context(const void* s, const void* cat, int64_t move,
     return search_text_context(<const St*>s, <const Cat*>cat, move, out)
 
 
+cdef int ops_features(const void* s, const void* cat, int seat, double* out) noexcept nogil:
+    return search_features(<const St*>s, <const Cat*>cat, seat, out)
+
+
 cdef SearchOps OPS
 OPS.state_size = sizeof(St)
 OPS.max_moves = MAX_MOVES
 OPS.max_players = SEARCH_MAX_PLAYERS
 OPS.text_context_bytes = TEXT_CONTEXT_BYTES
 OPS.truncates = SEARCH_TRUNCATES
+OPS.nfeatures = SEARCH_NFEATURES
 OPS.current_player = ops_current_player
 OPS.legal = ops_legal
 OPS.play = ops_play
@@ -62,6 +67,7 @@ OPS.guided_playout = ops_guided
 OPS.outcome = ops_outcome
 OPS.heuristic = ops_heuristic
 OPS.determinize = ops_determinize
+OPS.features = ops_features
 if TEXT_CONTEXT_BYTES:
     OPS.text_context = ops_text_context
 else:

@@ -49,10 +49,16 @@ cdef int search_legal(const St* s, const Cat* c, int64_t* out) noexcept nogil:
 
 
 cdef enum:
-    # These kernels' move texts depend on the move and the catalogue only.
+    # These kernels' move texts depend on the move and the catalogue only, and their
+    # games declare no features.
     TEXT_CONTEXT_BYTES = 0
+    SEARCH_NFEATURES = 0
 
 
 cdef int search_text_context(const St* s, const Cat* c, int64_t move,
                              unsigned char* out) noexcept nogil:
+    return 0
+
+
+cdef int search_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
     return 0

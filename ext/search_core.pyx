@@ -30,6 +30,8 @@ cdef enum:
     LEAF_ROLLOUT = 0      # random moves to the end
     LEAF_TRUNCATED = 1    # at most ``depth`` random moves, then the heuristic
     LEAF_MAST = 2         # MAST playouts (at most ``depth`` moves; 0: to the end)
+    LEAF_LEARNED = 3      # at most ``depth`` random moves (0: none), then a linear model
+                          # of each seat's features
 
 #: Heuristic values this close to the best share the lead (engine.search.evaluate).
 cdef double LEAD_TOLERANCE = 1e-9
@@ -153,6 +155,8 @@ cdef class CoreTree:
     cdef double* mast_counts
     cdef int* mast_trace
     cdef long mast_capacity
+    cdef double* weights            # the learned leaf's model, nfeatures of them
+    cdef double* feature_row
     # node arrays (SoA), grown together
     cdef long nnodes
     cdef long capacity
@@ -170,6 +174,8 @@ cdef class CoreTree:
 
     def __cinit__(self):
         self.ops = NULL
+        self.weights = NULL
+        self.feature_row = NULL
         self.scratch = NULL
         self.moves = NULL
         self.spare = NULL
@@ -181,6 +187,8 @@ cdef class CoreTree:
         self.path = NULL
 
     def __dealloc__(self):
+        free(self.weights)
+        free(self.feature_row)
         free(self.scratch)
         free(self.moves)
         free(self.spare)
@@ -194,8 +202,8 @@ cdef class CoreTree:
     cdef int setup(self, object ops_capsule, object state, object rng, int num_players,
                    double c, object margin_scale, object solo, double prior_weight,
                    object prior_scale, object leaf) except -1:
-        """``leaf``: ("rollout",), ("truncated", depth) or ("mast", epsilon, depth,
-        margin_scale, solo, values, counts, trace)."""
+        """``leaf``: ("rollout",), ("truncated", depth), ("mast", epsilon, depth,
+        margin_scale, solo, values, counts, trace) or ("learned", depth, weights)."""
         handle = state.search_handle()
         self.ops = <const SearchOps*>PyCapsule_GetPointer(ops_capsule, b"furnace.search_ops")
         self.root_struct = PyCapsule_GetPointer(handle, b"furnace.position")
@@ -223,6 +231,20 @@ cdef class CoreTree:
             self.depth = leaf[2]
             set_utility(&self.mast_util, num_players, leaf[3], leaf[4])
             self.set_mast_table(leaf[5], leaf[6], leaf[7])
+        elif kind == "learned":
+            if leaf[1] and not self.ops.truncates:
+                raise ValueError("this kernel plays its random playouts only to the end")
+            if len(leaf[2]) != self.ops.nfeatures or self.ops.nfeatures == 0:
+                raise ValueError(f"a model of {len(leaf[2])} features for a kernel of "
+                                 f"{self.ops.nfeatures}")
+            self.leaf_kind = LEAF_LEARNED
+            self.depth = leaf[1]
+            self.weights = <double*>malloc(self.ops.nfeatures * sizeof(double))
+            self.feature_row = <double*>malloc(self.ops.nfeatures * sizeof(double))
+            if self.weights == NULL or self.feature_row == NULL:
+                raise MemoryError()
+            for i, weight in enumerate(leaf[2]):
+                self.weights[i] = weight
         else:
             raise ValueError(f"unknown leaf evaluator {kind!r}")
         self.nleaf = UNLISTED
@@ -383,6 +405,17 @@ cdef class CoreTree:
             if err:
                 raise TreeError("playout reached a position without legal moves")
             self.heuristic_or_outcome(self.out_scores, self.out_shares)
+        elif self.leaf_kind == LEAF_LEARNED:
+            if self.depth:
+                self.ops.playout(self.scratch, self.cat, &seed, self.depth, &err,
+                                 self.leaf_moves, self.nleaf)
+                if err:
+                    raise TreeError("playout reached a position without legal moves")
+            if self.ops.current_player(self.scratch) == C_TERMINAL:
+                self.outcome(self.out_scores, self.out_shares)
+            else:
+                self.learned_values(self.values8)
+                heuristic_outcome(self.values8, self.k, self.out_scores, self.out_shares)
         else:
             recorded = self.ops.guided_playout(self.scratch, self.cat, &seed, self.mast_values,
                                                self.epsilon, self.mast_trace,
@@ -399,6 +432,19 @@ cdef class CoreTree:
                     self.mast_values[index] += ((row[seat] - self.mast_values[index])
                                                 / self.mast_counts[index])
         backup_values(&self.util, self.out_scores, self.out_shares, self.result)
+        return 0
+
+    cdef int learned_values(self, double* out) except -1:
+        """engine.search.evaluate.ValueModel.values of the scratch position's features."""
+        cdef int seat, j
+        cdef double value
+        for seat in range(self.k):
+            if self.ops.features(self.scratch, self.cat, seat, self.feature_row) < 0:
+                raise TreeError("the position outgrew the kernel's fixed bounds")
+            value = 0.0
+            for j in range(self.ops.nfeatures):
+                value += self.weights[j] * self.feature_row[j]
+            out[seat] = value
         return 0
 
     # -- statistics ------------------------------------------------------------------------

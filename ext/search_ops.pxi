@@ -16,7 +16,8 @@
 # place what ``observer`` (-1: the host) cannot see, drawing its words from ``Words``;
 # ``text_context`` (NULL when a move's text depends on the move and the catalogue only)
 # writes ``text_context_bytes`` bytes from which the kernel's ``move_text_in_context``
-# gives the move's text in this position.
+# gives the move's text in this position; ``features`` writes a seat's ``nfeatures``
+# features (State.features), -1 when the position outgrew the kernel's bounds.
 
 from libc.stdint cimport int64_t, uint64_t
 
@@ -33,6 +34,7 @@ ctypedef struct SearchOps:
     int max_moves
     int max_players
     int text_context_bytes
+    int nfeatures           # the length of a seat's feature vector (0: none)
     bint truncates
     int (*current_player)(const void* s) noexcept nogil
     int (*legal)(const void* s, const void* cat, int64_t* out) noexcept nogil
@@ -49,6 +51,7 @@ ctypedef struct SearchOps:
     int (*determinize)(void* s, const void* cat, int observer, Words* words) except -1
     int (*text_context)(const void* s, const void* cat, int64_t move,
                         unsigned char* out) noexcept nogil
+    int (*features)(const void* s, const void* cat, int seat, double* out) noexcept nogil
 
 
 cdef extern from "Python.h":

@@ -3211,6 +3211,7 @@ cdef int c_determinize(St* s, const Cat* c, int observer, Words* words) except -
 cdef enum:
     SEARCH_MAX_PLAYERS = MAXP
     SEARCH_TRUNCATES = 1
+    SEARCH_NFEATURES = NFEATURES
 
 
 cdef int search_current_player(const St* s) noexcept nogil:
@@ -3269,7 +3270,7 @@ cdef int c_heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
     return heuristic(s, c, out)
 
 
-cdef int c_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
+cdef int search_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
     return features(s, c, seat, out)
 
 

@@ -10,7 +10,9 @@ when all of this holds, and in Python otherwise (the oracle, and the pure-Python
 * its leaf evaluator is one the core knows: full random playouts
   (:class:`~engine.search.evaluate.RolloutEvaluator`), truncated ones
   (:class:`~engine.search.evaluate.TruncatedPlayoutEvaluator`, where the kernel can
-  stop a playout early) or MAST playouts (:class:`~engine.search.mast.MastEvaluator`);
+  stop a playout early), MAST playouts (:class:`~engine.search.mast.MastEvaluator`) or
+  a learned leaf value (:class:`~engine.search.evaluate.LearnedEvaluator`, over the
+  kernel's features);
 * the ISMCTS does not check every determinization (``check_determinizations``, a debug
   mode that needs the Python objects);
 * ``FURNACE_PYTHON_TREE`` is not set (``1`` keeps every tree in Python: a switch for
@@ -27,7 +29,12 @@ import sys
 from typing import Any
 
 from engine.fastpath import load_kernel
-from engine.search.evaluate import Evaluator, RolloutEvaluator, TruncatedPlayoutEvaluator
+from engine.search.evaluate import (
+    Evaluator,
+    LearnedEvaluator,
+    RolloutEvaluator,
+    TruncatedPlayoutEvaluator,
+)
 from engine.search.mast import MastEvaluator
 
 
@@ -59,6 +66,9 @@ def leaf_spec(evaluator: Evaluator, search_state: Any) -> tuple[Any, ...] | None
     if type(evaluator) is TruncatedPlayoutEvaluator:
         assert isinstance(evaluator, TruncatedPlayoutEvaluator)
         return ("truncated", evaluator.depth)
+    if type(evaluator) is LearnedEvaluator:
+        assert isinstance(evaluator, LearnedEvaluator)
+        return ("learned", evaluator.depth, evaluator.model.weights)
     if type(evaluator) is MastEvaluator:
         assert isinstance(evaluator, MastEvaluator)
         values, counts, trace, solo = evaluator.table(search_state)

@@ -103,16 +103,27 @@ def test_the_bot_option_v() -> None:
             make_bot(bad)
 
 
-def test_a_learned_search_runs_the_python_tree_and_says_why() -> None:
+def test_a_learned_search_runs_compiled_and_answers_as_the_python_tree() -> None:
     state = registry.get_game("stephens").new_game(5, 2)
     config = SearchConfig(margin_scale=20.0, playout_depth=20, leaf_value="learned",
                           value_model=config_for("stephens").value_model)
+    python = make_tree(state, seed=3, config=config, compiled=False).search(iterations=60)
     tree = make_tree(state, seed=3, config=config)
-    assert not tree.compiled
-    if core_module() is not None:  # built and not on the pure path: the evaluator is why
-        assert "does not know the evaluator LearnedEvaluator" in tree.python_reason
-    analysis = tree.search(iterations=30)
+    assert tree.compiled == (core_module() is not None)
+    analysis = tree.search(iterations=60)
     assert analysis.best_move in state.legal_moves()
+    assert (analysis.moves, analysis.win_probability, analysis.principal_variation) == \
+        (python.moves, python.win_probability, python.principal_variation)
+
+
+def test_a_game_without_features_keeps_a_learned_leaf_in_python() -> None:
+    if core_module() is None:
+        pytest.skip("the compiled search is not built (or pure Python)")
+    state = registry.get_game("oh-my-goods").new_game(5, 2)
+    config = SearchConfig(margin_scale=3.0, playout_depth=0, leaf_value="learned",
+                          value_model=config_for("stephens").value_model)
+    tree = make_tree(state, seed=3, config=config)
+    assert not tree.compiled and "features" in tree.python_reason
 
 
 def test_a_learned_bot_plays_a_legal_move_reproducibly() -> None:
