@@ -119,6 +119,12 @@ def streaming(
     return wrapper
 
 
+#: Seconds a review keeps back from its call's deadline beyond the usual margin: a
+#: decision the deadline stops still ends its other searches and comes back from its
+#: worker, and the summaries must follow it before the deadline, on a loaded machine too.
+REVIEW_RESERVE = 0.5
+
+
 class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     """The service: ``pool`` runs searches and estimates, ``call_pool`` every other
     call's game work; ``games`` is the ListGames answer."""
@@ -134,17 +140,19 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         """Release what the servicer holds (the pools are closed by their owner)."""
 
     # -- scheduling ----------------------------------------------------------------------
-    def _deadline(self, context: grpc.aio.ServicerContext) -> float | None:
+    def _deadline(self, context: grpc.aio.ServicerContext, reserve: float = 0.0
+                  ) -> float | None:
         """``time.monotonic()`` the work must stop by, or None without a deadline.
 
         A margin is kept for the answer's way back: the work stops early enough that
-        its answer, or the status saying it was stopped, arrives before the deadline.
+        its answer, or the status saying it was stopped, arrives before the deadline;
+        ``reserve`` seconds more for what must still follow it (a review's summaries).
         """
         remaining = context.time_remaining()
         if remaining is None or remaining > 1e7:
             return None
         margin = self.config.deadline_margin + self.config.deadline_fraction * remaining
-        return time.monotonic() + max(remaining - margin, 0.0)
+        return time.monotonic() + max(remaining - margin - reserve, 0.0)
 
     @staticmethod
     async def _finish(job: Job) -> Any:
@@ -184,7 +192,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
 
     def _search(self, context: grpc.aio.ServicerContext, fn: Callable[..., Any],
                 *args: Any, time_limit: float | None, timed: bool, what: str,
-                progress: Callable[[Any], None] | None = None, **kwargs: Any) -> Job:
+                progress: Callable[[Any], None] | None = None, reserve: float = 0.0,
+                **kwargs: Any) -> Job:
         """Queue ``fn`` in the search pool for this call's client.
 
         The job gets ``time_end``: ``time_limit`` (if any) capped by the server's
@@ -195,7 +204,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         limit = self.config.max_time if time_limit is None else \
             min(time_limit, self.config.max_time)
         time_end = now + limit
-        deadline = self._deadline(context)
+        deadline = self._deadline(context, reserve)
         stop_by = time_end if deadline is None else min(time_end, deadline)
         return self.pool.submit(fn, *args, client=client_identity(context), stop_by=stop_by,
                                 timed=timed, progress=progress, what=what,
@@ -328,7 +337,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         judged: list[Decision] = []
         iterations = 0
         for index in range(total):
-            deadline = self._deadline(context)
+            deadline = self._deadline(context, REVIEW_RESERVE)
             if deadline is not None and time.monotonic() >= deadline:
                 break  # the summaries say what was left out
             job = await self._review_job(context, plan, index)
@@ -362,7 +371,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             try:
                 return self._search(context, reviews.decision_call, plan, index,
                                     time_limit=plan.time_limit,
-                                    timed=plan.iterations is None, what="a decision's review")
+                                    timed=plan.iterations is None, what="a decision's review",
+                                    reserve=REVIEW_RESERVE)
             except RequestError as error:
                 delay = max(error.retry_after or 0.0, MIN_RETRY)
                 if not index or error.reason not in (errors.CLIENT_QUOTA, errors.QUEUE_FULL) \

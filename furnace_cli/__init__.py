@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.batch import import_ray
 from engine.game import FurnaceError
 from engine.seats import SEAT_CONVENTION
 
@@ -515,6 +516,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "cluster", None):
+            import_ray()  # before any work: without the extra, say how to install it
         return int(args.func(args) or 0)
     except FurnaceError as exc:
         print(f"furnace: error: {exc}", file=sys.stderr)
