@@ -2,7 +2,8 @@
 # Oh My Goods!): each call generates them afresh on the stack with the kernel's own
 # gen_moves (at most MAX_MOVES), and a rollout plays to the end with its c_rollout.
 # Included after kernel_state.pxi; also the compiled search's legal moves and (none)
-# text contexts of these kernels (kernel_search_ops.pxi).
+# text contexts, full playouts and (no) features of these kernels
+# (kernel_search_ops.pxi).
 
 
 cdef class FreshMovesState(StructState):
@@ -53,6 +54,12 @@ cdef enum:
     # games declare no features.
     TEXT_CONTEXT_BYTES = 0
     SEARCH_NFEATURES = 0
+    SEARCH_TRUNCATES = 0     # c_rollout plays to the end only
+
+
+cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves, int* err,
+                         int64_t* moves, int nmoves) noexcept nogil:
+    return c_rollout(s, c, rng, err)
 
 
 cdef int search_text_context(const St* s, const Cat* c, int64_t move,

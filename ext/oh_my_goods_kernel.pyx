@@ -1817,7 +1817,6 @@ cdef class KernelState(FreshMovesState):
 
 cdef enum:
     SEARCH_MAX_PLAYERS = MAXP
-    SEARCH_TRUNCATES = 0     # c_rollout plays to the end only
 
 
 cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
@@ -1825,11 +1824,6 @@ cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
     apply_legal(s, c, <int>move)
     autoplay(s, c)
     return search_legal(s, c, out) if want_moves else UNLISTED
-
-
-cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves, int* err,
-                         int64_t* moves, int nmoves) noexcept nogil:
-    return c_rollout(s, c, rng, err)
 
 
 include "kernel_search_ops.pxi"

@@ -1155,18 +1155,12 @@ cdef class KernelState(FreshMovesState):
 
 cdef enum:
     SEARCH_MAX_PLAYERS = MAX_PLAYERS
-    SEARCH_TRUNCATES = 0     # c_rollout plays to the end only
 
 
 cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,
                      bint want_moves) noexcept nogil:
     apply_legal(s, c, <int>move)
     return search_legal(s, c, out) if want_moves else UNLISTED
-
-
-cdef long search_playout(St* s, const Cat* c, uint64_t* rng, long max_moves, int* err,
-                         int64_t* moves, int nmoves) noexcept nogil:
-    return c_rollout(s, c, rng, err)
 
 
 cdef int c_determinize(St* s, const Cat* c, int observer, Words* words) except -1:

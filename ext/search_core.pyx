@@ -172,20 +172,6 @@ cdef class CoreTree:
     cdef double result[24]
     cdef double values8[8]
 
-    def __cinit__(self):
-        self.ops = NULL
-        self.weights = NULL
-        self.feature_row = NULL
-        self.scratch = NULL
-        self.moves = NULL
-        self.spare = NULL
-        self.kid_of = NULL
-        self.untried_tmp = NULL
-        self.n = NULL
-        self.acc = NULL
-        self.prior = NULL
-        self.path = NULL
-
     def __dealloc__(self):
         free(self.weights)
         free(self.feature_row)
@@ -519,17 +505,6 @@ cdef class CompiledMCTS(CoreTree):
     cdef long values_used
     cdef long values_cap
 
-    def __cinit__(self):
-        self.player = NULL
-        self.nuntried = NULL
-        self.nkids = NULL
-        self.offset = NULL
-        self.nlegal = NULL
-        self.value_at = NULL
-        self.pool = NULL
-        self.kids = NULL
-        self.values = NULL
-
     def __dealloc__(self):
         free(self.player)
         free(self.nuntried)
@@ -744,19 +719,6 @@ cdef class CompiledISMCTS(CoreTree):
     cdef int nroot_allowed
     cdef int64_t* root_list         # the root's legal moves, the same in every world
     cdef int nroot
-
-    def __cinit__(self):
-        self.parent = NULL
-        self.mover = NULL
-        self.avail = NULL
-        self.move_of = NULL
-        self.first_kid = NULL
-        self.last_kid = NULL
-        self.next_sibling = NULL
-        self.context = NULL
-        self.slots = NULL
-        self.root_allowed = NULL
-        self.root_list = NULL
 
     def __dealloc__(self):
         free(self.parent)
