@@ -34,6 +34,7 @@ by the servicer (:class:`Answer`).
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import math
 import secrets
 import traceback
@@ -50,6 +51,7 @@ from ai_server.codecs import DecodedState
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid, precondition
 from ai_server.observe import CALL, CallRecord, note
+from engine import records as engine_records
 from engine import registry
 from engine.game import (
     CHANCE,
@@ -139,6 +141,9 @@ class Loaded:
     state: State
     #: The request's game record (GameState.record), when it came as one.
     record: pb.GameRecord | None = None
+    #: The game's record a sealed state carries (a record file's JSON), read only when
+    #: needed (:func:`history_of`).
+    sealed_record: dict[str, Any] | None = None
 
 
 def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
@@ -146,8 +151,9 @@ def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
     if present and message.WhichOneof("state") == records.RECORD:
         decoded, state = records.load_record(message, field)  # replayed, every move checked
         return _checked(Loaded(decoded, state, message.record), field)
+    sealed_record = None
     if present and message.WhichOneof("state") == SEALED:
-        decoded = open_sealed(message, field)
+        decoded, sealed_record = open_sealed(message, field)
     else:
         decoded = codecs.decode_state(message, field, present)
     where = f"{field}.{decoded.form}"
@@ -172,7 +178,7 @@ def load(message: pb.GameState, present: bool, field: str = "state") -> Loaded:
             raise _stale_seal(where) from None
         raise invalid(f"corrupt state: {type(exc).__name__}: {exc}", where,
                       errors.INVALID_STATE) from None
-    return _checked(Loaded(decoded, state), field)
+    return _checked(Loaded(decoded, state, sealed_record=sealed_record), field)
 
 
 def _checked(loaded: Loaded, field: str) -> Loaded:
@@ -213,18 +219,45 @@ def _stale_seal(where: str) -> RequestError:
                    where, errors.INVALID_STATE)
 
 
-def open_sealed(message: pb.GameState, field: str = "state") -> DecodedState:
-    """A request's sealed position, opened: its observer is the seat it was sealed for."""
+def open_sealed(message: pb.GameState, field: str = "state"
+                ) -> tuple[DecodedState, dict[str, Any] | None]:
+    """A request's sealed position, opened (its observer is the seat it was sealed for),
+    and the game's record it carries, if any (a record file's JSON)."""
     where = f"{field}.{SEALED}"
     try:
-        data, seat = _sealer().open(message.sealed)
+        opened = _sealer().unseal(message.sealed)
     except sealing.SealError as exc:
         raise invalid(str(exc), where, errors.INVALID_SEAL) from None
+    data, seat = opened.state, opened.seat
     if message.HasField("observer_seat") and message.observer_seat != seat:
         raise invalid(f"the state is sealed for {seat_label(seat)}: {field}.observer_seat must "
                       f"be {seat} or unset, got {message.observer_seat}",
                       f"{field}.observer_seat", errors.SEAL_MISMATCH)
-    return DecodedState(game=data["game"], data=data, form=SEALED, observer_seat=seat)
+    return DecodedState(game=data["game"], data=data, form=SEALED,
+                        observer_seat=seat), opened.record
+
+
+def history_of(loaded: Loaded, field: str = "state") -> engine_records.GameRecord | None:
+    """The game's record up to the loaded position, where the server knows it: the one
+    its sealed state carries, or the request's record when that starts from NewGame's
+    seed (None otherwise: a position given whole has no known past)."""
+    if loaded.sealed_record is not None:
+        try:
+            return engine_records.record_from_json(loaded.sealed_record)
+        except FurnaceError:  # its words could quote a move the holder did not see
+            raise _stale_seal(f"{field}.{SEALED}") from None
+    if loaded.record is not None and loaded.record.WhichOneof("start") == "seed":
+        return records.engine_record(loaded.record, loaded.state, field)
+    return None
+
+
+def _extended(history: engine_records.GameRecord | None,
+              move: int) -> engine_records.GameRecord | None:
+    """``history`` plus ``move``; None past a record's length limit (the game plays on,
+    its sealed states no longer carry a record)."""
+    if history is None or len(history.moves) >= engine_records.MAX_RECORD_MOVES:
+        return None
+    return dataclasses.replace(history, moves=[*history.moves, move])
 
 
 def answer_form(request_form: str | None, requested: int, game: str, observer: int | None,
@@ -244,11 +277,14 @@ def answer_form(request_form: str | None, requested: int, game: str, observer: i
     return codecs.response_form(request_form, requested, game)
 
 
-def encode_for(state: State, form: str, observer: int | None) -> pb.GameState:
-    """``state`` as a ``GameState`` of ``form`` (from :func:`answer_form`) for ``observer``."""
+def encode_for(state: State, form: str, observer: int | None,
+               history: engine_records.GameRecord | None = None) -> pb.GameState:
+    """``state`` as a ``GameState`` of ``form`` (from :func:`answer_form`) for ``observer``;
+    sealed, with the game's record ``history`` when known (ReviewGame reads it)."""
     if form == SEALED:
         assert observer is not None  # answer_form saw to it
-        return pb.GameState(sealed=_sealer().seal(state.to_json(), observer),
+        record = None if history is None else engine_records.record_to_json(history)
+        return pb.GameState(sealed=_sealer().seal(state.to_json(), observer, record),
                             observer_seat=observer)
     return codecs.encode_state(state.to_json(), form, observer)
 
@@ -322,8 +358,10 @@ def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
     # that the game can be dealt again.
     seed = int(request.seed) if request.HasField("seed") else secrets.randbits(53)
     state = game.new_game(seed=seed, num_players=int(request.num_players), options=options)
+    history = engine_records.GameRecord(info.name, int(request.num_players), options,
+                                        seed=seed)
     encoded = records.state_message(records.new_game_record(info, request, seed), observer) \
-        if form == records.RECORD else encode_for(state, form, observer)
+        if form == records.RECORD else encode_for(state, form, observer, history)
     return pb.NewGameResponse(state=encoded, status=messages.status_message(state),
                               render=state.render(observer), view=view_of(state, encoded),
                               seed=seed)
@@ -418,13 +456,15 @@ def play(loaded: Loaded, move: int, requested_format: int) -> dict[str, Any]:
     # A record answer is the request's record (or its position) plus the move: taken first.
     recorded = records.state_message(records.answer_record(loaded.record, state, move),
                                      observer) if form == records.RECORD else None
+    # A sealed answer carries the game's record on, the move added (hidden or not).
+    history = _extended(history_of(loaded), move) if form == SEALED else None
     events = state.apply(move)
     record = pb.MoveRecord(player=player, events=events_seen_by(events, observer))
     if seen is None:
         record.move_hidden = True  # the observer only learns that `player` moved
     else:
         record.move.CopyFrom(pb.Move(id=move, text=seen))
-    encoded = recorded if recorded is not None else encode_for(state, form, observer)
+    encoded = recorded if recorded is not None else encode_for(state, form, observer, history)
     return {"state": encoded, "record": record, "status": messages.status_message(state),
             "render": state.render(observer), "view": view_of(state, encoded)}
 

@@ -192,9 +192,11 @@ def reviewed_move_message(figures: MoveFigures) -> pb.ReviewedMove:
 
 
 def review_decision_message(decision: Decision, stop_reason: str, index: int,
-                            total: int) -> pb.ReviewedDecision:
+                            total: int, view: dict[str, Any] | None = None,
+                            status: pb.GameStatus | None = None) -> pb.ReviewedDecision:
     """ReviewGame's message of a judged decision, the ``index``-th of ``total``
-    (``stop_reason``: its searches', as :mod:`ai_server.worker` names them)."""
+    (``stop_reason``: its searches', as :mod:`ai_server.worker` names them), with the
+    position before it as the seat saw it (``view``) and its ``status`` when given."""
     return pb.ReviewedDecision(
         turn=decision.turn, seat=decision.seat, choices=decision.choices,
         played=reviewed_move_message(decision.played), best=reviewed_move_message(decision.best),
@@ -206,7 +208,8 @@ def review_decision_message(decision: Decision, stop_reason: str, index: int,
             decision.principal_variation_moves, decision.principal_variation, strict=False)],
         target=decision.target, iterations=min(decision.iterations, MAX_COUNT),
         stop_reason=_STOP_REASONS.get(stop_reason, pb.SEARCH_STOP_REASON_UNSPECIFIED),
-        index=index, total=total)
+        index=index, total=total,
+        view=None if view is None else codecs.encode_json_object(view), status=status)
 
 
 def review_summary_message(summary: SeatSummary, complete: bool) -> pb.ReviewSummary:

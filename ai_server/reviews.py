@@ -9,19 +9,29 @@ The judging is the engine's (:func:`engine.search.review.review_decision`, throu
 :func:`ai_server.worker.review_decision_state`), seeded by the decision's index in
 the record, so judging the decisions one job at a time gives the review
 :func:`engine.search.review.review_game` gives for the same seed and budget.
+
+A game is given as a record, or as the sealed state of its last position
+(:mod:`ai_server.sealing`), which carries the game's record when the game started
+from NewGame's seed: the holder of a sealed state never sees the other seats' hidden
+moves, so it could not send the record itself.  The server then reviews the seat the
+state was sealed for, and only it: each decision is judged from that seat's
+observation, as every review is, so the server's knowing the whole record shows the
+holder nothing.  Each decision's message then carries the position before the move
+as the seat saw it (its ``view`` and status), which the holder cannot rebuild.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ai_server import calls, errors, records, worker
+from ai_server import calls, errors, messages, records, sealing, worker
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
 from ai_server.errors import invalid
 from ai_server.observe import note
 from engine import records as engine_records
-from engine.game import State
+from engine.game import FurnaceError, State
 from engine.search.review import Decision, decisions_of
 from engine.search.review_settings import review_settings_for
 from engine.seats import seat_label
@@ -42,6 +52,9 @@ class ReviewPlan:
     #: Seconds one decision may take (None: iterations only).
     time_limit: float | None
     seed: int
+    #: Whether each decision's message shows the position before it as the seat saw
+    #: it (a review of a sealed state, whose holder cannot rebuild the positions).
+    views: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,10 @@ class ReviewStep:
     decision: Decision
     #: The stop reason of its searches (``ai_server.worker``'s).
     stop_reason: str
+    #: The position before the move as the deciding seat saw it (its observation),
+    #: and that position's status, when the plan asks for them.
+    view: dict[str, Any] | None = None
+    status: pb.GameStatus | None = None
 
 
 def review_budget(budget: pb.SearchBudget, config: ServerConfig,
@@ -76,13 +93,18 @@ def review_budget(budget: pb.SearchBudget, config: ServerConfig,
 
 def plan_review(request: pb.ReviewGameRequest, config: ServerConfig) -> ReviewPlan:
     """The checked plan of a ReviewGame request (every fault a status naming its field)."""
-    if not request.HasField("state") or request.state.WhichOneof("state") != records.RECORD:
-        raise invalid("a review needs the game as a record (state.record: its setup and the "
-                      "moves played)", "state.record", errors.MISSING_FIELD)
+    form = request.state.WhichOneof("state") if request.HasField("state") else None
+    if form not in (records.RECORD, calls.SEALED):
+        raise invalid("a review needs the game's moves: the game as a record (state.record: "
+                      "its setup and the moves played), or the sealed state of its last "
+                      "position (state.sealed, which carries them)", "state.record",
+                      errors.MISSING_FIELD)
     loaded = calls.load(request.state, True)
     state = loaded.state
     seat = calls.seat_of(request, state)
     observer = loaded.decoded.observer_seat
+    if form == calls.SEALED:
+        return _plan_sealed(request, config, loaded, seat)
     if observer is not None and state.info.private_information:
         # A seat's judged decisions show what it held (its options reflect its hand).
         if seat is not None and seat != observer:
@@ -93,28 +115,64 @@ def plan_review(request: pb.ReviewGameRequest, config: ServerConfig) -> ReviewPl
                           errors.OBSERVER_CANNOT_SEE_MOVER)
         seat = observer
     seats = tuple(range(state.num_players)) if seat is None else (seat,)
-    iterations, time_limit = review_budget(request.budget, config, state)
-    note(budget_iterations=iterations or 0,
-         budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
     record = records.engine_record(request.state.record, state)
     found = tuple((turn, position.current_player())
                   for turn, position, _ in decisions_of(record, seats))
+    whose = "of every seat" if seat is None else f"of {seat_label(seat)}"
+    return _plan(request, config, state, record, seats, found, whose, "state.record.moves")
+
+
+def _plan_sealed(request: pb.ReviewGameRequest, config: ServerConfig, loaded: calls.Loaded,
+                 seat: int | None) -> ReviewPlan:
+    """The plan of a review of a sealed state: its record, its seat's decisions only."""
+    sealed_for = loaded.decoded.observer_seat
+    assert sealed_for is not None  # a sealed state is sealed for a seat
+    if seat != sealed_for:
+        asked = "every seat's decisions (seat unset)" if seat is None else \
+            f"{seat_label(seat)}'s decisions"
+        raise invalid(f"the state is sealed for {seat_label(sealed_for)}: a seat may only "
+                      f"review its own decisions from a sealed game, not {asked}; set seat "
+                      f"to {sealed_for}", "seat", errors.SEAL_MISMATCH)
+    record = calls.history_of(loaded)
+    if record is None:
+        raise invalid("the sealed state carries no record of its game (it was sealed by an "
+                      "older server, or its game did not start from NewGame's seed, or ran "
+                      "past the record's length limit): it cannot be reviewed",
+                      "state.sealed", errors.MISSING_FIELD)
+    try:
+        found = tuple((turn, sealed_for)
+                      for turn, _, _ in decisions_of(record, (sealed_for,)))
+    except FurnaceError:  # its words could quote a move the holder did not see
+        raise invalid("the sealed state's record does not replay in this server's version "
+                      "of the game", "state.sealed", errors.INVALID_STATE) from None
+    return _plan(request, config, loaded.state, record, (sealed_for,), found,
+                 f"of {seat_label(sealed_for)}", "state.sealed", views=True)
+
+
+def _plan(request: pb.ReviewGameRequest, config: ServerConfig, state: State,
+          record: engine_records.GameRecord, seats: tuple[int, ...],
+          found: tuple[tuple[int, int], ...], whose: str, moves_field: str,
+          views: bool = False) -> ReviewPlan:
+    """The plan of the decisions ``found``, their number and budget checked."""
+    iterations, time_limit = review_budget(request.budget, config, state)
+    note(budget_iterations=iterations or 0,
+         budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
     if len(found) > config.max_review_decisions:
-        whose = "of every seat" if seat is None else f"of {seat_label(seat)}"
         raise invalid(f"the record holds {len(found)} decisions {whose} to review; this "
                       f"server reviews at most {config.max_review_decisions} in one call "
                       f"(max_review_decisions): review one seat, or part of the game",
-                      "state.record.moves", errors.TOO_MANY_DECISIONS,
+                      moves_field, errors.TOO_MANY_DECISIONS,
                       max_review_decisions=str(config.max_review_decisions),
                       decisions=str(len(found)))
     return ReviewPlan(record=record, seats=seats, decisions=found, iterations=iterations,
-                      time_limit=time_limit, seed=int(request.seed))
+                      time_limit=time_limit, seed=int(request.seed), views=views)
 
 
 def plan_call(request: pb.ReviewGameRequest, config: ServerConfig, *,
               slot: int | None = None) -> Answer:
     """The call pool's job of a ReviewGame call: its :class:`ReviewPlan`."""
-    return calls.answer("ReviewGame", lambda: plan_review(request, config))
+    with sealing.using(config.sealer):  # a sealed game is opened with the server's keys
+        return calls.answer("ReviewGame", lambda: plan_review(request, config))
 
 
 def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: float | None,
@@ -123,12 +181,16 @@ def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: fl
     :class:`ReviewStep` (None if cancelled before it ran).  ``time_end`` and
     ``deadline`` are ``time.monotonic()`` times (see :func:`worker.search_state`)."""
     def work() -> ReviewStep | None:
-        turn, _seat = plan.decisions[index]
+        turn, seat = plan.decisions[index]
         moves = plan.record.moves
         # The plan's record replayed without fault: the prefix replays alike.
         state = engine_records.replay_from(engine_records.start_state(plan.record),
                                            moves[:turn])
         played = engine_records.resolve_move(state, turn, moves[turn])
+        view = status = None
+        if plan.views:
+            view = state.observation(seat)
+            status = messages.status_message(state)
         result = worker.review_decision_state(
             state, played, turn, iterations=plan.iterations, time_limit=plan.time_limit,
             seed=plan.seed, time_end=time_end, deadline=deadline, slot=slot)
@@ -136,6 +198,6 @@ def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: fl
             return None
         decision, reason = result
         note(iterations=decision.iterations, stop_reason=reason)
-        return ReviewStep(decision, reason)
+        return ReviewStep(decision, reason, view, status)
 
     return calls.answer("ReviewGame", work)

@@ -17,6 +17,14 @@ too.  The plaintext is ``{"seat": S, "state": <the game's JSON>}`` as canonical
 compact JSON, zlib-compressed and padded with zeros to a multiple of
 :data:`PAD_BYTES`, so the blob's length tells little about what it holds.
 
+A state may carry its game's record beside it, ``"record": <a record file's JSON>``
+(:func:`engine.records.record_to_json`: NewGame's seed and options and every move
+since, the hidden ones too), so that the holder can have its own decisions reviewed
+(ReviewGame) without ever holding the moves it did not see.  The member is optional
+within version 1: a blob without it (sealed before records were, or of a game that did
+not start from NewGame's seed) opens with no record, and a server that predates it
+ignores it.
+
 Keys are 32 random bytes (AES-256), read from files (:func:`read_key_file`), newest
 first: new states are sealed with the first; every listed key still opens the
 states it sealed, found by the key id in the header (the first bytes of a hash of
@@ -28,6 +36,8 @@ so a hidden position never leaves it in clear; only that process opens those sta
 >>> blob = sealer.seal({"game": "samara", "month": 8}, seat=1)
 >>> sealer.open(blob)
 ({'game': 'samara', 'month': 8}, 1)
+>>> sealer.unseal(sealer.seal({"game": "samara"}, 0, record={"moves": [3]})).record
+{'moves': [3]}
 >>> sealer.open(blob[:-1] + bytes([blob[-1] ^ 1]))
 Traceback (most recent call last):
 ...
@@ -47,6 +57,7 @@ import secrets
 import zlib
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +79,16 @@ HEADER_BYTES = 1 + KEY_ID_BYTES + NONCE_BYTES
 PAD_BYTES = 256
 #: Largest state JSON a sealed blob may expand to (as for the opaque form).
 MAX_PLAIN_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Unsealed:
+    """What a sealed state holds: the game's JSON state, the seat it was sealed for
+    and, when it carries one, its game's record (a record file's JSON)."""
+
+    state: dict[str, Any]
+    seat: int
+    record: dict[str, Any] | None = None
 
 
 class SealError(ValueError):
@@ -146,10 +167,15 @@ class Sealer:
             aead = self._aead[kid] = AESGCM(self._by_id[kid])
         return aead
 
-    def seal(self, data: dict[str, Any], seat: int) -> bytes:
-        """``data`` (a game's JSON state) sealed for ``seat`` with the newest key."""
-        text = json.dumps({"seat": seat, "state": data}, separators=(",", ":"),
-                          sort_keys=True, ensure_ascii=False)
+    def seal(self, data: dict[str, Any], seat: int,
+             record: dict[str, Any] | None = None) -> bytes:
+        """``data`` (a game's JSON state) sealed for ``seat`` with the newest key, with
+        its game's ``record`` when given (a record file's JSON)."""
+        envelope: dict[str, Any] = {"seat": seat, "state": data}
+        if record is not None:
+            envelope["record"] = record
+        text = json.dumps(envelope, separators=(",", ":"), sort_keys=True,
+                          ensure_ascii=False)
         packed = zlib.compress(text.encode("utf-8"), 9)
         packed += bytes(-len(packed) % PAD_BYTES)
         header = bytes([VERSION]) + self._newest + secrets.token_bytes(NONCE_BYTES)
@@ -159,6 +185,11 @@ class Sealer:
     def open(self, blob: bytes) -> tuple[dict[str, Any], int]:
         """The state and seat ``blob`` was sealed with (:class:`SealError` if it does
         not open here)."""
+        opened = self.unseal(blob)
+        return opened.state, opened.seat
+
+    def unseal(self, blob: bytes) -> Unsealed:
+        """Everything ``blob`` holds (:class:`SealError` if it does not open here)."""
         if len(blob) < HEADER_BYTES + TAG_BYTES:
             raise SealError(f"the sealed state is truncated ({len(blob)} bytes; a sealed "
                             f"state has at least {HEADER_BYTES + TAG_BYTES})")
@@ -181,7 +212,7 @@ class Sealer:
         return _unpack(packed)
 
 
-def _unpack(packed: bytes) -> tuple[dict[str, Any], int]:
+def _unpack(packed: bytes) -> Unsealed:
     """The plaintext of an authentic blob: only this server wrote it, so a fault here
     is a server of another make (or a bug), told in words all the same."""
     inflater = zlib.decompressobj()
@@ -195,12 +226,14 @@ def _unpack(packed: bytes) -> tuple[dict[str, Any], int]:
         envelope = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise SealError(f"the sealed state's content is not JSON: {exc}") from None
-    seat, data = (envelope.get("seat"), envelope.get("state")) \
-        if isinstance(envelope, dict) else (None, None)
-    if not isinstance(seat, int) or not isinstance(data, dict) \
-            or not isinstance(data.get("game"), str):
+    if not isinstance(envelope, dict):
         raise SealError("the sealed state's content is malformed")
-    return data, seat
+    seat, data, record = envelope.get("seat"), envelope.get("state"), envelope.get("record")
+    if not isinstance(seat, int) or not isinstance(data, dict) \
+            or not isinstance(data.get("game"), str) \
+            or not (record is None or isinstance(record, dict)):
+        raise SealError("the sealed state's content is malformed")
+    return Unsealed(data, seat, record)
 
 
 # -- key files ---------------------------------------------------------------------------

@@ -346,7 +346,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             iterations += step.decision.iterations
             note(iterations=iterations, searches=len(judged))
             yield pb.ReviewGameResponse(decision=messages.review_decision_message(
-                step.decision, step.stop_reason, index, total))
+                step.decision, step.stop_reason, index, total, step.view, step.status))
             if step.stop_reason in (worker.DEADLINE, worker.SHUTDOWN):
                 break
         note(iterations=iterations, searches=len(judged), stop_reason=None)

@@ -10,84 +10,60 @@ players, Stephens 2 players and solo) starts a game as P1 against tiny bots, pla
 ``--moves`` of the human's moves (the first legal move each time), asks for a hint so
 its candidate is lit on the board, and saves the page.  Then a Stephens game of two
 players, ``--review-moves`` of the human's moves, the Review button, the worst of the
-reviewed decisions where the seat stood lowest clicked: the review panel alone, in a taller window.  Needs chromium and
-chromium-driver (apt-get install chromium chromium-driver) and selenium.
+reviewed decisions where the seat stood lowest clicked: the review panel alone, in a
+taller window.  Needs chromium and chromium-driver (apt-get install chromium
+chromium-driver) and the dev extra (selenium, pytest): the browser and the page are
+driven by the browser tests' helpers (tests/ai_server/helpers_browser.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from ai_server import sealing
-from ai_server.server import BackgroundServer
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from ai_server import sealing  # noqa: E402
+from ai_server.server import BackgroundServer  # noqa: E402
+from tests.ai_server.helpers_browser import (  # noqa: E402  (the browser tests' page helpers)
+    chromium,
+    new_game,
+    open_table,
+    phase,
+    wait_for,
+)
 
 #: (file name, game, players): each board the docs show.
 BOARDS = (("samara", "samara", 3), ("oh-my-goods", "oh-my-goods", 3),
           ("stephens", "stephens", 2), ("stephens-solo", "stephens", 1))
 
 
-def browser(width: int, height: int) -> Any:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or ""
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-dev-shm-usage", "--hide-scrollbars", f"--window-size={width},{height}",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='furnace-shots-')}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver") or ""),
-                              options=options)
-    # --window-size sets the window, not the page: make the page itself width x height.
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
-    return driver
-
-
-def wait(driver: Any, condition: Any, what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}: "
-                             f"{driver.find_element('id', 'error').text!r}")
-        time.sleep(0.05)
-
-
-def phase(driver: Any) -> str:
-    return str(driver.find_element("tag name", "body").get_attribute("data-phase"))
-
-
-def shoot(driver: Any, url: str, game: str, players: int, moves: int, path: Path) -> None:
-    from selenium.webdriver.support.ui import Select
-
-    driver.get(url)
-    wait(driver, lambda: driver.find_element("tag name", "body").get_attribute("data-ready") == "true",
-         "the game list")
-    Select(driver.find_element("id", "game")).select_by_value(game)
-    Select(driver.find_element("id", "players")).select_by_value(str(players))
-    Select(driver.find_element("id", "seat")).select_by_value("0")
-    Select(driver.find_element("id", "strength-kind")).select_by_value("iterations")
-    strength = driver.find_element("id", "strength")
-    strength.clear()
-    strength.send_keys("30")
-    driver.find_element("id", "new-game").click()
+def play(driver: Any, url: str, game: str, players: int, moves: int) -> None:
+    """A new game as P1 against bots of 30 iterations, then ``moves`` of the human's moves
+    (the first legal move each time), up to the human's next turn or the game's end."""
+    open_table(driver, url)
+    new_game(driver, game, players, strength=30)
     for _ in range(moves):
-        wait(driver, lambda: phase(driver) in ("human", "over"), "the human's turn")
+        wait_for(driver, lambda: phase(driver) in ("human", "over"), "the human's turn", 60)
         if phase(driver) == "over":
             break
         driver.find_elements("css selector", "#moves button.move")[0].click()
         time.sleep(0.1)
-    wait(driver, lambda: phase(driver) in ("human", "over"), "the human's turn")
+    wait_for(driver, lambda: phase(driver) in ("human", "over"), "the human's turn", 60)
+
+
+def shoot(driver: Any, url: str, game: str, players: int, moves: int, path: Path) -> None:
+    play(driver, url, game, players, moves)
     if phase(driver) == "human":
         driver.find_element("id", "hint").click()
-        wait(driver, lambda: phase(driver) == "human"
-             and bool(driver.find_elements("css selector", "#moves button.best")), "the hint")
+        wait_for(driver, lambda: phase(driver) == "human"
+                 and bool(driver.find_elements("css selector", "#moves button.best")),
+                 "the hint", 60)
     driver.execute_script("window.scrollTo(0, 0)")
     path.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(path))
@@ -97,37 +73,19 @@ def shoot(driver: Any, url: str, game: str, players: int, moves: int, path: Path
 def shoot_review(driver: Any, url: str, moves: int, path: Path) -> None:
     """The review panel of a Stephens game of two players, on the decision after which
     the seat stood lowest."""
-    from selenium.webdriver.support.ui import Select
-
-    driver.get(url)
-    wait(driver, lambda: driver.find_element("tag name", "body").get_attribute("data-ready") == "true",
-         "the game list")
-    Select(driver.find_element("id", "game")).select_by_value("stephens")
-    Select(driver.find_element("id", "players")).select_by_value("2")
-    Select(driver.find_element("id", "seat")).select_by_value("0")
-    Select(driver.find_element("id", "strength-kind")).select_by_value("iterations")
-    strength = driver.find_element("id", "strength")
-    strength.clear()
-    strength.send_keys("30")
-    driver.find_element("id", "new-game").click()
-    for _ in range(moves):
-        wait(driver, lambda: phase(driver) in ("human", "over"), "the human's turn")
-        if phase(driver) == "over":
-            break
-        driver.find_elements("css selector", "#moves button.move")[0].click()
-        time.sleep(0.1)
-    wait(driver, lambda: phase(driver) in ("human", "over"), "the human's turn")
+    play(driver, url, "stephens", 2, moves)
     if phase(driver) == "human":
         driver.find_element("id", "review-open").click()
     review = driver.find_element("id", "review")
-    wait(driver, lambda: review.get_attribute("data-state") in ("done", "error"), "the review", 300)
+    wait_for(driver, lambda: review.get_attribute("data-state") in ("done", "error"),
+             "the review", 300)
     points = driver.find_elements("css selector", "#review-graph circle.point")
     if points:
         worst = max(range(len(points)), key=lambda i: float(driver.execute_script(
             "return arguments[0].getAttribute('cy')", points[i])))
         points[worst].click()
-        wait(driver, lambda: bool(driver.find_elements("css selector", "#review-board svg")),
-             "the decision's position")
+        wait_for(driver, lambda: bool(driver.find_elements("css selector", "#review-board svg")),
+                 "the decision's position", 60)
     path.parent.mkdir(parents=True, exist_ok=True)
     review.screenshot(str(path))
     print(f"{path}: the review panel, Stephens, 2 players")
@@ -144,18 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     with BackgroundServer(http_port=0, workers=1, max_time=10.0, sealer=sealer) as srv:
         assert srv.server is not None
         url = f"http://127.0.0.1:{srv.server.http_port}/"
-        driver = browser(1280, 800)
-        try:
+        with chromium(1280, 800, exact=True) as driver:
             for name, game, players in BOARDS:
                 shoot(driver, url, game, players, args.moves, args.out / f"board-{name}.png")
-        finally:
-            driver.quit()
         # Taller, so that the panel (below the table) fits in the window whole.
-        driver = browser(1280, 1800)
-        try:
+        with chromium(1280, 1800, exact=True) as driver:
             shoot_review(driver, url, args.review_moves, args.out / "web-review.png")
-        finally:
-            driver.quit()
     return 0
 
 

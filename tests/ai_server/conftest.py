@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +11,7 @@ import pytest
 from ai_server.server import BackgroundServer
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
-from tests.ai_server.helpers_browser import CHROMIUM, DRIVER, FLAGS, SEALER
+from tests.ai_server.helpers_browser import SEALER, chromium
 
 #: Settings of the shared test server: small caps so tests stay quick.
 TEST_SETTINGS: dict[str, Any] = {
@@ -80,20 +78,6 @@ def keyless_table_server() -> Iterator[BackgroundServer]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's headless chromium, driven by selenium."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="furnace-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM or ""
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
+    """Debian's headless chromium, driven by selenium (helpers_browser.chromium)."""
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)

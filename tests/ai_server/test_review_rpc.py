@@ -23,9 +23,16 @@ from ai_server.pool import exhausted
 from ai_server.server import BackgroundServer
 from clients.furnace_client import error_details
 from engine import registry
-from engine.records import GameRecord
-from engine.search.review import Decision, MoveFigures, SeatSummary, review_game
-from engine.search.review_settings import LABELS
+from engine.records import GameRecord, record_from_json, replay, start_state
+from engine.search.review import (
+    Decision,
+    MoveFigures,
+    SeatSummary,
+    decisions_of,
+    review_decision,
+    review_game,
+)
+from engine.search.review_settings import LABELS, review_settings_for
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.helpers_furnace import rpc_error_info, wait_for
@@ -269,6 +276,152 @@ def test_an_observer_reviews_only_its_own_seat_where_hands_are_hidden(stub: Stub
     replies = list(stub.ReviewGame(request_of(record, observer=0), timeout=300))
     assert {r.decision.seat for r in replies if r.WhichOneof("item") == "decision"} == {0}
     assert [r.summary.seat for r in replies if r.WhichOneof("item") == "summary"] == [0]
+
+
+# -- a sealed game: the seat it was sealed for reviews its own decisions -------------------------
+def sealed_game(stub: Stub, seed: int, human_moves: int) -> pb.GameState:
+    """An Oh My Goods! game of two played as the web table plays it: sealed for seat 0,
+    the human's moves (chosen at random, seeded) by ApplyMove, the bot's by BestMove
+    ``play`` (which withholds its hidden choices); the last sealed position."""
+    reply = stub.NewGame(pb.NewGameRequest(game="oh-my-goods", num_players=2, seed=seed,
+                                           observer_seat=0,
+                                           state_format=pb.STATE_FORMAT_SEALED))
+    state, status = reply.state, reply.status
+    rng = random.Random(seed)
+    hidden = 0
+    for _ in range(200):
+        if status.terminal or human_moves == 0:
+            break
+        if status.current_player == 0:
+            moves = stub.LegalMoves(pb.LegalMovesRequest(state=state, seat=0)).moves
+            answer: Any = stub.ApplyMove(pb.ApplyMoveRequest(
+                state=state, move=pb.Move(id=rng.choice(moves).id), seat=0))
+            human_moves -= 1
+        else:
+            answer = stub.BestMove(pb.BestMoveRequest(
+                state=state, play=True, budget=pb.SearchBudget(iterations=10), seed=seed))
+            hidden += answer.record.move_hidden
+        state, status = answer.state, answer.status
+    assert state.WhichOneof("state") == "sealed" and hidden, "the bot should hide a move"
+    return state
+
+
+def opened_record(srv: BackgroundServer, state: pb.GameState) -> GameRecord:
+    """The record a sealed state carries, opened with the server's key (what only the
+    server can do), checked to replay to the sealed position."""
+    assert srv.server is not None
+    opened = srv.server.config.sealer.unseal(state.sealed)
+    assert opened.record is not None, "the sealed state carries no record"
+    record = record_from_json(opened.record)
+    assert replay(record).to_json() == opened.state
+    return record
+
+
+def sealed_request(state: pb.GameState, seat: int | None = 0) -> pb.ReviewGameRequest:
+    request = pb.ReviewGameRequest(state=state, budget=pb.SearchBudget(iterations=BUDGET),
+                                   seed=7)
+    if seat is not None:
+        request.seat = seat
+    return request
+
+
+@pytest.fixture(scope="module")
+def sealed(stub: Stub) -> pb.GameState:
+    return sealed_game(stub, seed=4, human_moves=7)
+
+
+def test_a_sealed_game_reviews_its_seat_as_the_engine_does(srv: BackgroundServer, stub: Stub,
+                                                           sealed: pb.GameState) -> None:
+    record = opened_record(srv, sealed)
+    replies = list(stub.ReviewGame(sealed_request(sealed), timeout=300))
+    decided = [r.decision for r in replies if r.WhichOneof("item") == "decision"]
+    summaries = [r.summary for r in replies if r.WhichOneof("item") == "summary"]
+    expected = review_game(record, 0, budget=BUDGET, seed=7)
+    assert len(expected.decisions) >= 2
+    assert [as_decision(d) for d in decided] == expected.decisions
+    assert [as_summary(s) for s in summaries] == expected.summaries
+    assert [s.seat for s in summaries] == [0] and summaries[0].complete
+    # Each decision shows the position before it as seat 0 saw it, and its status.
+    for d in decided:
+        before = replay(GameRecord(record.game, 2, seed=record.seed,
+                                   moves=record.moves[:d.turn]))
+        assert json_format.MessageToDict(d.view) == before.observation(0)
+        assert d.status.current_player == 0 and list(d.status.scores) == before.scores()
+
+
+def test_a_sealed_review_shows_nothing_of_the_other_hands(srv: BackgroundServer, stub: Stub,
+                                                          sealed: pb.GameState) -> None:
+    """Every decision message is what the engine judges from a position dealt afresh
+    where seat 0 cannot see (the other hand, the deck): the same whatever the hidden
+    cards, so it shows nothing of them."""
+    record = opened_record(srv, sealed)
+    replies = list(stub.ReviewGame(sealed_request(sealed), timeout=300))
+    decided = [r.decision for r in replies if r.WhichOneof("item") == "decision"]
+    settings = review_settings_for(start_state(record))
+    redealt = 0
+    for turn, position, played in decisions_of(record, (0,)):
+        other = position.determinize(0, random.Random(turn))
+        assert other.observation(0) == position.observation(0)
+        redealt += other.to_json() != position.to_json()
+        message, = (d for d in decided if d.turn == turn)
+        assert as_decision(message) == review_decision(other, played, turn, budget=BUDGET,
+                                                       seed=7, settings=settings)
+        assert json_format.MessageToDict(message.view) == other.observation(0)
+    assert redealt, "no position was dealt otherwise"
+
+
+@pytest.mark.parametrize("seat", [1, None])
+def test_a_sealed_game_reviews_no_other_seat(stub: Stub, sealed: pb.GameState,
+                                             seat: int | None) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        list(stub.ReviewGame(sealed_request(sealed, seat), timeout=120))
+    assert rpc_error_info(caught.value) == (grpc.StatusCode.INVALID_ARGUMENT, ["seat"],
+                                            errors.SEAL_MISMATCH)
+    assert "may only review its own decisions" in caught.value.details()
+
+
+def test_a_tampered_sealed_game_is_refused(stub: Stub, sealed: pb.GameState) -> None:
+    blob = bytearray(sealed.sealed)
+    blob[-20] ^= 1
+    tampered = pb.GameState(sealed=bytes(blob), observer_seat=0)
+    with pytest.raises(grpc.RpcError) as caught:
+        list(stub.ReviewGame(sealed_request(tampered), timeout=120))
+    assert rpc_error_info(caught.value) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                            ["state.sealed"], errors.INVALID_SEAL)
+
+
+def test_a_sealed_state_without_a_record_is_refused(srv: BackgroundServer,
+                                                    stub: Stub) -> None:
+    """A position sealed from a whole state has no known past: nothing to review."""
+    position = registry.get_game("oh-my-goods").new_game(seed=2, num_players=2, options={})
+    reply = stub.ApplyMove(pb.ApplyMoveRequest(
+        state=pb.GameState(json=json.dumps(position.to_json()), observer_seat=0),
+        move=pb.Move(id=position.legal_moves()[0]), state_format=pb.STATE_FORMAT_SEALED))
+    assert srv.server is not None
+    assert srv.server.config.sealer.unseal(reply.state.sealed).record is None
+    with pytest.raises(grpc.RpcError) as caught:
+        list(stub.ReviewGame(sealed_request(reply.state), timeout=120))
+    assert rpc_error_info(caught.value) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                            ["state.sealed"], errors.MISSING_FIELD)
+
+
+def test_a_sealed_game_reviews_over_connect(srv: BackgroundServer, stub: Stub,
+                                            sealed: pb.GameState) -> None:
+    request = sealed_request(sealed)
+    native = [json_format.MessageToDict(r) for r in stub.ReviewGame(request, timeout=300)]
+    body = json.dumps(json_format.MessageToDict(request)).encode()
+    status, _, reply = post(url(srv, "ReviewGame"), envelope(body), "application/connect+json")
+    *streamed, end = frames(reply)
+    assert status == 200 and end == (2, b"{}")
+    assert [json.loads(data) for _, data in streamed] == native
+    assert all("view" in item["decision"] for item in native[:-1])
+    # Another seat, over Connect too: refused in the end-of-stream frame.
+    body = json.dumps(json_format.MessageToDict(sealed_request(sealed, 1))).encode()
+    _, _, reply = post(url(srv, "ReviewGame"), envelope(body), "application/connect+json")
+    (flags, data), = frames(reply)
+    error = json.loads(data)["error"]
+    assert flags == 2 and error["code"] == "invalid_argument"
+    assert "may only review its own decisions" in error["message"]
 
 
 # -- cancel and quotas ------------------------------------------------------------------------------

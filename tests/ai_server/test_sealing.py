@@ -29,10 +29,12 @@ import grpc
 import pytest
 from google.protobuf import json_format
 
-from ai_server import cli, sealing
+from ai_server import calls, cli, sealing
 from ai_server.sealing import PAD_BYTES, Sealer, SealError, key_id
 from ai_server.server import BackgroundServer
+from engine import records as engine_records
 from engine import registry
+from engine.records import GameRecord, record_from_json, replay
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.conftest import TEST_SETTINGS
@@ -77,6 +79,33 @@ def test_round_trip_and_the_blob_layout() -> None:
     assert (len(blob) - sealing.HEADER_BYTES - sealing.TAG_BYTES) % PAD_BYTES == 0
     # A fresh nonce each time: the same state never seals to the same bytes.
     assert sealer.seal(data, 2) != blob
+
+
+def test_a_game_record_travels_inside_and_a_blob_without_one_still_opens() -> None:
+    sealer = Sealer([NEW_KEY])
+    data = omg_state()
+    record = {"format": "furnace-record", "version": 1, "game": OMG, "num_players": 3,
+              "options": {}, "seed": 3, "moves": [{"id": 4}]}
+    opened = sealer.unseal(sealer.seal(data, 1, record))
+    assert (opened.state, opened.seat, opened.record) == (data, 1, record)
+    assert sealer.open(sealer.seal(data, 1, record)) == (data, 1)
+    # A blob sealed without a record (as before records were sealed) opens with none.
+    assert sealer.unseal(sealer.seal(data, 1)).record is None
+
+
+def test_a_malformed_record_member_is_refused() -> None:
+    """Only this server writes the plaintext; a record member that is not an object is
+    a fault told in words, never a crash later."""
+    sealer = Sealer([NEW_KEY])
+    text = json.dumps({"seat": 0, "state": omg_state(), "record": [1, 2]}).encode()
+    packed = zlib.compress(text)
+    packed += bytes(-len(packed) % PAD_BYTES)
+    header = bytes([sealing.VERSION]) + key_id(NEW_KEY) + bytes(sealing.NONCE_BYTES)
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    blob = header + AESGCM(NEW_KEY).encrypt(header[9:], packed, header)
+    with pytest.raises(SealError, match="malformed"):
+        sealer.unseal(blob)
 
 
 def test_no_card_id_in_any_encoding_a_client_can_read() -> None:
@@ -345,6 +374,77 @@ def test_apply_move_on_a_sealed_state_answers_sealed_with_the_view(sealed_stub) 
             json.dumps(truth.observation(0)), parse_int=float)
         assert applied.render == truth.render(0)
         assert applied.status.current_player == truth.current_player()
+
+
+def carried(state: pb.GameState) -> GameRecord | None:
+    record = Sealer([NEW_KEY]).unseal(state.sealed).record
+    return None if record is None else record_from_json(record)
+
+
+def test_sealed_states_carry_the_games_record_on(sealed_stub) -> None:
+    """NewGame's seed and every move since, the bot's hidden ones too: the record replays
+    to the sealed position (what ReviewGame reads)."""
+    state = sealed_game(sealed_stub, seat=0, seed=5).state
+    assert carried(state) == GameRecord(OMG, 2, {}, seed=5, moves=[])
+    hidden = 0
+    for _ in range(12):
+        status = sealed_stub.LegalMoves(pb.LegalMovesRequest(state=state))
+        if status.status.current_player == 0:
+            answer: Any = sealed_stub.ApplyMove(pb.ApplyMoveRequest(state=state,
+                                                                    move=status.moves[0]))
+        else:
+            answer = sealed_stub.BestMove(pb.BestMoveRequest(
+                state=state, budget=pb.SearchBudget(iterations=10), seed=1, play=True))
+            hidden += answer.record.move_hidden
+        record = carried(answer.state)
+        assert record is not None and record.moves[:-1] == carried(state).moves  # type: ignore[union-attr]
+        state = answer.state
+        assert replay(record).to_json() == Sealer([NEW_KEY]).open(state.sealed)[0]
+    assert hidden, "the bot should have made a secret choice"
+
+
+def test_a_record_answered_sealed_carries_on_and_a_whole_state_carries_none(
+        sealed_stub) -> None:
+    game = registry.get_game(OMG)
+    truth = game.new_game(seed=2, num_players=2, options={})
+    moves = []
+    for _ in range(3):
+        moves.append(truth.legal_moves()[0])
+        truth.apply(moves[-1])
+    request = pb.ApplyMoveRequest(
+        state=pb.GameState(record=pb.GameRecord(game=OMG, num_players=2, seed=2,
+                                                moves=[pb.Move(id=m) for m in moves[:2]]),
+                           observer_seat=0),
+        move=pb.Move(id=moves[2]), state_format=pb.STATE_FORMAT_SEALED)
+    assert carried(sealed_stub.ApplyMove(request).state) == GameRecord(OMG, 2, {}, seed=2,
+                                                                       moves=moves)
+    whole = pb.ApplyMoveRequest(state=pb.GameState(json=json.dumps(game.new_game(
+        seed=2, num_players=2, options={}).to_json()), observer_seat=0),
+        move=pb.Move(id=moves[0]), state_format=pb.STATE_FORMAT_SEALED)
+    assert carried(sealed_stub.ApplyMove(whole).state) is None
+
+
+def test_a_record_past_its_length_limit_is_no_longer_carried(monkeypatch) -> None:
+    """The game plays on; its sealed states stop carrying a record they could not replay."""
+    monkeypatch.setattr(engine_records, "MAX_RECORD_MOVES", 2)
+    truth = registry.get_game(OMG).new_game(seed=2, num_players=2, options={})
+    moves = []
+    for _ in range(2):
+        moves.append(truth.legal_moves()[0])
+        truth.apply(moves[-1])
+
+    def sealed_after(played: list[int]) -> pb.GameState:
+        request = pb.ApplyMoveRequest(
+            state=pb.GameState(record=pb.GameRecord(game=OMG, num_players=2, seed=2, moves=[
+                pb.Move(id=m) for m in played[:-1]]), observer_seat=0),
+            move=pb.Move(id=played[-1]), state_format=pb.STATE_FORMAT_SEALED)
+        with sealing.using(Sealer([NEW_KEY])):
+            return calls.apply_move(request).state
+
+    assert carried(sealed_after(moves[:1])) == GameRecord(OMG, 2, {}, seed=2, moves=moves[:1])
+    assert carried(sealed_after(moves)) == GameRecord(OMG, 2, {}, seed=2, moves=moves)
+    truth_next = truth.legal_moves()[0]
+    assert carried(sealed_after([*moves, truth_next])) is None
 
 
 def test_best_move_plays_a_bot_seat_the_observer_cannot_see(sealed_stub) -> None:

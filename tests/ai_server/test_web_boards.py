@@ -28,7 +28,14 @@ import pytest
 
 from ai_server.server import BackgroundServer
 from engine import registry
-from tests.ai_server.helpers_browser import SEALER, needs_chromium, phase, wait_for
+from tests.ai_server.helpers_browser import (
+    SEALER,
+    needs_chromium,
+    new_game,
+    open_table,
+    phase,
+    wait_for,
+)
 
 #: What the page holds, as a game engine reads it: the JSON state (a game with nothing
 #: hidden) or the sealed blob's bytes (base64), and the status scores.
@@ -205,20 +212,9 @@ PAGE_SEED = 20261126
 
 def start(driver: Any, srv: BackgroundServer, game: str, players: int, budget: int = 10,
           seed: int = PAGE_SEED) -> None:
-    from selenium.webdriver.support.ui import Select
-
     assert srv.server is not None
-    driver.get(f"http://127.0.0.1:{srv.server.http_port}/?seed={seed}")
-    wait_for(driver, lambda: driver.find_element("tag name", "body")
-             .get_attribute("data-ready") == "true", "the game list")
-    Select(driver.find_element("id", "game")).select_by_value(game)
-    Select(driver.find_element("id", "players")).select_by_value(str(players))
-    Select(driver.find_element("id", "seat")).select_by_value("0")
-    Select(driver.find_element("id", "strength-kind")).select_by_value("iterations")
-    strength = driver.find_element("id", "strength")
-    strength.clear()
-    strength.send_keys(str(budget))
-    driver.find_element("id", "new-game").click()
+    open_table(driver, f"http://127.0.0.1:{srv.server.http_port}/?seed={seed}")
+    new_game(driver, game, players, strength=budget)
 
 
 def hint(driver: Any) -> str:

@@ -4,19 +4,31 @@ A Samara game on a pinned page (``/?seed=N``), tiny bot budgets: the Review butt
 mid-game, and the review that opens by itself at the game's end.  The page streams
 ReviewGame for the human's seat; the graph gets one point per reviewed decision, and a
 click on one shows its played and best moves and the position the seat saw then, which
-the server rebuilt from the record.  Skipped only when chromium or its driver is missing
-(``.ci/run`` installs both).
+the server rebuilt from the record.  And an Oh My Goods! game, which the page holds
+sealed and never sees whole: reviewed from its sealed state, each position the seat's
+view.  Skipped only when chromium or its driver is missing (``.ci/run`` installs both).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 import time
 from typing import Any
 
 from ai_server.http_door import static_file
 from ai_server.server import BackgroundServer
-from tests.ai_server.helpers_browser import needs_chromium, phase, wait_for
+from engine.records import GameRecord, record_from_json, replay
+from tests.ai_server.helpers_browser import (
+    HELD,
+    SEALER,
+    human_move,
+    needs_chromium,
+    new_game,
+    open_table,
+    phase,
+    wait_for,
+)
 
 pytestmark = needs_chromium
 
@@ -34,30 +46,10 @@ def test_the_bundle_has_the_review() -> None:
     assert page is not None and b'id="review-open"' in page and b'id="review-graph"' in page
 
 
-def start_samara(browser: Any, port: int, seed: int) -> None:
-    from selenium.webdriver.support.ui import Select
-
-    browser.get(f"http://127.0.0.1:{port}/?seed={seed}")
-    wait_for(browser, lambda: browser.find_element("tag name", "body")
-             .get_attribute("data-ready") == "true", "the game list")
-    Select(browser.find_element("id", "game")).select_by_value("samara")
-    Select(browser.find_element("id", "players")).select_by_value("2")
-    Select(browser.find_element("id", "seat")).select_by_value("0")
-    Select(browser.find_element("id", "strength-kind")).select_by_value("iterations")
-    strength = browser.find_element("id", "strength")
-    strength.clear()
-    strength.send_keys("20")
-    browser.find_element("id", "new-game").click()
+def start(browser: Any, port: int, seed: int, game: str = "samara") -> None:
+    open_table(browser, f"http://127.0.0.1:{port}/?seed={seed}")
+    new_game(browser, game, 2)
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
-
-
-def human_move(browser: Any) -> None:
-    """The first legal move, then wait for the bot's answer (a guard per move)."""
-    before = len(browser.find_elements("css selector", "#log li"))
-    browser.find_elements("css selector", "#moves button.move")[0].click()
-    wait_for(browser, lambda: phase(browser) in ("human", "over")
-             and len(browser.find_elements("css selector", "#log li")) > before,
-             "the answer to the human's move")
 
 
 def review_state(browser: Any) -> str:
@@ -93,7 +85,7 @@ def show_decision(browser: Any, index: int) -> dict[str, str]:
 def test_review_on_demand_shows_the_position_the_seat_saw(table_server: BackgroundServer,
                                                           browser: Any) -> None:
     assert table_server.server is not None
-    start_samara(browser, table_server.server.http_port, seed=5)
+    start(browser, table_server.server.http_port, seed=5)
     first_board = browser.execute_script(BOARD, "#drawn svg")
     assert first_board
     first_moves = [b.text for b in browser.find_elements("css selector", "#moves button.move")]
@@ -132,7 +124,7 @@ def test_review_on_demand_shows_the_position_the_seat_saw(table_server: Backgrou
 def test_the_review_opens_at_the_end_of_a_game(table_server: BackgroundServer,
                                                browser: Any) -> None:
     assert table_server.server is not None
-    start_samara(browser, table_server.server.http_port, seed=11)
+    start(browser, table_server.server.http_port, seed=11)
     moves = 0
     deadline = time.monotonic() + 120
     while phase(browser) != "over":
@@ -151,4 +143,47 @@ def test_the_review_opens_at_the_end_of_a_game(table_server: BackgroundServer,
     labels = {p.get_attribute("class").split()[1] for p in
               browser.find_elements("css selector", "#review-graph circle.point")}
     assert labels <= {"best", "good", "inaccuracy", "mistake", "blunder"}
+    assert not browser.find_element("id", "error").is_displayed()
+
+
+def test_a_sealed_game_is_reviewed_from_its_sealed_state(table_server: BackgroundServer,
+                                                        browser: Any) -> None:
+    """Oh My Goods!: the bot's secret choices never reach the page, which reviews the game
+    from the sealed position it holds (the record inside, for the server alone); a click
+    draws the position as the human saw it, without the bot's hand."""
+    assert table_server.server is not None
+    start(browser, table_server.server.http_port, seed=3, game="oh-my-goods")
+    first_board = browser.execute_script(BOARD, "#drawn svg")
+    moves = 0
+    while moves < 6 and phase(browser) == "human":
+        human_move(browser)
+        moves += 1
+    held = browser.execute_script(HELD)
+    assert held["kind"] == "sealed"
+    opened = SEALER.unseal(base64.b64decode(held["bytes"]))
+    assert opened.record is not None and opened.seat == 0
+    record = record_from_json(opened.record)
+    hidden = [item.text for item in browser.find_elements("css selector", "#log li")
+              if item.text.startswith("Bot, P2") and "(a move you cannot see)" in item.text]
+    assert hidden, "the bot should have made a secret choice"
+
+    browser.find_element("id", "review-open").click()
+    decisions = reviewed(browser)
+    assert 0 < decisions <= moves
+    turns = [int(p.get_attribute("data-turn")) for p in
+             browser.find_elements("css selector", "#review-graph circle.point")]
+    # Turns count every seat's moves of the record the sealed state carries.
+    assert turns == sorted(turns) and turns[-1] < len(record.moves)
+
+    detail = show_decision(browser, 0)
+    assert detail["heading"].startswith(f"Move {turns[0] + 1}, ")
+    if turns[0] == 0:  # the deal: drawn as the live table drew it
+        assert browser.execute_script(BOARD, "#review-board svg") == first_board
+    # The position drawn is the human's view before its move: the bot's hand unseen.
+    before = replay(GameRecord(record.game, 2, seed=record.seed, moves=record.moves[:turns[0]]))
+    board = browser.find_element("id", "review-board").get_attribute("innerHTML")
+    for card in before.to_json()["players"][1]["hand"]:
+        assert not re.search(rf"(?<![\w-]){re.escape(card)}(?!\d)", board), card
+    if decisions > 1:
+        show_decision(browser, decisions - 1)
     assert not browser.find_element("id", "error").is_displayed()

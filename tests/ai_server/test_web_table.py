@@ -20,7 +20,15 @@ import pytest
 from ai_server.http_door import static_file
 from ai_server.server import BackgroundServer
 from engine import registry
-from tests.ai_server.helpers_browser import needs_chromium, phase, wait_for
+from tests.ai_server.helpers_browser import (
+    HELD,
+    human_move,
+    needs_chromium,
+    new_game,
+    open_table,
+    phase,
+    wait_for,
+)
 from tests.ai_server.helpers_furnace import card_ids
 
 pytestmark = needs_chromium
@@ -36,20 +44,11 @@ def test_play_a_game_in_the_browser(table_server: BackgroundServer, browser: Any
     from selenium.webdriver.support.ui import Select
 
     assert table_server.server is not None
-    browser.get(f"http://127.0.0.1:{table_server.server.http_port}/")
-    wait_for(browser, lambda: browser.find_element("tag name", "body")
-             .get_attribute("data-ready") == "true", "the game list")
+    open_table(browser, f"http://127.0.0.1:{table_server.server.http_port}/")
     games = [o.get_attribute("value") for o in
              Select(browser.find_element("id", "game")).options]
     assert games[:3] == ["samara", "oh-my-goods", "stephens"]
-    Select(browser.find_element("id", "game")).select_by_value("samara")
-    Select(browser.find_element("id", "players")).select_by_value("2")
-    Select(browser.find_element("id", "seat")).select_by_value("0")
-    Select(browser.find_element("id", "strength-kind")).select_by_value("iterations")
-    strength = browser.find_element("id", "strength")
-    strength.clear()
-    strength.send_keys("30")
-    browser.find_element("id", "new-game").click()
+    new_game(browser, "samara", 2, strength=30)
 
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
     assert "P1 (seat 0)" in browser.find_element("id", "status").text
@@ -101,18 +100,11 @@ def test_a_bot_of_a_strength_level(table_server: BackgroundServer, browser: Any)
     from engine.search.levels import get_level
 
     assert table_server.server is not None
-    browser.get(f"http://127.0.0.1:{table_server.server.http_port}/")
-    wait_for(browser, lambda: browser.find_element("tag name", "body")
-             .get_attribute("data-ready") == "true", "the game list")
-    Select(browser.find_element("id", "game")).select_by_value("samara")
-    Select(browser.find_element("id", "players")).select_by_value("2")
-    Select(browser.find_element("id", "seat")).select_by_value("0")
+    open_table(browser, f"http://127.0.0.1:{table_server.server.http_port}/")
     Select(browser.find_element("id", "strength-kind")).select_by_value("level")
     strength = browser.find_element("id", "strength")
     assert strength.get_attribute("value") == "3" and strength.get_attribute("max") == "5"
-    strength.clear()
-    strength.send_keys("1")
-    browser.find_element("id", "new-game").click()
+    new_game(browser, "samara", 2, kind="level", strength=1)
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
     browser.find_elements("css selector", "#moves button.move")[0].click()
     wait_for(browser, lambda: phase(browser) == "human"
@@ -124,26 +116,12 @@ def test_a_bot_of_a_strength_level(table_server: BackgroundServer, browser: Any)
     assert browser.find_elements("css selector", "#log li")[0].text.startswith("Bot, P2")
 
 
-#: What the page holds: its table's state, as the case of the GameState's oneof, its
-#: observer seat, the whole message as JSON (bytes as numbers) and a sealed blob's bytes.
-HELD = """
-const t = window.furnaceTable;
-if (!t) return null;
-const value = t.state.state.value;
-const bytes = value instanceof Uint8Array ? btoa(String.fromCharCode(...value)) : "";
-const json = JSON.stringify(t.state, (k, v) => typeof v === "bigint" ? String(v) : v);
-return {kind: t.state.state.case, observer: t.state.observerSeat, json: json, bytes: bytes};
-"""
-
-
 @pytest.mark.parametrize("server", ["table_server", "keyless_table_server"])
 def test_a_hidden_information_game_is_held_sealed(server: str, request: Any,
                                                  browser: Any) -> None:
     """Oh My Goods! on a server given a key file, and on one given none (which seals with
     a key of its own): the page holds its position sealed for the human's seat (no card
     id in it), and the bot moves through BestMove play."""
-    from selenium.webdriver.support.ui import Select
-
     table_server: BackgroundServer = request.getfixturevalue(server)
     assert table_server.server is not None
     sealer = table_server.server.config.sealer
@@ -153,17 +131,8 @@ def test_a_hidden_information_game_is_held_sealed(server: str, request: Any,
     for seed in range(3):
         cards |= card_ids(registry.get_game("oh-my-goods").new_game(
             seed=seed, num_players=2, options={}).to_json())
-    browser.get(f"http://127.0.0.1:{table_server.server.http_port}/")
-    wait_for(browser, lambda: browser.find_element("tag name", "body")
-             .get_attribute("data-ready") == "true", "the game list")
-    Select(browser.find_element("id", "game")).select_by_value("oh-my-goods")
-    Select(browser.find_element("id", "players")).select_by_value("2")
-    Select(browser.find_element("id", "seat")).select_by_value("0")
-    Select(browser.find_element("id", "strength-kind")).select_by_value("iterations")
-    strength = browser.find_element("id", "strength")
-    strength.clear()
-    strength.send_keys("20")
-    browser.find_element("id", "new-game").click()
+    open_table(browser, f"http://127.0.0.1:{table_server.server.http_port}/")
+    new_game(browser, "oh-my-goods", 2)
 
     def sealed_only() -> None:
         """The page holds the position sealed for seat 0, and shows none of the bot's cards."""
@@ -190,11 +159,7 @@ def test_a_hidden_information_game_is_held_sealed(server: str, request: Any,
     deadline = time.monotonic() + 60
     while bot_turns < 2:
         assert time.monotonic() < deadline, "the bot did not move twice"
-        before = len(browser.find_elements("css selector", "#log li"))
-        browser.find_elements("css selector", "#moves button.move")[0].click()
-        wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
-                 and len(browser.find_elements("css selector", "#log li")) > before,
-                 "the answer to the human's move")
+        human_move(browser)
         sealed_only()
         log = [item.text for item in browser.find_elements("css selector", "#log li")]
         bot_turns = sum(text.startswith("Bot, P2") for text in log)

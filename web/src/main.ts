@@ -16,7 +16,8 @@
 // `view` beside a sealed state, else the state itself, asked as a JSON object.
 // The page also keeps the game's record (NewGame's seed and the moves it saw played)
 // for the review panel (review.ts), which streams ReviewGame at the game's end or on
-// the Review button.
+// the Review button: of that record, or of the sealed position, which carries the
+// whole record (the moves the page did not see too) for the server alone to read.
 
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
@@ -467,7 +468,7 @@ function review(t: Table): void {
   const { budget } = byLevel() ? { budget: undefined } : strength();
   openReview(furnace, {
     info: t.info, players: t.players, seat: t.human, seed: t.seed, moves: t.played,
-    sealed: sealedFor(t.info), budget, reviewSeed: newSeed(),
+    sealed: t.state.state.case === "sealed" ? t.state : null, budget, reviewSeed: newSeed(),
   });
 }
 

@@ -1,15 +1,17 @@
 // The web table's review panel: ReviewGame on the game just played, drawn as it streams.
 //
-// The page sends the game as a record (the seed NewGame dealt from and every move the
-// page saw played), reviewing the human's seat with observer_seat = that seat, so the
-// server judges each decision from what the seat could see then (docs/review.md).  A
-// game in which the page did not see every move (another seat's secret choice in Oh My
-// Goods!) has no record the page can send: the panel says so instead.
+// A game with nothing hidden is sent as a record (the seed NewGame dealt from and every
+// move the page saw played), reviewing the human's seat with observer_seat = that seat,
+// so the server judges each decision from what the seat could see then
+// (docs/review.md).  In a game with hidden information the page never sees every move
+// (another seat's secret choice in Oh My Goods!): it sends the sealed state it holds,
+// which carries the game's record inside, and the server reviews the seat it was sealed
+// for, and only that seat.
 // The graph is the seat's win probability after each move it played (alone against a
 // target: the chance of reaching it), one point per reviewed decision; a click on a
-// point shows the position as the seat saw it then.  That position is rebuilt by the
-// server from the record's first moves, answered for the seat (its sealed state's
-// `view`, or the JSON state of a game with nothing hidden): never the host's position.
+// point shows the position as the seat saw it then: for a sealed game, the `view` each
+// decision's message carries; else rebuilt by the server from the record's first moves
+// and answered as a JSON state.  Never the host's position.
 // Closing the panel, or a new game, aborts the stream (the server stops the review).
 
 import { create } from "@bufbuild/protobuf";
@@ -42,8 +44,9 @@ export interface ReviewedGame {
   seed: bigint;
   /** Every move played so far, in order; null when the page did not see one of them. */
   moves: PlayedMove[] | null;
-  /** Whether the game's positions are held sealed (then so are the rebuilt ones). */
-  sealed: boolean;
+  /** The position the page holds: sealed for `seat` in a game with hidden information
+   * (it carries the game's record, which the review then reads), else null. */
+  sealed: GameState | null;
   /** Each decision's budget (the bots' setting), or undefined: the game's review budget. */
   budget?: { iterations?: bigint; timeLimitMs?: number };
   reviewSeed: bigint;
@@ -101,7 +104,7 @@ export function openReview(furnace: Furnace, game: ReviewedGame): void {
   $("review").hidden = false;
   const progress = $<HTMLProgressElement>("review-progress");
   progress.removeAttribute("value");
-  if (!game.moves) {
+  if (!game.sealed && !game.moves) {
     $("review-status").textContent =
       "This game cannot be reviewed here: some moves were hidden from you, and a review needs them all.";
     setState("unavailable");
@@ -131,7 +134,7 @@ async function stream(run: Running): Promise<void> {
   const progress = $<HTMLProgressElement>("review-progress");
   try {
     const responses = run.furnace.reviewGame({
-      state: recordState(run.game, run.game.moves?.length ?? 0),
+      state: run.game.sealed ?? recordState(run.game, run.game.moves?.length ?? 0),
       seat: run.game.seat,
       budget: run.game.budget,
       seed: run.game.reviewSeed,
@@ -275,7 +278,7 @@ async function showDecision(run: Running, i: number): Promise<void> {
   const board = $("review-board");
   board.replaceChildren(line("note", "Drawing the position…"));
   try {
-    const seen = await positionBefore(run.furnace, run.game, d.turn);
+    const seen = await positionBefore(run.furnace, run.game, d);
     if (running !== run || run.shown !== i) return;
     const drawn = seen ? drawBoard(run.game.info.name, seen.observation, {
       human: run.game.seat, scores: seen.scores, toMove: d.seat,
@@ -287,18 +290,23 @@ async function showDecision(run: Running, i: number): Promise<void> {
   }
 }
 
-/** The position before move `turn`, as the reviewed seat saw it: the deal (turn 0) or
- * the record's first `turn` moves replayed by the server, answered for that seat. */
-async function positionBefore(furnace: Furnace, game: ReviewedGame, turn: number):
+/** The position before decision `d`'s move, as the reviewed seat saw it: carried by the
+ * decision (a sealed game's review), else the deal (turn 0) or the record's first `turn`
+ * moves replayed by the server, answered for that seat. */
+async function positionBefore(furnace: Furnace, game: ReviewedGame, d: ReviewedDecision):
     Promise<{ observation: Observation; scores: number[] } | null> {
-  const stateFormat = game.sealed ? StateFormat.SEALED : StateFormat.JSON_OBJECT;
+  if (d.view && Object.keys(d.view).length) {
+    return { observation: d.view as Observation, scores: d.status?.scores ?? [] };
+  }
+  if (game.sealed) return null;
+  const turn = d.turn;
+  const stateFormat = StateFormat.JSON_OBJECT;
   const reply = turn === 0
     ? await furnace.newGame({ game: game.info.name, numPlayers: game.players, seed: game.seed,
                               observerSeat: game.seat, stateFormat })
     : await furnace.applyMove({ state: recordState(game, turn - 1), stateFormat,
                                 move: (game.moves ?? [])[turn - 1] });
   const scores = reply.status?.scores ?? [];
-  if (reply.view && Object.keys(reply.view).length) return { observation: reply.view as Observation, scores };
   const state = reply.state?.state;
   if (state?.case === "jsonObject") return { observation: state.value as Observation, scores };
   return null;

@@ -651,7 +651,7 @@ class ReviewedMove(_message.Message):
     def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probability: _Optional[float] = ..., expected_scores: _Optional[_Iterable[float]] = ..., margin: _Optional[float] = ...) -> None: ...
 
 class ReviewedDecision(_message.Message):
-    __slots__ = ("turn", "seat", "choices", "played", "best", "win_probability_loss", "score_loss", "label", "accuracy", "principal_variation", "target", "iterations", "stop_reason", "index", "total")
+    __slots__ = ("turn", "seat", "choices", "played", "best", "win_probability_loss", "score_loss", "label", "accuracy", "principal_variation", "target", "iterations", "stop_reason", "index", "total", "view", "status")
     TURN_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CHOICES_FIELD_NUMBER: _ClassVar[int]
@@ -667,6 +667,8 @@ class ReviewedDecision(_message.Message):
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
     turn: int
     seat: int
     choices: int
@@ -682,7 +684,9 @@ class ReviewedDecision(_message.Message):
     stop_reason: SearchStopReason
     index: int
     total: int
-    def __init__(self, turn: _Optional[int] = ..., seat: _Optional[int] = ..., choices: _Optional[int] = ..., played: _Optional[_Union[ReviewedMove, _Mapping]] = ..., best: _Optional[_Union[ReviewedMove, _Mapping]] = ..., win_probability_loss: _Optional[float] = ..., score_loss: _Optional[float] = ..., label: _Optional[_Union[ReviewLabel, str]] = ..., accuracy: _Optional[float] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., target: _Optional[float] = ..., iterations: _Optional[int] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., index: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
+    view: _struct_pb2.Struct
+    status: GameStatus
+    def __init__(self, turn: _Optional[int] = ..., seat: _Optional[int] = ..., choices: _Optional[int] = ..., played: _Optional[_Union[ReviewedMove, _Mapping]] = ..., best: _Optional[_Union[ReviewedMove, _Mapping]] = ..., win_probability_loss: _Optional[float] = ..., score_loss: _Optional[float] = ..., label: _Optional[_Union[ReviewLabel, str]] = ..., accuracy: _Optional[float] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., target: _Optional[float] = ..., iterations: _Optional[int] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., index: _Optional[int] = ..., total: _Optional[int] = ..., view: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ...) -> None: ...
 
 class ReviewLabelCounts(_message.Message):
     __slots__ = ("best", "good", "inaccuracy", "mistake", "blunder")

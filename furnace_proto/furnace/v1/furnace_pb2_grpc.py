@@ -151,9 +151,10 @@ class FurnaceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ReviewGame(self, request, context):
-        """Review a game given as a record: every decision of the reviewed seat(s)
-        that had more than one legal move, judged by the search from what that
-        seat could see then (docs/review.md).  Streams one message per decision as
+        """Review a game given as a record (or, for the one seat it is sealed for, as
+        the sealed state of its last position, which carries the record): every
+        decision of the reviewed seat(s) that had more than one legal move, judged
+        by the search from what that seat could see then (docs/review.md).  Streams one message per decision as
         it is judged, in record order, then one summary per reviewed seat.
         Cancelling the call stops the review.  Each decision is admitted and runs
         as one search of the request's budget (ServerLimits); at most
