@@ -1,6 +1,7 @@
 """The batch commands on a Ray cluster (a local Ray instance of 2 CPUs, started here) give
-the local pool's results game for game; a worker killed mid-arena costs nothing but time;
-leaving a run early cancels its tasks.  Needs the ``cluster`` extra: skipped without Ray."""
+the local pool's results game for game (selfplay's output byte for byte); a worker killed
+mid-arena costs nothing but time; leaving a run early cancels its tasks.  Needs the
+``cluster`` extra: skipped without Ray."""
 
 from __future__ import annotations
 
@@ -171,3 +172,23 @@ def test_cli_arena_with_cluster_prints_the_local_json(capsys: pytest.CaptureFixt
                      "--seed", "2", "--json", "--quiet", *where]) == 0
         reports.append(json.loads(capsys.readouterr().out.splitlines()[-1]))
     assert reports[1] == reports[0]
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_cli_selfplay_with_cluster_prints_and_saves_the_local_games(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from furnace_cli import main
+
+    written: list[tuple[str, str]] = []
+    # "local" finds this module's Ray running and plays on it.
+    for name, where in (("pool", ["--workers", "2"]), ("cluster", ["--cluster", "local"])):
+        path = tmp_path / f"{name}.jsonl"
+        assert main(["selfplay", "samara", "--bots", "greedy,mcts:50", "--games", "3",
+                     "--seed", "4", "--save", str(path), *where]) == 0
+        written.append((capsys.readouterr().out, path.read_text(encoding="utf-8")))
+    assert written[1] == written[0]
+    out, saved = written[0]
+    assert [line for line in out.splitlines() if line.startswith("game ")] == [
+        "game 1 (seed 4): P1=greedy, P2=mcts:50", "game 2 (seed 5): P1=greedy, P2=mcts:50",
+        "game 3 (seed 6): P1=greedy, P2=mcts:50"]
+    assert len(saved.splitlines()) == 3
