@@ -1,10 +1,10 @@
 """Independent jobs handed out to workers: a local process pool, or a Ray cluster.
 
-The batch commands (arena, ladder, ``check-games``, ``check-kernel``, ``fuzz-states``)
-submit their games, or batches of games, through :func:`open_batch` and take the results
-as they finish (:meth:`Batch.run`).  A job is a module-level function and its arguments;
-its result depends on nothing but them, so where it ran never changes it: a run on a
-cluster equals a run at home game for game.
+The batch commands (arena, ladder, selfplay, ``check-games``, ``check-kernel``,
+``fuzz-states``) submit their games, or batches of games, through :func:`open_batch` and
+take the results as they finish (:meth:`Batch.run`).  A job is a module-level function
+and its arguments; its result depends on nothing but them, so where it ran never changes
+it: a run on a cluster equals a run at home game for game.
 
 * :class:`LocalBatch` is the process pool of :func:`engine.processes.process_pool`
   (no new dependency; the default).
@@ -18,7 +18,7 @@ Ray is imported only when a cluster is asked for: without it, everything else wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
@@ -33,6 +33,9 @@ RAY_TASK_RETRIES = 3
 CLUSTER_INSTALL = "pip install 'furnace[cluster]'"
 
 Job = tuple[Any, ...]
+#: ``(index in jobs, result)`` as the jobs finish; a generator, so that a caller can close
+#: it (``contextlib.closing``) and cancel the jobs not finished.
+Results = Generator[tuple[int, Any], None, None]
 
 
 class JobLostError(RuntimeError):
@@ -43,7 +46,7 @@ class Batch(Protocol):
     """Where independent jobs run; a context manager that frees its workers on exit."""
 
     def run(self, fn: Callable[..., Any], jobs: Sequence[Job],
-            on_lost: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
+            on_lost: Callable[[int], None] | None = None) -> Results:
         """Run ``fn(*job)`` for each job; yield ``(index in jobs, result)`` as each finishes.
 
         A job that raises raises here.  A job whose worker died (a crash, a lost node,
@@ -76,7 +79,7 @@ class LocalBatch:
         self._pool.shutdown(wait=exc[0] is None, cancel_futures=True)
 
     def run(self, fn: Callable[..., Any], jobs: Sequence[Job],
-            on_lost: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
+            on_lost: Callable[[int], None] | None = None) -> Results:
         futures: dict[Future[Any], int] = {self._pool.submit(fn, *job): i
                                            for i, job in enumerate(jobs)}
         pending = set(futures)
@@ -139,7 +142,7 @@ class RayBatch:
         return self._remotes[fn]
 
     def run(self, fn: Callable[..., Any], jobs: Sequence[Job],
-            on_lost: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
+            on_lost: Callable[[int], None] | None = None) -> Results:
         ray = self._ray
         lost = (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError)
         task = self._remote(fn)

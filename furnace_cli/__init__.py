@@ -149,60 +149,9 @@ def _cmd_review(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    from engine import registry
-    from engine.search import make_bot
+    from furnace_cli.selfplay import run_selfplay_command
 
-    game = registry.get_game(args.game)
-    specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:500"]
-    bots = [make_bot(specs[seat % len(specs)]) for seat in range(args.players)]
-    options = _options(args.options)
-    try:
-        save = open(args.save, "w", encoding="utf-8") if args.save else None  # noqa: SIM115
-    except OSError as exc:
-        raise FurnaceError(f"cannot write --save {args.save}: {exc.strerror}") from None
-    try:
-        for g in range(args.games):
-            _selfplay_game(args, game, bots, options, args.seed + g, g + 1, save)
-    finally:
-        if save is not None:
-            save.close()
-    return 0
-
-
-def _selfplay_game(args: argparse.Namespace, game: Any, bots: list[Any],
-                   options: dict[str, Any], seed: int, number: int, save: Any) -> None:
-    """Play and print one self-play game; with ``save``, write its record as a line."""
-    import random
-
-    from engine import records
-    from tournaments import play_game
-
-    state = game.new_game(seed, args.players, options)
-    replay = state.clone()
-    outcome, moves = play_game(state, bots, random.Random(seed))
-    plain = []
-    texts = []
-    for move in moves:
-        plain.append(replay.move_to_text(move))
-        texts.append(f"P{replay.current_player() + 1} {plain[-1]}")
-        replay.apply(move)
-    if save is not None:  # one record a line: the deal (its seed) and every move
-        record = records.GameRecord(game.info.name, args.players, options, seed=seed,
-                                    moves=list(moves))
-        save.write(json.dumps(records.record_to_json(record, plain)) + "\n")
-        save.flush()
-    if args.json:
-        print(json.dumps({"game": game.info.name, "seed": seed,
-                          "bots": [b.name for b in bots], "moves": texts,
-                          "scores": list(outcome.scores), "rewards": list(outcome.rewards)}))
-    else:
-        print(f"game {number} (seed {seed}): "
-              + ", ".join(f"P{s + 1}={b.name}" for s, b in enumerate(bots)))
-        for ply, text in enumerate(texts, 1):
-            print(f"  {ply:3d}. {text}")
-        print("  scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(outcome.scores))
-              + "; winner(s): "
-              + ", ".join(f"P{s + 1}" for s, r in enumerate(outcome.rewards) if r > 0))
+    return run_selfplay_command(args, _options(args.options), _progress_bar)
 
 
 def _cmd_check_kernel(args: argparse.Namespace) -> int:
@@ -320,12 +269,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_play)
     play = p
 
-    p = sub.add_parser("selfplay", help="let bots play each other and print the games")
+    p = sub.add_parser(
+        "selfplay", help="let bots play each other and print the games",
+        description="Play GAMES games of GAME between bot specs and print each (game g "
+        "dealt from seed SEED + g - 1).  With --workers or --cluster the games run in "
+        "parallel; they are printed and saved in game order all the same, so the output "
+        "is the same as in one process.")
     p.add_argument("game")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--bots", default="mcts:500", help="comma-separated specs, cycled over seats")
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (shown for several games when stdout is not a "
+                   "terminal)")
+    _add_cluster_argument(p)
     p.add_argument("--options")
     p.add_argument("--json", action="store_true", help="one JSON line per game")
     p.add_argument("--save", metavar="FILE",

@@ -52,6 +52,7 @@ def test_cluster_without_ray_says_how_to_install_it() -> None:
 @pytest.mark.usefixtures("without_ray")
 @pytest.mark.parametrize("command", [
     ["arena", "samara", "--bots", "random,greedy", "--games", "2"],
+    ["selfplay", "samara", "--bots", "random", "--games", "2"],
     ["check-games", "samara", "--games", "2"],
     ["check-kernel", "samara", "--games", "2"],
     ["fuzz-states", "samara", "--states", "2"],

@@ -1,6 +1,7 @@
 """The batch commands on a Ray cluster (a local Ray instance of 2 CPUs, started here) give
-the local pool's results game for game; a worker killed mid-arena costs nothing but time;
-leaving a run early cancels its tasks.  Needs the ``cluster`` extra: skipped without Ray."""
+the local pool's results game for game (selfplay's output byte for byte); a worker killed
+mid-arena costs nothing but time; leaving a run early cancels its tasks.  Needs the
+``cluster`` extra: skipped without Ray."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,18 +39,47 @@ def local_ray() -> Iterator[None]:
 
 
 def _task_pids(title: str) -> list[int]:
-    """Processes running a Ray task of that title (Ray names a busy worker after its task)."""
-    pids = []
+    """The processes of this test's Ray running a task of that title (Ray names a busy
+    worker after its task).  Its workers descend from this process (through the raylet
+    ``ray.init`` started); a Ray of another run on the same machine, whose tasks are not
+    this run's to wait for or to kill, is left out."""
+    parents: dict[int, int] = {}
+    titled = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    cmdline = f.read()
-            except OSError:
-                continue
-            if cmdline.startswith(title.encode()):
-                pids.append(int(entry))
-    return pids
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:  # the process ended meanwhile
+            continue
+        parents[int(entry)] = int(stat.rsplit(b")", 1)[1].split()[1])  # after "(comm)"
+        if cmdline.startswith(title.encode()):
+            titled.append(int(entry))
+    return [pid for pid in titled if _descends_from(pid, os.getpid(), parents)]
+
+
+def _descends_from(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
+    seen = set()
+    while pid > 0 and pid not in seen:
+        if pid == ancestor:
+            return True
+        seen.add(pid)
+        pid = parents.get(pid, 0)
+    return False
+
+
+def _wait_until(condition: Callable[[], bool], seconds: float = 120.0) -> bool:
+    """Whether ``condition()`` came true within ``seconds``: a bound for a loaded machine
+    (Ray's processes wait for a CPU too), not a guess of how long it takes."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _free_cpus() -> float:
@@ -120,16 +150,16 @@ def test_leaving_a_run_early_cancels_its_tasks() -> None:
     with RayBatch("auto") as batch:
         run = batch.run(play_arena_game_by_name, [quick, endless, endless, endless])
         index, _ = next(run)
-        deadline = time.monotonic() + 10
-        while not _task_pids(ARENA_TASK) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert index == 0 and _task_pids(ARENA_TASK), "the long games never started"
+        # Both CPUs then play long games (the quick game's CPU took the next one), a
+        # third waits for a CPU: what is cancelled is running tasks and a queued one.
+        assert index == 0
+        assert _wait_until(lambda: len(_task_pids(ARENA_TASK)) >= 2), \
+            "the long games never started"
         run.close()  # what Ctrl-C in the caller's loop does
-    deadline = time.monotonic() + 20
-    while (_task_pids(ARENA_TASK) or _free_cpus() < 2) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _task_pids(ARENA_TASK) == []
-    assert _free_cpus() == 2
+    # A forced cancel kills the workers, which takes them a moment; Ray's count of free
+    # CPUs follows the raylet's next report.
+    assert _wait_until(lambda: not _task_pids(ARENA_TASK) and _free_cpus() == 2), \
+        f"still running: {_task_pids(ARENA_TASK)}, free CPUs: {_free_cpus()}"
 
 
 @pytest.mark.usefixtures("local_ray")
@@ -142,3 +172,23 @@ def test_cli_arena_with_cluster_prints_the_local_json(capsys: pytest.CaptureFixt
                      "--seed", "2", "--json", "--quiet", *where]) == 0
         reports.append(json.loads(capsys.readouterr().out.splitlines()[-1]))
     assert reports[1] == reports[0]
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_cli_selfplay_with_cluster_prints_and_saves_the_local_games(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from furnace_cli import main
+
+    written: list[tuple[str, str]] = []
+    # "local" finds this module's Ray running and plays on it.
+    for name, where in (("pool", ["--workers", "2"]), ("cluster", ["--cluster", "local"])):
+        path = tmp_path / f"{name}.jsonl"
+        assert main(["selfplay", "samara", "--bots", "greedy,mcts:50", "--games", "3",
+                     "--seed", "4", "--save", str(path), *where]) == 0
+        written.append((capsys.readouterr().out, path.read_text(encoding="utf-8")))
+    assert written[1] == written[0]
+    out, saved = written[0]
+    assert [line for line in out.splitlines() if line.startswith("game ")] == [
+        "game 1 (seed 4): P1=greedy, P2=mcts:50", "game 2 (seed 5): P1=greedy, P2=mcts:50",
+        "game 3 (seed 6): P1=greedy, P2=mcts:50"]
+    assert len(saved.splitlines()) == 3
