@@ -75,8 +75,16 @@ class LocalBatch:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        # Waiting on an interrupted run would play every queued game first.
-        self._pool.shutdown(wait=exc[0] is None, cancel_futures=True)
+        if exc[0] is None:
+            self._pool.shutdown(wait=True)
+            return
+        # Left on Ctrl-C or an error: the queued jobs are cancelled, and those already
+        # in a worker are stopped with it; the interpreter would otherwise wait for them
+        # at exit (the executor joins its processes), however long they play.
+        workers = list((self._pool._processes or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            process.kill()
 
     def run(self, fn: Callable[..., Any], jobs: Sequence[Job],
             on_lost: Callable[[int], None] | None = None) -> Results:

@@ -32,6 +32,37 @@ def test_local_batch_reports_a_dead_worker_as_lost() -> None:
         list(batch.run(os._exit, [(3,)]))
 
 
+def test_leaving_a_local_batch_on_an_error_stops_the_jobs_running() -> None:
+    """Ctrl-C (or any error) in the caller's loop: the jobs already in a worker stop with
+    it, rather than hold the command until they finish (a game of an endless bot never
+    would)."""
+    import os
+    import time
+
+    with pytest.raises(KeyboardInterrupt), LocalBatch(1) as batch:
+        [(_, pid)] = list(batch.run(os.getpid, [()]))
+        sleeping = batch._pool.submit(time.sleep, 600)
+        while not sleeping.running():
+            time.sleep(0.01)
+        time.sleep(0.2)  # from the call queue into the worker
+        raise KeyboardInterrupt
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid), "the worker still runs its job"
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:  # a zombie is gone
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
 def test_arena_through_the_batch_equals_one_process() -> None:
     game = registry.get_game("samara")
     one = run_arena(game, 2, ["random", "greedy"], 6, seed=4)
