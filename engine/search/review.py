@@ -9,7 +9,7 @@ deals every hidden card afresh from the seat's observation at that moment and
 nothing the seat could not see (cards drawn later, other hands, secret choices)
 enters the judgement.
 
-Each decision costs one search of ``budget`` iterations, or three:
+Each decision costs one search of ``budget`` iterations, or three (or more):
 
 1. an open search over every legal move gives the best move, the line the search
    expects after it (the principal variation) and, when the seat played that move,
@@ -19,7 +19,11 @@ Each decision costs one search of ``budget`` iterations, or three:
    measured alike: in the open search a move the search dislikes gets few visits
    and a shallow subtree, too little to say what it loses, and in one tree of the
    two UCT would still give the worse move fewer visits.  Started from the same
-   random numbers, the two searches' noise partly cancels in the difference.
+   random numbers, the two searches' noise partly cancels in the difference;
+3. where the game's settings ask for it (``ReviewSettings.measurements``), a loss that
+   reaches a label above ``good`` is measured again as in 2, with fresh seeds, and the
+   smallest of the measured losses stands: a label is given for a loss every
+   measurement found, not for one search's luck.
 
 The loss is the best move's figure minus the played move's: in win probability
 (in a one-seat game with a target score, the soft chance of reaching it,
@@ -37,7 +41,7 @@ for each), and sum them up (:func:`summarize`) to the same review.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.game import State
@@ -45,6 +49,7 @@ from engine.records import GameRecord, check_length, resolve_move, start_state
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, MoveStats
 from engine.search.budget import STOP_ITERATIONS, StopCallback
+from engine.search.config import config_for
 from engine.search.dispatch import make_tree
 from engine.search.review_settings import LABELS, ReviewSettings, review_settings_for
 
@@ -237,34 +242,47 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
     ``turn``-th move of its game) from that seat's information only.
 
     ``budget`` is each search's iterations; ``time_limit`` (seconds, optional) is the
-    most the whole decision may take: each of its searches gets a third of it, so
-    that the played and the best move are searched alike whichever way it ends.
+    most the whole decision may take: each of its searches gets an equal share of it
+    (a third, or ``1 / (1 + 2 * settings.measurements)``), so that the played and the
+    best move are searched alike whichever way it ends.
     ``should_stop`` is passed to every search (a service's cancel or deadline; a
     search stops between two iterations, after at least one, so both moves are
     measured however soon it is asked to).  One of ``budget`` and ``time_limit`` is
     needed.
     """
     seat = state.current_player()
-    limit = None if time_limit is None else time_limit / 3
+    measurements = settings.measurements
+    limit = None if time_limit is None else time_limit / (1 + 2 * measurements)
     searches: list[Analysis] = []
+    config = config_for(state)
+    if settings.random_playouts:
+        config = replace(config, mast_epsilon=None)
 
     def search(seed_: int, root_moves: tuple[int, ...] | None = None) -> Analysis:
-        analysis = make_tree(state, seed=seed_, observer=seat, root_moves=root_moves
-                             ).search(budget, limit, should_stop=should_stop)
+        analysis = make_tree(state, seed=seed_, observer=seat, root_moves=root_moves,
+                             config=config).search(budget, limit, should_stop=should_stop)
         searches.append(analysis)
         return analysis
+
+    def measure(seed_: int) -> tuple[MoveFigures, MoveFigures]:
+        return (_figures(search(seed_, (best_move,)), best_move, seat),
+                _figures(search(seed_, (played,)), played, seat))
+
+    def severity(pair: tuple[MoveFigures, MoveFigures]) -> float:
+        return settings.severity(*_losses(*pair))
 
     opened = search(derive_seed("review", seed, turn))
     best_move = opened.best_move
     if played == best_move:
-        figures = _figures(opened, best_move, seat)
-        best = played_figures = figures
+        best = played_figures = _figures(opened, best_move, seat)
     else:
-        paired = derive_seed("review played", seed, turn)
-        best = _figures(search(paired, (best_move,)), best_move, seat)
-        played_figures = _figures(search(paired, (played,)), played, seat)
-    probability_loss = best.win_probability - played_figures.win_probability
-    score_loss = best.margin - played_figures.margin
+        pair = measure(derive_seed("review played", seed, turn))
+        if settings.flags(*_losses(*pair)):
+            for again in range(1, measurements):
+                pair = min(pair, measure(derive_seed("review played", seed, turn, again)),
+                           key=severity)
+        best, played_figures = pair
+    probability_loss, score_loss = _losses(best, played_figures)
     return Decision(
         turn=turn, seat=seat, choices=len(state.legal_moves()), played=played_figures,
         best=best, win_probability_loss=probability_loss, score_loss=score_loss,
@@ -275,6 +293,11 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
         iterations=sum(a.iterations for a in searches),
         stop_reason=next((a.stop_reason for a in searches
                           if a.stop_reason != STOP_ITERATIONS), STOP_ITERATIONS))
+
+
+def _losses(best: MoveFigures, played: MoveFigures) -> tuple[float, float]:
+    """What ``played`` lost against ``best``: in win probability and in points."""
+    return best.win_probability - played.win_probability, best.margin - played.margin
 
 
 def _figures(analysis: Analysis, move: int, seat: int) -> MoveFigures:

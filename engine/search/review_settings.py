@@ -54,6 +54,20 @@ class ReviewSettings:
     budget: int
     probability: tuple[float, float, float]
     points: tuple[float, float, float]
+    #: How many times a loss is measured before a label above ``good`` stands: a
+    #: decision whose first measurement reaches ``inaccuracy`` is measured again, with
+    #: fresh seeds, up to this many times in all, and keeps the measurement with the
+    #: smallest loss (:meth:`severity`).  1: once.  For a game whose losses at its
+    #: budget spread as wide as a label's step, so that one lucky measurement would
+    #: flag a sound move (docs/review.md, "What the labels are worth").
+    measurements: int = 1
+    #: Whether the review's searches play uniformly random playouts where the game's
+    #: search plays MAST ones (``SearchConfig.mast_epsilon``).  MAST steers each
+    #: search's playouts by move averages that search learnt from its own first
+    #: playouts, so two searches of the same move, seeded apart, can disagree by more
+    #: than a label's step; random playouts measure a move the same way every time
+    #: (docs/review.md, "What the labels are worth").
+    random_playouts: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) \
@@ -69,6 +83,10 @@ class ReviewSettings:
                 raise ValueError(f"{name} thresholds are {len(GRADED)} increasing positive "
                                  f"numbers ({', '.join(GRADED)}), not {values!r}")
             object.__setattr__(self, name, values)
+        if isinstance(self.measurements, bool) or not isinstance(self.measurements, int) \
+                or not 1 <= self.measurements <= 5:
+            raise ValueError(f"measurements is an integer from 1 to 5, not "
+                             f"{self.measurements!r}")
 
     def label(self, probability_loss: float, points_loss: float, best: bool = False) -> str:
         """The label of a move that lost ``probability_loss`` and ``points_loss`` against
@@ -81,16 +99,24 @@ class ReviewSettings:
             return GRADED[level - 1]
         return "best" if best or (probability_loss <= 0 and points_loss <= 0) else "good"
 
+    def severity(self, probability_loss: float, points_loss: float) -> float:
+        """The larger of a move's two losses as a share of the blunder thresholds
+        (0 for no loss; 1 or more: a blunder)."""
+        return max(probability_loss / self.probability[-1], points_loss / self.points[-1],
+                   0.0)
+
     def accuracy(self, probability_loss: float, points_loss: float) -> float:
         """A move's accuracy, 0-100: 100 with no loss, falling linearly to 0 at a
-        blunder's loss, by the larger of its two losses as a share of the blunder
-        thresholds."""
-        share = max(probability_loss / self.probability[-1], points_loss / self.points[-1],
-                    0.0)
-        return 100.0 * max(0.0, 1.0 - share)
+        blunder's loss (:meth:`severity`)."""
+        return 100.0 * max(0.0, 1.0 - self.severity(probability_loss, points_loss))
+
+    def flags(self, probability_loss: float, points_loss: float) -> bool:
+        """Whether the losses reach a label above ``good`` (``inaccuracy`` or worse)."""
+        return probability_loss >= self.probability[0] or points_loss >= self.points[0]
 
     def to_json(self) -> dict[str, object]:
-        return {"budget": self.budget,
+        return {"budget": self.budget, "measurements": self.measurements,
+                "random_playouts": self.random_playouts,
                 "probability": dict(zip(GRADED, self.probability, strict=True)),
                 "points": dict(zip(GRADED, self.points, strict=True))}
 
@@ -104,9 +130,13 @@ DEFAULT_REVIEW = ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
 #: Each game's review settings, by ``GameInfo.name``.  The probability thresholds are
 #: the default's everywhere; the points follow each game's scale of scores.
 REVIEW_SETTINGS: dict[str, ReviewSettings] = {
-    # Winning scores of 60-100 points, margins of tens between levels 1 and 4.
+    # Winning scores of 60-100 points, margins of tens between levels 1 and 4.  Searches
+    # of the same move with MAST playouts, seeded apart, spread by 4-10 points at 1,000
+    # iterations as at 10,000, random playouts by 1-4; measured twice, the smallest loss
+    # kept, 78% of the mistakes and blunders keep their label at 10 times the budget
+    # and lose more there (docs/review.md, "What the labels are worth").
     "samara": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
-                             points=(3.0, 6.0, 12.0)),
+                             points=(3.0, 6.0, 12.0), measurements=2, random_playouts=True),
     # Final margins are a few points (the search's margin scale is 3 points).  4,000
     # iterations, as long as 1,000 took on the Python tree: the moves flagged at 1,000
     # lost less when searched 10 times longer, those flagged at 4,000 do not

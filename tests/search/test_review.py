@@ -14,6 +14,7 @@ from engine import registry
 from engine.game import State
 from engine.records import GameRecord, RecordError, resolve_move, start_state
 from engine.search import make_bot, make_tree
+from engine.search._common import derive_seed
 from engine.search.review import decisions_of, margin, review_decision, review_game
 from engine.search.review_settings import (
     LABELS,
@@ -103,6 +104,10 @@ def test_every_game_has_review_settings_and_bad_ones_are_refused() -> None:
         ReviewSettings(budget=10, probability=(0.1, 0.05, 0.2), points=(1, 2, 3))
     with pytest.raises(ValueError, match="at least 2"):
         ReviewSettings(budget=1, probability=(0.05, 0.1, 0.2), points=(1, 2, 3))
+    for measurements in (0, 6, 1.5, True):
+        with pytest.raises(ValueError, match="measurements"):
+            ReviewSettings(budget=10, probability=(0.05, 0.1, 0.2), points=(1, 2, 3),
+                           measurements=measurements)  # type: ignore[arg-type]
 
 
 def test_margin_is_over_the_best_other_seat_or_the_target() -> None:
@@ -160,14 +165,52 @@ def test_a_decision_stopped_by_its_caller_still_measures_both_moves() -> None:
                               settings=settings, should_stop=lambda: True)
     whole = review_decision(state, played, len(SAMARA_MOVES), budget=40, seed=0,
                             settings=settings)
-    searches = 1 if stopped.best.move == played else 3
-    assert stopped.stop_reason == "stopped" and stopped.iterations == searches
+    assert stopped.stop_reason == "stopped"
+    assert stopped.iterations == searches_of(stopped, played, settings)
     assert stopped.played.move == played and stopped.played.visits == 1
     assert whole.stop_reason == "iterations"
-    assert whole.iterations == 40 * (1 if whole.best.move == played else 3)
+    assert whole.iterations == 40 * searches_of(whole, played, settings)
     assert whole.principal_variation_moves[0] == whole.best.move
     assert len(whole.principal_variation_moves) == len(whole.principal_variation)
     assert whole.principal_variation[0] == whole.best.text
+
+
+def searches_of(decision: Any, played: int, settings: ReviewSettings) -> int:
+    """How many searches judged ``decision``: the open one, and one pair a measurement
+    (more than one only for a loss that reaches a label above good)."""
+    if decision.best.move == played:
+        return 1
+    flagged = decision.label not in ("best", "good")
+    return 1 + 2 * (settings.measurements if flagged else 1)
+
+
+def test_a_flagged_loss_is_measured_again_and_the_smallest_stands() -> None:
+    """With ``measurements=3`` a blunder's pair of searches is run three times, with three
+    seeds, and the decision keeps the measurement whose loss is the least severe; a
+    loss below every label is measured once."""
+    state = samara_position()
+    played = state.parse_move(LOSING_BUILD)
+    turn = len(SAMARA_MOVES)
+    strict = ReviewSettings(budget=60, probability=(0.05, 0.10, 0.20), points=(3, 6, 12),
+                            measurements=3)
+    decision = review_decision(state, played, turn, budget=60, seed=4, settings=strict)
+    assert decision.label == "blunder" and decision.iterations == 60 * 7
+    best = decision.best.move
+    severities = []
+    for again in range(3):
+        seed = derive_seed("review played", 4, turn, *((again,) if again else ()))
+        figures = [make_tree(state, seed=seed, observer=1, root_moves=(move,)
+                             ).search(60).moves[0] for move in (best, played)]
+        probability = figures[0].win_probability - figures[1].win_probability
+        points = (margin(figures[0].expected_scores, 1) - margin(figures[1].expected_scores, 1))
+        severities.append(strict.severity(probability, points))
+    assert len(set(severities)) > 1, "fresh seeds, other measurements"
+    assert strict.severity(decision.win_probability_loss, decision.score_loss) \
+        == pytest.approx(min(severities))
+    lenient = ReviewSettings(budget=60, probability=(2.0, 3.0, 4.0),
+                             points=(500, 600, 700), measurements=3)
+    once = review_decision(state, played, turn, budget=60, seed=4, settings=lenient)
+    assert once.label == "good" and once.iterations == 60 * 3
 
 
 def test_a_decision_with_a_time_budget_gives_each_search_a_share() -> None:
