@@ -3,7 +3,7 @@
 # gen_moves (at most MAX_MOVES), and a playout plays with its c_rollout (to the end, or
 # at most so many moves).  Included after kernel_state.pxi; also the compiled search's
 # legal moves, (no) text contexts and playouts of these kernels (kernel_search_ops.pxi);
-# each kernel declares its own features (SEARCH_NFEATURES, search_features).
+# each kernel defines its NFEATURES and features (the learned leaf's inputs) before.
 
 
 cdef class FreshMovesState(StructState):
@@ -26,26 +26,14 @@ cdef class FreshMovesState(StructState):
     def rollout(self, seed) -> Outcome:
         """Random moves to the end in C (in place), exactly as the reference's
         ``rollout``."""
-        if not isinstance(seed, int):
-            raise TypeError(f"a rollout seed is an integer, not {type(seed).__name__}")
-        cdef uint64_t rng = <uint64_t>(seed & MASK64)
-        cdef int err = 0
-        cdef long steps
-        with nogil:
-            steps = c_rollout(&self.s, self.cat, &rng, 0, &err)
-        self.last_rollout_steps = steps
-        if err:
-            raise ValueError(PLAYOUT_ERROR)
+        self.last_rollout_steps = self.random_playout(seed)
         return self.outcome()
 
     def random_playout(self, seed, long max_moves=0) -> int:
-        """Up to ``max_moves`` uniformly random moves in C (in place; 0: to the end),
-        exactly as ``engine.game.play_random_moves`` on the reference (the truncated
-        playouts of ``engine.search.evaluate``); returns the moves played."""
-        if not isinstance(seed, int):
-            raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")
-        if max_moves < 0:
-            raise ValueError(f"max_moves must not be negative, not {max_moves}")
+        """At most ``max_moves`` random moves in C (in place; 0: to the end), the moves
+        of ``engine.game.play_random_moves`` on the reference (a truncated playout of
+        ``engine.search.evaluate``); returns how many were played."""
+        check_playout(seed, max_moves)
         cdef uint64_t rng = <uint64_t>(seed & MASK64)
         cdef int err = 0
         cdef long steps
@@ -54,6 +42,17 @@ cdef class FreshMovesState(StructState):
         if err:
             raise ValueError(PLAYOUT_ERROR)
         return steps
+
+    def features(self) -> list:
+        """Each seat's features (the game's ``features.features``), computed in C by the
+        kernel's ``features``."""
+        cdef double row[NFEATURES]
+        cdef int seat, k
+        out = []
+        for seat in range(self.num_players):
+            features(&self.s, self.cat, seat, row)
+            out.append([row[k] for k in range(NFEATURES)])
+        return out
 
 
 cdef int search_legal(const St* s, const Cat* c, int64_t* out) noexcept nogil:

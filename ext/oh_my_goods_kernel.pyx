@@ -1772,16 +1772,6 @@ cdef class KernelState(FreshMovesState):
                          money % COINS_PER_VP))
         return rank_groups(keys)
 
-    def features(self) -> list:
-        """features.features: one vector of NFEATURES per seat."""
-        cdef double values[NFEATURES]
-        cdef int seat, k
-        out = []
-        for seat in range(self.num_players):
-            features(&self.s, self.cat, seat, values)
-            out.append([values[k] for k in range(NFEATURES)])
-        return out
-
     def heuristic(self) -> list:
         cdef double values[MAXP]
         c_heuristic(&self.s, self.cat, values)

@@ -1141,16 +1141,6 @@ cdef class KernelState(FreshMovesState):
         c_heuristic(&self.s, self.cat, values)
         return [values[p] for p in range(self.num_players)]
 
-    def features(self) -> list:
-        """features.features: one vector of NFEATURES per seat."""
-        cdef double values[NFEATURES]
-        cdef int seat, k
-        out = []
-        for seat in range(self.num_players):
-            features(&self.s, self.cat, seat, values)
-            out.append([values[k] for k in range(NFEATURES)])
-        return out
-
     # -- delegated to the reference rules ------------------------------------------
     def _notation(self):
         return SamaraState(self.kc.catalogue, self.num_players, bool(self.s.use_powers))
