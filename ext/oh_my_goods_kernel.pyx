@@ -1047,13 +1047,15 @@ cdef int autoplay(St* s, const Cat* c) noexcept nogil:
     return played
 
 
-cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil:
-    """Random moves to the end, as ``OhMyGoodsState.rollout``; returns the moves chosen."""
+cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, long max_moves,
+                     int* err) noexcept nogil:
+    """Random moves to the end, as ``OhMyGoodsState.rollout``; returns the moves chosen.
+    At most ``max_moves`` of them (0: no limit): a truncated playout."""
     cdef int moves[MAX_MOVES]
     cdef int n
     cdef long steps = 0
     err[0] = 0
-    while s.phase != PH_OVER:
+    while s.phase != PH_OVER and (max_moves == 0 or steps < max_moves):
         n = gen_moves(s, c, moves)
         if n == 0:
             err[0] = 1
@@ -1446,6 +1448,39 @@ cdef int c_heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
     return 0
 
 
+# -- the features (engine.oh_my_goods.features) -------------------------------------------------
+cdef enum:
+    NFEATURES = 11        # len(engine.oh_my_goods.features.FEATURES)
+
+
+cdef int features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
+    """features.features of ``seat`` into ``out`` (NFEATURES values)."""
+    cdef const Pl* p = &s.players[seat]
+    cdef double judged[MAXP]
+    cdef int k, b, money, production = 0, chains = 0, capacity = 0, goods = 0
+    c_heuristic(s, c, judged)
+    for k in range(p.nb):
+        b = c.c_building[p.buildings[k]]
+        production += c.b_production[b] != 0
+        chains += c.b_nchain[b] > 0
+    for k in range(num_slots(s, seat)):
+        capacity += c.b_value[slot_building(s, c, seat, k)]
+        goods += p.ngoods[k]
+    money = coins(s, c, seat)
+    out[0] = vp_of(s, c, seat)
+    out[1] = money
+    out[2] = vp_of(s, c, seat) + money // COINS_PER_VP
+    out[3] = p.nb
+    out[4] = production
+    out[5] = chains
+    out[6] = capacity
+    out[7] = goods
+    out[8] = p.nhand
+    out[9] = p.nasst
+    out[10] = judged[seat]
+    return 0
+
+
 cdef int c_outcome(const St* s, const Cat* c, double* scores, double* shares) noexcept nogil:
     """Points (coins count a point per COINS_PER_VP), and the win shared by the seats
     ranked first: most points, then most coins left over (``State.outcome``)."""
@@ -1817,6 +1852,11 @@ cdef class KernelState(FreshMovesState):
 
 cdef enum:
     SEARCH_MAX_PLAYERS = MAXP
+    SEARCH_NFEATURES = NFEATURES
+
+
+cdef int search_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
+    return features(s, c, seat, out)
 
 
 cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,

@@ -704,13 +704,15 @@ cdef void apply_legal(St* s, const Cat* c, int move) noexcept nogil:
     finish_turn(s)
 
 
-cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, int* err) noexcept nogil:
-    """Random moves to the end, as ``SamaraState.rollout``; returns the moves played."""
+cdef long c_rollout(St* s, const Cat* c, uint64_t* rng, long max_moves,
+                     int* err) noexcept nogil:
+    """Random moves to the end, as ``SamaraState.rollout``; returns the moves played.
+    At most ``max_moves`` of them (0: no limit): a truncated playout."""
     cdef int moves[MAX_MOVES]
     cdef int n
     cdef long steps = 0
     err[0] = 0
-    while not is_terminal_c(s):
+    while not is_terminal_c(s) and (max_moves == 0 or steps < max_moves):
         n = gen_moves(s, c, moves)
         if n == 0:
             err[0] = 1
@@ -862,6 +864,49 @@ cdef int c_heuristic(const St* s, const Cat* cat, double* out) noexcept nogil:
         tools = f.tools[0] + f.tools[1] + f.tools[2] + f.tools[3] + f.tools[4]
         out[p] = (<double>score_of(s, cat, p) + 0.5 * tools + 0.5 * strength_sum
                   - 0.5 * waiting)
+    return 0
+
+
+# -- the features (engine.samara.features) -----------------------------------------------------
+cdef enum:
+    NFEATURES = 14        # len(engine.samara.features.FEATURES)
+    NO_WORKER_WAIT = 12   # features.NO_WORKER_WAIT
+
+
+cdef int features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
+    """features.features of ``seat`` into ``out`` (NFEATURES values)."""
+    cdef const Foreman_t* f = &s.foremen[seat]
+    cdef double judged[MAX_PLAYERS]
+    cdef int off, idx, j, st, workers = 0, strength_sum = 0, waiting = 0
+    cdef int next_wait = NO_WORKER_WAIT, buildable = 0
+    c_heuristic(s, c, judged)
+    for off in range(NMONTHS):
+        idx = slot(s.month + off)
+        for j in range(s.track_n[idx]):
+            if s.track[idx][j].owner == seat:
+                st = strength(s.track[idx][j])
+                workers += 1
+                strength_sum += st
+                waiting += st * off
+                if next_wait == NO_WORKER_WAIT:
+                    next_wait = off
+    for j in range(c.nspots):
+        if s.spot_tile[j] >= 0 and meets_tools(f, c, s.spot_tile[j]):
+            buildable += 1
+    out[0] = score_of(s, c, seat)
+    out[1] = f.nbuild
+    out[2] = f.npowers
+    out[3] = f.tools[0] + f.tools[1] + f.tools[2] + f.tools[3] + f.tools[4]
+    out[4] = f.tools[T_SAW]
+    out[5] = f.tools[T_COMPASS] + f.tools[T_SQUARE]
+    out[6] = f.tools[T_GLASS_A] + f.tools[T_GLASS_B]
+    out[7] = workers
+    out[8] = strength_sum
+    out[9] = f.pawn_men + f.pawn_women
+    out[10] = waiting
+    out[11] = next_wait
+    out[12] = buildable
+    out[13] = judged[seat]
     return 0
 
 
@@ -1155,6 +1200,11 @@ cdef class KernelState(FreshMovesState):
 
 cdef enum:
     SEARCH_MAX_PLAYERS = MAX_PLAYERS
+    SEARCH_NFEATURES = NFEATURES
+
+
+cdef int search_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
+    return features(s, c, seat, out)
 
 
 cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,

@@ -16,3 +16,13 @@ cdef extern from *:
     }
     """
     uint64_t furnace_splitmix64(uint64_t *state) noexcept nogil
+
+
+cdef int check_playout(object seed, long max_moves) except -1:
+    """What a kernel's ``rollout``/``random_playout`` accepts, as ``PlayoutRng``: an
+    integer seed (reduced to 64 bits by the caller), and a non-negative move limit."""
+    if not isinstance(seed, int):
+        raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")
+    if max_moves < 0:
+        raise ValueError(f"max_moves must not be negative, not {max_moves}")
+    return 0

@@ -3050,10 +3050,7 @@ cdef class KernelState(StructState):
         """Up to ``max_moves`` uniformly random moves in C (in place; 0: to the end),
         exactly as ``engine.game.play_random_moves`` on the reference (the truncated
         playouts of ``engine.search.evaluate``); returns the moves played."""
-        if not isinstance(seed, int):
-            raise TypeError(f"a playout seed is an integer, not {type(seed).__name__}")
-        if max_moves < 0:
-            raise ValueError(f"max_moves must not be negative, not {max_moves}")
+        check_playout(seed, max_moves)
         cdef uint64_t rng = <uint64_t>(seed & MASK64)
         cdef int err = 0
         cdef long steps

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from engine import oh_my_goods, samara, stephens
-from engine.game import Game, IllegalMoveError, State
+from engine.game import Game, IllegalMoveError, State, play_random_moves
 from engine.oh_my_goods import fast as oh_my_goods_fast
 from engine.playout_rng import PlayoutRng
 from engine.samara import fast as samara_fast
@@ -37,6 +37,7 @@ class KernelGame:
     search_players: int
     search_iterations: int
     players: tuple[int, ...] = ()  # the player counts the kernel plays; () for every count
+    feature_names: tuple[str, ...] = ()  # the game's declared features (FEATURE_NAMES)
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -59,11 +60,13 @@ class KernelGame:
 
 GAMES = (
     KernelGame(samara.GAME, samara_fast, rollout_games=24, rollout_every=25,
-               search_players=3, search_iterations=300),
+               search_players=3, search_iterations=300, feature_names=samara.FEATURE_NAMES),
     KernelGame(oh_my_goods.GAME, oh_my_goods_fast, rollout_games=12, rollout_every=60,
-               search_players=2, search_iterations=60),
+               search_players=2, search_iterations=60,
+               feature_names=oh_my_goods.FEATURE_NAMES),
     KernelGame(stephens.GAME, stephens_fast, rollout_games=6, rollout_every=80,
-               search_players=2, search_iterations=30, players=(1, 2, 3, 4)),
+               search_players=2, search_iterations=30, players=(1, 2, 3, 4),
+               feature_names=stephens.FEATURE_NAMES),
 )
 
 
@@ -107,6 +110,7 @@ def test_random_games_move_for_move(kg: KernelGame, players: int,
         while True:
             assert_same(state, k)
             assert k.heuristic() == state.heuristic()
+            assert k.features() == state.features()
             moves = k.legal_moves()
             if not moves:
                 break
@@ -132,6 +136,22 @@ def test_heuristic_scores_and_ranking_mid_game(kg: KernelGame) -> None:
                 assert k.ranking() == state.ranking()
 
 
+@each_game
+def test_the_kernel_features_are_the_reference_features(kg: KernelGame) -> None:
+    """The learned leaf's inputs (each game's features.features and the kernel's C twin)
+    over seeded random positions of every player count, each a declared vector."""
+    compared = 0
+    for seed, players, options in game_setups(kg.game, 8, kg.player_counts):
+        for step, state in enumerate(random_positions(kg.game, seed, players, options)):
+            if step % 5:
+                continue
+            vectors = state.features()
+            assert kg.twin(state).features() == vectors, (seed, players, step)
+            assert len(vectors) == players and {len(v) for v in vectors} == {len(kg.feature_names)}
+            compared += 1
+    assert compared > 50
+
+
 # -- playouts --------------------------------------------------------------------------------------
 
 @each_game
@@ -147,6 +167,21 @@ def test_rollout_matches_python_rollout(kg: KernelGame) -> None:
             assert k.to_json() == ref.to_json()
             assert k.last_rollout_steps == ref.last_rollout_steps
             assert k.is_terminal()
+
+
+@each_game
+def test_truncated_playouts_take_the_reference_moves(kg: KernelGame) -> None:
+    """random_playout(seed, n) plays play_random_moves' n moves (0: to the end), the
+    leaf of truncated and learned searches."""
+    for seed, players, options in game_setups(kg.game, 4, kg.player_counts):
+        for i, state in enumerate(random_positions(kg.game, seed, players, options)):
+            if i % 15 or state.is_terminal():
+                continue
+            for depth in (1, 6, 25, 0):
+                ref, k = state.clone(), kg.twin(state)
+                assert k.random_playout(seed + i, depth) == \
+                    play_random_moves(ref, seed + i, depth)
+                assert k.to_json() == ref.to_json()
 
 
 @each_game

@@ -44,6 +44,7 @@ from engine.oh_my_goods.catalogue import (
     Catalogue,
     default_catalogue,
 )
+from engine.oh_my_goods.features import features
 from engine.oh_my_goods.render import render_view
 from engine.oh_my_goods.schema import description
 from engine.oh_my_goods.vocabulary import (
@@ -977,6 +978,9 @@ class OhMyGoodsState(State):
         else:
             goods = 1.0 if short <= 1 else 0.4
         return 0.8 * goods * self.slot_building(seat, slot).value / COINS_PER_VP
+
+    def features(self) -> list[list[float]]:
+        return features(self)
 
     # -- copies ----------------------------------------------------------------
     def clone(self) -> OhMyGoodsState:

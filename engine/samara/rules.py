@@ -45,6 +45,7 @@ from engine.samara.catalogue import (
     Catalogue,
     default_catalogue,
 )
+from engine.samara.features import features
 from engine.samara.render import render_state
 from engine.samara.schema import description
 from engine.samara.vocabulary import (
@@ -740,6 +741,9 @@ class SamaraState(State):
             values.append(prestige[seat] + 0.5 * sum(foreman.tools) + 0.5 * strength
                           - 0.5 * waiting)
         return values
+
+    def features(self) -> list[list[float]]:
+        return features(self)
 
     # -- copies, information, serialization -----------------------------------
     def clone(self) -> SamaraState:

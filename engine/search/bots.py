@@ -16,7 +16,8 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   (:mod:`engine.search.mast`: the best move by the search's move averages, a uniformly
   random one with probability ``EPSILON``; ``mast=off``: uniformly random playouts),
   ``v=learned|heuristic`` what values the leaf after the playout (the game's fitted
-  value model, docs/learned-values.md, or ``heuristic()``; default: the game's setting).
+  value model after uniformly random moves, the game's ``learned_depth`` unless ``d=``
+  says, docs/learned-values.md; or ``heuristic()``; default: the game's setting).
   What a spec leaves out comes from the game's search configuration
   (:mod:`engine.search.config`).  Examples: ``mcts:2000``, ``mcts:2000:c=1.0``,
   ``mcts:t=1.5``, ``mcts:5000:t=2``, ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``,

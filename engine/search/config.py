@@ -52,8 +52,18 @@ The settings:
   the game's ladder needs a table of its own (a game where more search soon stops
   paying spreads its levels over smaller budgets).
 
-Later settings (a learned evaluator) belong here too, as new fields with defaults
-that keep today's behaviour.
+* ``leaf_value`` - what values a leaf after its playout: ``"heuristic"`` (the default,
+  ``State.heuristic()``) or ``"learned"``: the game's fitted value model
+  (:class:`~engine.search.evaluate.LearnedEvaluator`, docs/learned-values.md), after
+  uniformly random moves (a learned leaf does not play MAST playouts).
+* ``value_model`` - the model a learned leaf reads, shipped as ``package:file``.
+* ``learned_depth`` - the random moves before a learned leaf is valued, where they
+  differ from ``playout_depth`` (``None``: the same): a game searched with full
+  playouts still needs a few moves before its model, and an explicit playout depth
+  (:meth:`SearchConfig.overridden`, a bot's ``d=``) sets both.
+
+Later settings belong here too, as new fields with defaults that keep today's
+behaviour.
 
 >>> config_for("oh-my-goods").margin_scale
 3.0
@@ -106,6 +116,7 @@ class SearchConfig:
     levels: tuple[Level, ...] = LEVELS
     leaf_value: str = HEURISTIC_LEAF
     value_model: str | None = None
+    learned_depth: int | None = None
 
     def __post_init__(self) -> None:
         scale = self.margin_scale
@@ -148,6 +159,11 @@ class SearchConfig:
                              f"not {self.leaf_value!r}")
         if self.leaf_value == LEARNED_LEAF and self.value_model is None:
             raise ValueError("a learned leaf value needs a value_model (package:file)")
+        learned = self.learned_depth
+        if learned is not None and (isinstance(learned, bool) or not isinstance(learned, int)
+                                    or learned < 0):
+            raise ValueError(f"learned_depth must be a non-negative integer or None, "
+                             f"not {learned!r}")
         # Numbers as floats, so that equal settings compare and print alike.
         if scale is not None:
             object.__setattr__(self, "margin_scale", float(scale))
@@ -156,15 +172,18 @@ class SearchConfig:
 
     def evaluator(self) -> Evaluator:
         """A new leaf evaluator: full playouts, or truncated ones at ``playout_depth``;
-        MAST-guided ones (:mod:`engine.search.mast`, a fresh table) with ``mast_epsilon``."""
+        MAST-guided ones (:mod:`engine.search.mast`, a fresh table) with ``mast_epsilon``;
+        a learned leaf value (uniformly random moves, then the model) with ``leaf_value``
+        learned, whatever ``mast_epsilon`` says."""
+        if self.leaf_value == LEARNED_LEAF:
+            assert self.value_model is not None
+            depth = self.playout_depth if self.learned_depth is None else self.learned_depth
+            return LearnedEvaluator(depth, shipped_model(self.value_model))
         if self.mast_epsilon is not None:
             from engine.search.mast import MastEvaluator
 
             return MastEvaluator(self.mast_epsilon, self.playout_depth, self.margin_scale,
                                  self.solo_scale)
-        if self.leaf_value == LEARNED_LEAF:
-            assert self.value_model is not None
-            return LearnedEvaluator(self.playout_depth, shipped_model(self.value_model))
         return playout_evaluator(self.playout_depth)
 
     def level(self, number: int) -> Level:
@@ -185,8 +204,8 @@ class SearchConfig:
                    prior_weight: float | None = None) -> SearchConfig:
         """This configuration with the settings a caller gave instead of the game's:
         ``margin_scale`` (:data:`GAME_MARGIN`: keep; ``None``: the bare win share),
-        ``playout_depth`` (``None``: keep; ``0``: full playouts) and ``prior_weight``
-        (``None``: keep; ``0``: no prior)."""
+        ``playout_depth`` (``None``: keep; ``0``: full playouts; a learned leaf's depth
+        too) and ``prior_weight`` (``None``: keep; ``0``: no prior)."""
         config = self
         if prior_weight is not None:
             config = replace(config, prior_weight=prior_weight)
@@ -196,7 +215,7 @@ class SearchConfig:
                                  f"not {margin_scale!r}")
             config = replace(config, margin_scale=margin_scale)
         if playout_depth is not None:
-            config = replace(config, playout_depth=playout_depth)
+            config = replace(config, playout_depth=playout_depth, learned_depth=None)
         return config
 
 
@@ -244,7 +263,10 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # p=3 19/40, p=10 22/40, p=30 20/40.  MAST playouts against that search
     # (mcts:2000:mast=E against mcts:2000, 40 games each): E 0.1 30/40, 0.2 29/40,
     # 0.3 31/40, 0.5 23/40.  docs/strength.md.
-    "samara": SearchConfig(c=0.7, mast_epsilon=0.3),
+    # A learned leaf value (v=learned; docs/learned-values.md) is shipped but not the
+    # default: 10 random moves (of a random game's 70-90), then the model.
+    "samara": SearchConfig(c=0.7, mast_epsilon=0.3,
+                           value_model="engine.samara:value-model.json", learned_depth=10),
     # Random playouts end close together (a typical winning margin is a few VP), so
     # search is steered by the margin: measured in docs/rules/oh-my-goods.md (3 since
     # the two-goods chain rule; it was 5).
@@ -252,8 +274,11 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # beat full random playouts (uct:2000) in 25 of 30 games at 2,000 iterations, and
     # 160 of 200 as the default search; docs/strength.md.  Those 20 moves MAST-guided
     # (mcts:2000:mast=E against mcts:2000, 30 games each): E 0.1 20/30, 0.3 20/30.
+    # A learned leaf value (v=learned, the same 20 moves but uniformly random, then the
+    # model; docs/learned-values.md) is shipped but not the default.
     "oh-my-goods": SearchConfig(margin_scale=3.0, playout_depth=20, mast_epsilon=0.3,
-                                levels=OH_MY_GOODS_LEVELS),
+                                levels=OH_MY_GOODS_LEVELS,
+                                value_model="engine.oh_my_goods:value-model.json"),
     # A game whose random playouts are long (hundreds of decisions) may be given a
     # playout_depth, once its heuristic() has been measured against full playouts.
     # Stephens: a random game is 200-500 decisions (about 15 full playouts a second in

@@ -152,8 +152,8 @@ def prior_utility(state: State, seat: int, scale: float | None,
 class TruncatedPlayoutEvaluator:
     """Up to ``depth`` random moves, then :func:`heuristic_outcome` (see the module
     docstring); the real outcome when the game ends first.  A state with a
-    ``random_playout(seed, max_moves)`` method (the Stephens kernel's twin) plays the
-    moves itself: the moves of the Python loop, drawn from the same stream."""
+    ``random_playout(seed, max_moves)`` method (a kernel twin) plays the moves itself:
+    the moves of the Python loop, drawn from the same stream."""
 
     __slots__ = ("depth",)
 

@@ -41,8 +41,9 @@ def test_a_compiled_tree_that_differs_is_caught(monkeypatch: pytest.MonkeyPatch)
 
 def test_the_variants_cover_every_leaf_kind() -> None:
     names = [name for name, _ in search_variants(config_for("oh-my-goods"))]
-    assert names[0] == "game settings" and len(set(names)) == 4
-    assert [name for name, _ in search_variants(config_for("stephens"))][-1] == "learned leaf"
+    assert names[0] == "game settings" and len(set(names)) == 5
+    for game in ("samara", "oh-my-goods", "stephens"):
+        assert [name for name, _ in search_variants(config_for(game))][-1] == "learned leaf"
     full = dict(search_variants(config_for("oh-my-goods")))["full random playouts"]
     assert full.playout_depth == 0 and full.mast_epsilon is None
 

@@ -81,10 +81,21 @@ def test_one_node_per_iteration_and_no_python_objects_per_node() -> None:
 
 
 @needs_core
+@pytest.mark.parametrize(("name", "players", "plies"), POSITIONS[:4])
+def test_truncated_playouts_run_compiled_in_every_kernel(name: str, players: int,
+                                                         plies: int) -> None:
+    """Samara's and Oh My Goods!' kernels stop a playout after so many moves too."""
+    state = _position(name, players, plies)
+    python = make_tree(state, seed=5, compiled=False, evaluator=TruncatedPlayoutEvaluator(6))
+    compiled = make_tree(state, seed=5, compiled=True, evaluator=TruncatedPlayoutEvaluator(6))
+    a, b = python.search(iterations=200), compiled.search(iterations=200)
+    assert (a.moves, a.win_probability, a.expected_scores) == \
+        (b.moves, b.win_probability, b.expected_scores)
+
+
+@needs_core
 def test_compiled_true_says_why_it_cannot_run() -> None:
     samara = _position("samara", 2, 5)
-    with pytest.raises(ValueError, match="cannot stop a playout early|plays its random"):
-        make_tree(samara, compiled=True, evaluator=TruncatedPlayoutEvaluator(5))
 
     class Coin:
         def evaluate(self, state, seed):

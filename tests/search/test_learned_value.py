@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
+from importlib import import_module
 
 import pytest
 
@@ -116,7 +118,7 @@ def test_a_learned_search_runs_compiled_and_answers_as_the_python_tree() -> None
         (python.moves, python.win_probability, python.principal_variation)
 
 
-def test_a_game_without_features_keeps_a_learned_leaf_in_python() -> None:
+def test_a_model_of_other_features_keeps_a_learned_leaf_in_python() -> None:
     if core_module() is None:
         pytest.skip("the compiled search is not built (or pure Python)")
     state = registry.get_game("oh-my-goods").new_game(5, 2)
@@ -124,6 +126,49 @@ def test_a_game_without_features_keeps_a_learned_leaf_in_python() -> None:
                           value_model=config_for("stephens").value_model)
     tree = make_tree(state, seed=3, config=config)
     assert not tree.compiled and "features" in tree.python_reason
+
+
+GAMES = ("samara", "oh-my-goods", "stephens")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_each_shipped_model_reads_its_games_declared_features(name: str) -> None:
+    model = shipped_model(config_for(name).value_model)
+    package = import_module(f"engine.{name.replace('-', '_')}")
+    assert model.game == name and model.feature_names == package.FEATURE_NAMES
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_learned_search_of_each_game_runs_compiled_as_the_python_tree(name: str) -> None:
+    state = registry.get_game(name).new_game(5, 2)
+    play_random_moves(state, 5, 12)
+    config = replace(config_for(name), leaf_value="learned")
+    python = make_tree(state, seed=3, config=config, compiled=False).search(iterations=80)
+    tree = make_tree(state, seed=3, config=config)
+    assert tree.compiled == (core_module() is not None)
+    analysis = tree.search(iterations=80)
+    assert (analysis.moves, analysis.win_probability, analysis.expected_scores) == \
+        (python.moves, python.win_probability, python.expected_scores)
+
+
+def test_a_learned_leaf_plays_random_moves_where_the_game_plays_mast() -> None:
+    """v=learned is the model after uniformly random moves, whatever MAST setting the
+    game has; Samara, searched with full playouts, values its learned leaf after
+    learned_depth moves, and an explicit depth sets both."""
+    omg = replace(config_for("oh-my-goods"), leaf_value="learned")
+    assert omg.mast_epsilon is not None
+    assert omg.evaluator() == LearnedEvaluator(20, shipped_model(omg.value_model))
+    samara = replace(config_for("samara"), leaf_value="learned")
+    assert samara.playout_depth == 0 and samara.learned_depth == 10
+    assert samara.evaluator() == LearnedEvaluator(10, shipped_model(samara.value_model))
+    assert samara.overridden(playout_depth=4).evaluator().depth == 4  # type: ignore[attr-defined]
+    assert type(config_for("samara").evaluator()).__name__ == "MastEvaluator"
+    state = registry.get_game("samara").new_game(1, 2)
+    bot = make_bot("mcts:30:v=learned", seed=2)
+    bot.choose(state, random.Random(0))
+    assert isinstance(bot._tree(state, 1).evaluator, LearnedEvaluator)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="learned_depth"):
+        SearchConfig(learned_depth=-1)
 
 
 def test_a_learned_bot_plays_a_legal_move_reproducibly() -> None:

@@ -49,9 +49,12 @@ def test_games_get_their_entry_or_the_defaults() -> None:
     samara = registry.get_game("samara")
     assert config_for("oh-my-goods") == SearchConfig(margin_scale=3.0, playout_depth=20,
                                                      mast_epsilon=0.3,
-                                                     levels=OH_MY_GOODS_LEVELS)
+                                                     levels=OH_MY_GOODS_LEVELS,
+                                                     value_model=(
+                                                         "engine.oh_my_goods:value-model.json"))
     assert config_for(omg.info) is config_for(omg.new_game(1, 2)) is config_for("oh-my-goods")
-    assert config_for(samara.info) == SearchConfig(c=0.7, mast_epsilon=0.3)
+    assert config_for(samara.info) == SearchConfig(
+        c=0.7, mast_epsilon=0.3, value_model="engine.samara:value-model.json", learned_depth=10)
     assert config_for("stephens") == SearchConfig(
         margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS,
         value_model="engine.stephens:value-model.json")

@@ -13,6 +13,7 @@ from engine import registry
 from engine.search.evaluate import ValueModel
 from engine.stephens import FEATURE_NAMES
 from furnace_cli import main
+from tests.search.toy_games import RaceGame
 from tournaments.value_fit import STAGES, fit_ridge, fit_value, margins, record_game, relative
 
 STEPHENS = registry.get_game("stephens")
@@ -55,7 +56,7 @@ def test_the_fit_is_reproducible_from_the_seed() -> None:
 
 def test_a_game_without_features_cannot_be_fitted() -> None:
     with pytest.raises(ValueError, match="no feature vector"):
-        fit_value(registry.get_game("samara"), 2, ["random"], 2, 1, every=50)
+        fit_value(RaceGame(), 2, ["random"], 2, 1, every=5)
 
 
 def test_the_command_writes_the_same_model_file_twice(
