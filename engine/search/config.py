@@ -52,7 +52,13 @@ The settings:
   the game's ladder needs a table of its own (a game where more search soon stops
   paying spreads its levels over smaller budgets).
 
-Later settings (a learned evaluator) belong here too, as new fields with defaults
+* ``leaf_value`` and ``value_model`` - what values a leaf after the playout:
+  ``heuristic`` (``State.heuristic()``, the default) or ``learned``, the linear model
+  ``value_model`` names (docs/learned-values.md): ``package:file`` for a model shipped
+  in a package, or the path of a model file (no ``:`` in it); a bot spec names one
+  with ``model=PATH``.
+
+Later settings belong here too, as new fields with defaults
 that keep today's behaviour.
 
 >>> config_for("oh-my-goods").margin_scale
@@ -86,7 +92,10 @@ LEAF_VALUES = (HEURISTIC_LEAF, LEARNED_LEAF)
 
 @functools.cache
 def shipped_model(resource: str) -> ValueModel:
-    """The value model shipped as ``package:file`` (read once per process)."""
+    """The value model ``resource`` names (read once per process): ``package:file``, a
+    file shipped in a package, or else (no ``:`` in it) the path of a model file."""
+    if ":" not in resource:
+        return ValueModel.load(resource)
     package, _, name = resource.partition(":")
     text = importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
     return ValueModel.from_json(json.loads(text))
@@ -147,7 +156,7 @@ class SearchConfig:
             raise ValueError(f"leaf_value must be one of {', '.join(LEAF_VALUES)}, "
                              f"not {self.leaf_value!r}")
         if self.leaf_value == LEARNED_LEAF and self.value_model is None:
-            raise ValueError("a learned leaf value needs a value_model (package:file)")
+            raise ValueError("a learned leaf value needs a value_model (package:file or a path)")
         # Numbers as floats, so that equal settings compare and print alike.
         if scale is not None:
             object.__setattr__(self, "margin_scale", float(scale))
