@@ -12,8 +12,8 @@ game's name otherwise; a game without an entry gets :data:`DEFAULT_CONFIG`
 workers), the bots and everything built on them (the CLI, the arena, the gRPC
 server's worker) pick the entry up by themselves.  Callers override single
 settings: the trees take ``margin_scale``, ``playout_depth``, ``evaluator`` and ``c``
-arguments, and bot specs take ``m=SCALE``, ``d=DEPTH``, ``c=FLOAT``, ``p=WEIGHT`` and
-``mast=EPSILON`` (:mod:`engine.search.bots`).
+arguments, and bot specs take ``m=SCALE``, ``d=DEPTH``, ``c=FLOAT``, ``p=WEIGHT``,
+``mast=EPSILON``, ``v=LEAF`` and ``model=PATH`` (:mod:`engine.search.bots`).
 
 The settings:
 
