@@ -17,11 +17,14 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   random one with probability ``EPSILON``; ``mast=off``: uniformly random playouts),
   ``v=learned|heuristic`` what values the leaf after the playout (the game's fitted
   value model after uniformly random moves, the game's ``learned_depth`` unless ``d=``
-  says, docs/learned-values.md; or ``heuristic()``; default: the game's setting).
+  says, docs/learned-values.md; or ``heuristic()``; default: the game's setting),
+  ``model=PATH`` a learned leaf value by the model file at ``PATH`` instead of the
+  game's (it implies ``v=learned``; the file is read when the spec is parsed, and must
+  be a model of the game the bot plays; ``PATH`` cannot hold a ``:``).
   What a spec leaves out comes from the game's search configuration
   (:mod:`engine.search.config`).  Examples: ``mcts:2000``, ``mcts:2000:c=1.0``,
   ``mcts:t=1.5``, ``mcts:5000:t=2``, ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``,
-  ``mcts:2000:p=0``, ``mcts:2000:mast=0.2``;
+  ``mcts:2000:p=0``, ``mcts:2000:mast=0.2``, ``mcts:t=0.1:model=models/stephens.json``;
 * ``ismcts`` - single-observer information set MCTS (:mod:`engine.search.ismcts`)
   for hidden-information games, default :data:`DEFAULT_ISMCTS_ITERATIONS`
   iterations and ``c`` :data:`~engine.search.ismcts.DEFAULT_ISMCTS_C`; same
@@ -57,9 +60,12 @@ from engine.search.budget import BudgetedSearch
 from engine.search.config import (
     GAME_MARGIN,
     LEAF_VALUES,
+    LEARNED_LEAF,
     MarginScale,
     SearchConfig,
     config_for,
+    game_name,
+    shipped_model,
 )
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
@@ -204,8 +210,9 @@ class MctsBot:
 
     ``margin_scale`` (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth``
     ``prior_weight`` and ``mast_epsilon`` (``None``; :data:`UNIFORM_PLAYOUTS` turns a
-    game's MAST playouts off) default to the game's search configuration, as does ``c``
-    when left at the search's default.
+    game's MAST playouts off) default to the game's search configuration, as do ``c``
+    when left at the search's default, ``leaf_value`` and ``value_model`` (a model file's
+    path: a learned leaf by that model, in a game the model was fitted for).
     """
 
     _kind = "mcts"
@@ -223,6 +230,7 @@ class MctsBot:
         prior_weight: float | None = None,
         mast_epsilon: float | str | None = None,
         leaf_value: str | None = None,
+        value_model: str | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError(
@@ -238,7 +246,11 @@ class MctsBot:
             raise ValueError(f"mast_epsilon must be a number, None or {UNIFORM_PLAYOUTS!r}, "
                              f"not {mast_epsilon!r}")
         self.mast_epsilon = mast_epsilon
+        if value_model is not None and leaf_value not in (None, LEARNED_LEAF):
+            raise ValueError(f"a value model is a learned leaf value, not leaf_value "
+                             f"{leaf_value!r}")
         self.leaf_value = leaf_value
+        self.value_model = value_model
         self._rng = random.Random(seed) if seed is not None else None
         self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
         self.last_analysis: Analysis | None = None
@@ -253,11 +265,19 @@ class MctsBot:
     def _config(self, state: State) -> SearchConfig | None:
         # The playout policy is a configuration field the trees read through their
         # evaluator; None leaves the game's entry as it is.
-        if self.mast_epsilon is None and self.leaf_value is None:
+        if self.mast_epsilon is None and self.leaf_value is None and self.value_model is None:
             return None
         config = config_for(state)
         if self.leaf_value is not None:
             config = replace(config, leaf_value=self.leaf_value)
+        if self.value_model is not None:
+            game = game_name(state)
+            fitted_for = shipped_model(self.value_model).game
+            if fitted_for != game:
+                raise ValueError(f"the value model {self.value_model} was fitted for "
+                                 f"{fitted_for}, "
+                                 f"not {game}")
+            config = replace(config, leaf_value=LEARNED_LEAF, value_model=self.value_model)
         epsilon = self.mast_epsilon
         if epsilon is not None:
             config = replace(config, mast_epsilon=None if isinstance(epsilon, str) else epsilon)
@@ -348,9 +368,10 @@ class IsmctsBot(MctsBot):
         prior_weight: float | None = None,
         mast_epsilon: float | str | None = None,
         leaf_value: str | None = None,
+        value_model: str | None = None,
     ) -> None:
         super().__init__(iterations, time_limit, c, seed, name, margin_scale, playout_depth,
-                         prior_weight, mast_epsilon, leaf_value)
+                         prior_weight, mast_epsilon, leaf_value, value_model)
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
         return ISMCTS(state, c=None if self.c == DEFAULT_ISMCTS_C else self.c, seed=seed,
@@ -372,9 +393,10 @@ def _mcts_name(
 
 
 _SEARCH_OPTIONS = "[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH]"
+_GUIDED_OPTIONS = "[:p=WEIGHT][:mast=EPSILON][:v=LEAF][:model=PATH]"
 _SPEC_HELP = (
-    f"bot specs: random, greedy, mcts{_SEARCH_OPTIONS}[:p=WEIGHT], "
-    f"ismcts{_SEARCH_OPTIONS}[:p=WEIGHT], uct{_SEARCH_OPTIONS}, level:N (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
+    f"bot specs: random, greedy, mcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, "
+    f"ismcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, uct{_SEARCH_OPTIONS}, level:N (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
 )
 
 
@@ -407,6 +429,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     prior: float | None = None
     mast: float | str | None = None
     leaf: str | None = None
+    model: str | None = None
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -447,6 +470,16 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 raise BotSpecError(f"v= needs a leaf value, {' or '.join(LEAF_VALUES)}, "
                                    f"got {value!r} in {text!r}")
             leaf = value.lower()
+        elif key == "model":
+            if kind == "uct":
+                raise BotSpecError(f"the uct baseline plays full playouts: option model= is "
+                                   f"for mcts and ismcts, got {text!r}")
+            try:
+                shipped_model(value)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise BotSpecError(f"model= needs a value model file, got {value!r} in "
+                                   f"{text!r}: {exc}") from None
+            model = value
         elif key == "mast":
             if kind == "uct":
                 raise BotSpecError(f"the uct baseline plays random playouts: option mast= is "
@@ -492,12 +525,14 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 c = number
         else:
             raise BotSpecError(f"unknown {kind} option {key!r} in {text!r} ({_SPEC_HELP})")
+    if model is not None and leaf not in (None, LEARNED_LEAF):
+        raise BotSpecError(f"model= is a learned leaf value, not v={leaf} in {text!r}")
     if kind == "ismcts":
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ISMCTS_ITERATIONS
         return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
                          margin_scale=margin, playout_depth=depth, prior_weight=prior,
-                         mast_epsilon=mast, leaf_value=leaf)
+                         mast_epsilon=mast, leaf_value=leaf, value_model=model)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_MCTS_ITERATIONS
     if kind == "uct":
@@ -505,7 +540,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                       margin_scale=margin, playout_depth=depth)
     return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
                    margin_scale=margin, playout_depth=depth, prior_weight=prior,
-                   mast_epsilon=mast, leaf_value=leaf)
+                   mast_epsilon=mast, leaf_value=leaf, value_model=model)
 
 
 def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:

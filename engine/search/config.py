@@ -12,8 +12,8 @@ game's name otherwise; a game without an entry gets :data:`DEFAULT_CONFIG`
 workers), the bots and everything built on them (the CLI, the arena, the gRPC
 server's worker) pick the entry up by themselves.  Callers override single
 settings: the trees take ``margin_scale``, ``playout_depth``, ``evaluator`` and ``c``
-arguments, and bot specs take ``m=SCALE``, ``d=DEPTH``, ``c=FLOAT``, ``p=WEIGHT`` and
-``mast=EPSILON`` (:mod:`engine.search.bots`).
+arguments, and bot specs take ``m=SCALE``, ``d=DEPTH``, ``c=FLOAT``, ``p=WEIGHT``,
+``mast=EPSILON``, ``v=LEAF`` and ``model=PATH`` (:mod:`engine.search.bots`).
 
 The settings:
 
@@ -56,7 +56,9 @@ The settings:
   ``State.heuristic()``) or ``"learned"``: the game's fitted value model
   (:class:`~engine.search.evaluate.LearnedEvaluator`, docs/learned-values.md), after
   uniformly random moves (a learned leaf does not play MAST playouts).
-* ``value_model`` - the model a learned leaf reads, shipped as ``package:file``.
+* ``value_model`` - the model a learned leaf reads: ``package:file`` for a model shipped
+  in a package, or the path of a model file (no ``:`` in it); a bot spec names one
+  with ``model=PATH``.
 * ``learned_depth`` - the random moves before a learned leaf is valued, where they
   differ from ``playout_depth`` (``None``: the same): a game searched with full
   playouts still needs a few moves before its model, and an explicit playout depth
@@ -96,7 +98,10 @@ LEAF_VALUES = (HEURISTIC_LEAF, LEARNED_LEAF)
 
 @functools.cache
 def shipped_model(resource: str) -> ValueModel:
-    """The value model shipped as ``package:file`` (read once per process)."""
+    """The value model ``resource`` names (read once per process): ``package:file``, a
+    file shipped in a package, or else (no ``:`` in it) the path of a model file."""
+    if ":" not in resource:
+        return ValueModel.load(resource)
     package, _, name = resource.partition(":")
     text = importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
     return ValueModel.from_json(json.loads(text))
@@ -158,7 +163,7 @@ class SearchConfig:
             raise ValueError(f"leaf_value must be one of {', '.join(LEAF_VALUES)}, "
                              f"not {self.leaf_value!r}")
         if self.leaf_value == LEARNED_LEAF and self.value_model is None:
-            raise ValueError("a learned leaf value needs a value_model (package:file)")
+            raise ValueError("a learned leaf value needs a value_model (package:file or a path)")
         learned = self.learned_depth
         if learned is not None and (isinstance(learned, bool) or not isinstance(learned, int)
                                     or learned < 0):

@@ -105,6 +105,38 @@ def test_the_bot_option_v() -> None:
             make_bot(bad)
 
 
+def test_the_bot_option_model_names_a_model_file(tmp_path) -> None:
+    shipped = shipped_model(config_for("stephens").value_model)
+    copy, coins = tmp_path / "copy.json", tmp_path / "coins.json"
+    copy.write_text(json.dumps(shipped.to_json()), encoding="utf-8")
+    coins.write_text(json.dumps(model_of({"coins": 1.0}).to_json()), encoding="utf-8")
+    state = registry.get_game("stephens").new_game(4, 2)
+
+    def analysis(spec: str):
+        bot = make_bot(spec, seed=2)
+        bot.choose(state.clone(), random.Random(0))
+        return bot.last_analysis.moves, bot.last_analysis.win_probability
+
+    # The same weights from a file search as the game's model; other weights otherwise.
+    assert analysis(f"mcts:60:model={copy}") == analysis("mcts:60:v=learned")
+    assert analysis(f"mcts:60:v=learned:model={copy}") == analysis("mcts:60:v=learned")
+    assert analysis(f"mcts:60:model={coins}") != analysis("mcts:60:v=learned")
+    bot = make_bot(f"ismcts:60:model={coins}")
+    assert bot.value_model == str(coins)
+    for bad in (f"mcts:60:model={tmp_path / 'missing.json'}", f"uct:60:model={coins}",
+                f"mcts:60:v=heuristic:model={coins}", f"mcts:60:model={coins}:model={copy}"):
+        with pytest.raises(BotSpecError):
+            make_bot(bad)
+    not_a_model = tmp_path / "other.json"
+    not_a_model.write_text(json.dumps({"format": "something else"}), encoding="utf-8")
+    with pytest.raises(BotSpecError, match="value model"):
+        make_bot(f"mcts:60:model={not_a_model}")
+    # A model is its game's: another game's search refuses it.
+    with pytest.raises(ValueError, match="fitted for stephens"):
+        make_bot(f"mcts:60:model={copy}", seed=1).choose(
+            registry.get_game("samara").new_game(1, 2), random.Random(0))
+
+
 def test_a_learned_search_runs_compiled_and_answers_as_the_python_tree() -> None:
     state = registry.get_game("stephens").new_game(5, 2)
     config = SearchConfig(margin_scale=20.0, playout_depth=20, leaf_value="learned",
