@@ -257,6 +257,8 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
     config = config_for(state)
     if settings.random_playouts:
         config = replace(config, mast_epsilon=None)
+    if settings.leaf_value is not None:
+        config = replace(config, leaf_value=settings.leaf_value)
 
     def search(seed_: int, root_moves: tuple[int, ...] | None = None) -> Analysis:
         analysis = make_tree(state, seed=seed_, observer=seat, root_moves=root_moves,

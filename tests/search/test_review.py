@@ -332,3 +332,25 @@ def test_a_solo_game_is_judged_against_its_target() -> None:
         for figures in (decision.best, decision.played):
             assert figures.margin == pytest.approx(figures.expected_scores[0] - target)
             assert 0 < figures.win_probability < 1  # a soft chance of reaching the target
+
+
+def test_a_games_review_may_search_with_its_own_leaf_value() -> None:
+    """Stephens is reviewed with the heuristic leaf whatever leaf its play uses
+    (``ReviewSettings.leaf_value``): the setting reaches the review's searches."""
+    from dataclasses import replace
+
+    from engine.game import play_random_moves
+
+    state = registry.get_game("stephens").new_game(5, 2, {})
+    play_random_moves(state, 2, 30)
+    played = state.legal_moves()[-1]
+    settings = review_settings_for(state)
+    assert settings.leaf_value == "heuristic"
+
+    def judged(leaf: str | None) -> Any:
+        return review_decision(state, played, 30, budget=40, seed=1,
+                               settings=replace(settings, leaf_value=leaf)).best
+    assert judged(None) == judged("heuristic") != judged("learned")
+    with pytest.raises(ValueError, match="leaf_value"):
+        ReviewSettings(budget=10, probability=(0.05, 0.1, 0.2), points=(1, 2, 3),
+                       leaf_value="neural")
