@@ -421,9 +421,12 @@ cdef class CoreTree:
         return 0
 
     cdef int learned_values(self, double* out) except -1:
-        """engine.search.evaluate.ValueModel.values of the scratch position's features."""
+        """engine.search.evaluate.learned_scores of the scratch position: the model's
+        values of its features, moved to the level of its heuristic (same sums, same
+        order, so the same doubles as the Python tree)."""
         cdef int seat, j
-        cdef double value
+        cdef double value, level, mean_value, shift
+        cdef double levels[8]
         for seat in range(self.k):
             if self.ops.features(self.scratch, self.cat, seat, self.feature_row) < 0:
                 raise TreeError("the position outgrew the kernel's fixed bounds")
@@ -431,6 +434,17 @@ cdef class CoreTree:
             for j in range(self.ops.nfeatures):
                 value += self.weights[j] * self.feature_row[j]
             out[seat] = value
+        if self.ops.heuristic(self.scratch, self.cat, levels) < 0:
+            raise TreeError("the position outgrew the kernel's fixed bounds")
+        level = 0.0
+        mean_value = 0.0
+        for seat in range(self.k):
+            level += levels[seat]
+        for seat in range(self.k):
+            mean_value += out[seat]
+        shift = level / self.k - mean_value / self.k
+        for seat in range(self.k):
+            out[seat] = out[seat] + shift
         return 0
 
     # -- statistics ------------------------------------------------------------------------

@@ -283,7 +283,7 @@ class _LeafEvaluations:
             seat = opening.current_player()
             self.positions = [twin.determinize(seat, rng).search_state()
                               for _ in range(LEAF_WORLDS)]
-        self.evaluate = config.evaluator().evaluate
+        self.evaluate = config.evaluator(opening.num_players).evaluate
         self.seeds = random.Random(0)
         self.seconds = seconds
         self.done = 0

@@ -175,12 +175,15 @@ class SearchConfig:
         if c is not None:
             object.__setattr__(self, "c", float(c))
 
-    def evaluator(self) -> Evaluator:
-        """A new leaf evaluator: full playouts, or truncated ones at ``playout_depth``;
-        MAST-guided ones (:mod:`engine.search.mast`, a fresh table) with ``mast_epsilon``;
-        a learned leaf value (uniformly random moves, then the model) with ``leaf_value``
-        learned, whatever ``mast_epsilon`` says."""
-        if self.leaf_value == LEARNED_LEAF:
+    def evaluator(self, num_players: int | None = None) -> Evaluator:
+        """A new leaf evaluator for a game of ``num_players`` seats (``None``: any):
+        full playouts, or truncated ones at ``playout_depth``; MAST-guided ones
+        (:mod:`engine.search.mast`, a fresh table) with ``mast_epsilon``; a learned leaf
+        value (uniformly random moves, then the model) with ``leaf_value`` learned,
+        whatever ``mast_epsilon`` says, in a game of two seats or more.  A model predicts
+        the margins between seats (its fit has no intercept, docs/learned-values.md), and
+        a seat alone has none: a one-seat game keeps the heuristic leaf."""
+        if self.leaf_value == LEARNED_LEAF and num_players != 1:
             assert self.value_model is not None
             depth = self.playout_depth if self.learned_depth is None else self.learned_depth
             return LearnedEvaluator(depth, shipped_model(self.value_model))
@@ -290,8 +293,9 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # pure Python), so leaves are valued by 20 random moves and the heuristic, a
     # forecast of the final score in VP.  Margin scale 20 from a sweep against greedy
     # (5, 10, 20: 15/20, 15/20, 20/20 games won); docs/rules/stephens.md.
-    # A learned leaf value (v=learned; docs/learned-values.md) is shipped but not the
-    # default until it wins the adoption arenas.
+    # The learned value (v=learned; docs/learned-values.md, "Adoption") passed the
+    # adoption arenas but is not the default yet: with it, the ladder put level 1 level
+    # with random, so the switch waits for a level table chosen with it.
     "stephens": SearchConfig(margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS,
                              value_model="engine.stephens:value-model.json"),
 }

@@ -244,10 +244,27 @@ class ValueModel:
         return hash((self.game, self.feature_names, self.weights))
 
 
+def learned_scores(model: ValueModel, state: State) -> list[float]:
+    """Each seat's estimated final score in ``state``: the model's values, which are
+    fitted to margins between seats and so say nothing of the scores' level (the fit has
+    no intercept), moved together to the level of ``State.heuristic()``: the seats'
+    mean is the heuristic's mean, their differences the model's.  Margins, leaders
+    and so every search decision are the model's alone; the scores an analysis reports
+    stay in the game's points."""
+    values = model.values(state.features())
+    level = mean_value = 0.0
+    for seat_level in state.heuristic():  # summed in order, as the compiled tree does
+        level += seat_level
+    for value in values:
+        mean_value += value
+    shift = level / len(values) - mean_value / len(values)
+    return [value + shift for value in values]
+
+
 class LearnedEvaluator:
     """Up to ``depth`` random moves (as :class:`TruncatedPlayoutEvaluator`), then the
-    model's values of the features as scores, the win to the leader(s); the real
-    outcome when the game ends first."""
+    model's values of the features as scores (:func:`learned_scores`), the win to the
+    leader(s); the real outcome when the game ends first."""
 
     __slots__ = ("depth", "model")
 
@@ -266,7 +283,7 @@ class LearnedEvaluator:
                 play_random_moves(state, seed, self.depth)
         if state.current_player() == TERMINAL:
             return state.outcome()
-        return values_outcome(self.model.values(state.features()))
+        return values_outcome(learned_scores(self.model, state))
 
     def __repr__(self) -> str:
         return f"LearnedEvaluator({self.depth}, {self.model.game})"

@@ -203,7 +203,8 @@ class ISMCTS(BudgetedSearch):
         self.config = resolve_config(state, config, margin_scale=margin_scale,
                                      playout_depth=playout_depth, prior_weight=prior_weight)
         self.c = self.config.exploration(DEFAULT_ISMCTS_C) if c is None else float(c)
-        self.evaluator = self.config.evaluator() if evaluator is None else evaluator
+        self.evaluator = self.config.evaluator(state.num_players) if evaluator is None \
+            else evaluator
         self.rng = random.Random(seed)
         self.observer = observer
         self.player = player

@@ -178,7 +178,8 @@ class MCTS(BudgetedSearch):
         self.config = resolve_config(state, config, margin_scale=margin_scale,
                                      playout_depth=playout_depth, prior_weight=prior_weight)
         self.c = self.config.exploration(DEFAULT_C) if c is None else float(c)
-        self.evaluator = self.config.evaluator() if evaluator is None else evaluator
+        self.evaluator = self.config.evaluator(state.num_players) if evaluator is None \
+            else evaluator
         self.rng = random.Random(seed)
         self.state = state.clone()  # for move texts; the caller may keep playing theirs
         self.root_state = state.search_state()

@@ -20,6 +20,7 @@ from engine.search.evaluate import (
     MODEL_FORMAT,
     LearnedEvaluator,
     ValueModel,
+    learned_scores,
     values_outcome,
 )
 from engine.stephens import FEATURE_NAMES
@@ -47,11 +48,11 @@ def test_the_evaluator_plays_then_values_by_the_model() -> None:
     model = model_of({"vp": 1.0, "coins": 0.25})
     played = state.clone()
     play_random_moves(played, 77, 5)
-    expected = values_outcome(model.values(played.features()))
+    expected = values_outcome(learned_scores(model, played))
     assert LearnedEvaluator(5, model).evaluate(state.clone(), 77) == expected
     # Without a playout the position itself is valued.
     assert LearnedEvaluator(0, model).evaluate(state.clone(), 77) == \
-        values_outcome(model.values(state.features()))
+        values_outcome(learned_scores(model, state))
 
 
 def test_a_finished_game_gives_its_real_outcome() -> None:
@@ -87,9 +88,10 @@ def test_the_default_stays_the_heuristic_and_learned_is_a_setting() -> None:
     config = config_for("stephens")
     assert config.leaf_value == "heuristic"
     assert type(config.evaluator()).__name__ == "TruncatedPlayoutEvaluator"
-    learned = SearchConfig(margin_scale=20.0, playout_depth=20, leaf_value="learned",
-                           value_model=config.value_model).evaluator()
+    learned = replace(config, leaf_value="learned").evaluator()
     assert isinstance(learned, LearnedEvaluator) and learned.depth == 20
+    for game in ("samara", "oh-my-goods"):
+        assert config_for(game).leaf_value == "heuristic"
     with pytest.raises(ValueError, match="leaf_value"):
         SearchConfig(leaf_value="neural")
     with pytest.raises(ValueError, match="value_model"):
@@ -217,3 +219,33 @@ def test_the_evaluator_values_a_kernel_twin_as_its_reference() -> None:
     evaluator = LearnedEvaluator(7, model)
     assert evaluator.evaluate(state.clone().search_state(), 11) == \
         evaluator.evaluate(state.clone(), 11)
+
+
+def test_a_one_seat_game_keeps_the_heuristic_leaf() -> None:
+    """A model predicts margins between seats; solo Stephens, with a learned leaf asked
+    for, is searched with the heuristic leaf, and two seats with the model."""
+    learned = replace(config_for("stephens"), leaf_value="learned")
+    assert isinstance(learned.evaluator(2), LearnedEvaluator)
+    assert not isinstance(learned.evaluator(1), LearnedEvaluator)
+    solo, duel = new_state(seed=3, num_players=1), new_state(seed=3, num_players=2)
+    assert not isinstance(make_tree(solo, seed=1, config=learned).evaluator, LearnedEvaluator)
+    assert isinstance(make_tree(duel, seed=1, config=learned).evaluator, LearnedEvaluator)
+    heuristic = replace(learned, leaf_value="heuristic")
+    assert make_tree(solo, seed=1, config=learned).search(60).to_json()["moves"] \
+        == make_tree(solo, seed=1, config=heuristic).search(60).to_json()["moves"]
+
+
+def test_learned_scores_are_the_models_margins_at_the_heuristics_level() -> None:
+    """The model fits margins (no intercept): its values say who leads and by how much,
+    the heuristic says how many points the seats are at, so an analysis reports scores
+    in the game's points, not the model's bare values."""
+    state = new_state(seed=3, num_players=3)
+    play_random_moves(state, 5, 60)
+    model = shipped_model(config_for("stephens").value_model)
+    scores, values, levels = (learned_scores(model, state), model.values(state.features()),
+                              state.heuristic())
+    assert sum(scores) / 3 == pytest.approx(sum(levels) / 3)
+    for a in range(3):
+        for b in range(3):
+            assert scores[a] - scores[b] == pytest.approx(values[a] - values[b])
+    assert scores != pytest.approx(values)
