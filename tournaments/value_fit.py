@@ -212,16 +212,13 @@ def fit_value(
             if progress is not None:
                 progress(g + 1, games)
     else:
-        import concurrent.futures
+        from engine.batch import open_batch
 
-        from engine.processes import process_pool
-
-        with process_pool(workers) as pool:
-            futures = {pool.submit(record_game_by_name, game.info.name, num_players, specs,
-                                   seed, g, dict(options or {}), every): g
-                       for g in range(games)}
-            for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-                records[futures[future]] = future.result()
+        jobs = [(game.info.name, num_players, specs, seed, g, dict(options or {}), every)
+                for g in range(games)]
+        with open_batch(workers) as batch:
+            for done, (g, record) in enumerate(batch.run(record_game_by_name, jobs), 1):
+                records[g] = record
                 if progress is not None:
                     progress(done, games)
     played = [r for r in records if r is not None]

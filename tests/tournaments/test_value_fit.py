@@ -52,6 +52,8 @@ def test_the_fit_is_reproducible_from_the_seed() -> None:
     assert first.feature_names == FEATURE_NAMES
     assert report["train_games"] == 4 and report["held_out_games"] == 1
     assert set(report["held_out"]) == {*STAGES, "all"}
+    pooled, _ = fit_value(STEPHENS, 2, ["greedy", "random"], 5, 7, every=6, workers=2)
+    assert pooled.to_json() == first.to_json()
 
 
 def test_a_game_without_features_cannot_be_fitted() -> None:
