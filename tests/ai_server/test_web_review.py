@@ -111,7 +111,15 @@ def test_review_on_demand_shows_the_position_the_seat_saw(table_server: Backgrou
              "the third decision's position")
     assert not browser.find_element("id", "error").is_displayed()
 
-    # Closing the panel empties it and cancels the review: nothing of it comes after.
+    # Closing the panel empties it and cancels the review: nothing of it comes after.  The
+    # review takes the strength field's budget when it opens: 4 s a decision keeps this one
+    # running on any machine (the bots' 20 iterations finish 3 decisions before a look).
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "strength-kind")).select_by_value("time")
+    field = browser.find_element("id", "strength")
+    field.clear()
+    field.send_keys("4000")
     browser.find_element("id", "review-open").click()
     assert review_state(browser) == "running"
     browser.find_element("id", "review-close").click()
