@@ -63,6 +63,12 @@ The settings:
   differ from ``playout_depth`` (``None``: the same): a game searched with full
   playouts still needs a few moves before its model, and an explicit playout depth
   (:meth:`SearchConfig.overridden`, a bot's ``d=``) sets both.
+* ``learned_margin_scale`` - the ``margin_scale`` of a search with a learned leaf,
+  where it differs (``None``: the same): a model forecasts the final margin, which
+  says by how much the leader leads where a playout's end only says who won, so a game
+  searched for the bare win share may be searched for the margin with its model.  A
+  caller's margin scale (a bot's ``m=``) sets both; a one-seat game, which keeps the
+  heuristic leaf, keeps ``margin_scale`` too.
 
 Later settings belong here too, as new fields with defaults that keep today's
 behaviour.
@@ -122,6 +128,7 @@ class SearchConfig:
     leaf_value: str = HEURISTIC_LEAF
     value_model: str | None = None
     learned_depth: int | None = None
+    learned_margin_scale: float | None = None
 
     def __post_init__(self) -> None:
         scale = self.margin_scale
@@ -169,6 +176,13 @@ class SearchConfig:
                                     or learned < 0):
             raise ValueError(f"learned_depth must be a non-negative integer or None, "
                              f"not {learned!r}")
+        learned_scale = self.learned_margin_scale
+        if learned_scale is not None:
+            if isinstance(learned_scale, bool | str) or not _finite(learned_scale) \
+                    or not learned_scale > 0:
+                raise ValueError(f"learned_margin_scale must be a positive number or None, "
+                                 f"not {learned_scale!r}")
+            object.__setattr__(self, "learned_margin_scale", float(learned_scale))
         # Numbers as floats, so that equal settings compare and print alike.
         if scale is not None:
             object.__setattr__(self, "margin_scale", float(scale))
@@ -209,11 +223,16 @@ class SearchConfig:
 
     def overridden(self, *, margin_scale: MarginScale = GAME_MARGIN,
                    playout_depth: int | None = None,
-                   prior_weight: float | None = None) -> SearchConfig:
+                   prior_weight: float | None = None,
+                   num_players: int | None = None) -> SearchConfig:
         """This configuration with the settings a caller gave instead of the game's:
-        ``margin_scale`` (:data:`GAME_MARGIN`: keep; ``None``: the bare win share),
-        ``playout_depth`` (``None``: keep; ``0``: full playouts; a learned leaf's depth
-        too) and ``prior_weight`` (``None``: keep; ``0``: no prior)."""
+        ``margin_scale`` (:data:`GAME_MARGIN`: keep; ``None``: the bare win share; a
+        learned leaf's scale too), ``playout_depth`` (``None``: keep; ``0``: full
+        playouts; a learned leaf's depth too) and ``prior_weight`` (``None``: keep;
+        ``0``: no prior).  A search that values its leaves by the model
+        (:meth:`evaluator` for ``num_players`` seats) is searched at
+        ``learned_margin_scale`` when the caller gave no scale; the result has no
+        ``learned_margin_scale`` left, so overriding it again changes nothing more."""
         config = self
         if prior_weight is not None:
             config = replace(config, prior_weight=prior_weight)
@@ -221,7 +240,12 @@ class SearchConfig:
             if isinstance(margin_scale, str):
                 raise ValueError(f"margin_scale must be positive, None or {GAME_MARGIN!r}, "
                                  f"not {margin_scale!r}")
-            config = replace(config, margin_scale=margin_scale)
+            config = replace(config, margin_scale=margin_scale, learned_margin_scale=None)
+        elif config.learned_margin_scale is not None:
+            learned = config.leaf_value == LEARNED_LEAF and num_players != 1
+            config = replace(config, learned_margin_scale=None,
+                             margin_scale=config.learned_margin_scale if learned
+                             else config.margin_scale)
         if playout_depth is not None:
             config = replace(config, playout_depth=playout_depth, learned_depth=None)
         return config
@@ -245,6 +269,19 @@ OH_MY_GOODS_LEVELS = (
     Level(3, iterations=200, temperature=0.25),
     Level(4, iterations=300, temperature=0.1),
     Level(5, iterations=6000, temperature=0.0),
+)
+
+#: Samara's strength levels: the default table's levels 1-3, and levels 4 and 5 at four
+#: times its budgets.  Since the learned leaf became Samara's default search an
+#: iteration costs about a fifth of one with a full MAST playout; four times the
+#: iterations keep levels 4 and 5 at about the time a move took before, levels 1-3 stay
+#: the weak levels they were.  Ladder: docs/strength.md.
+SAMARA_LEVELS = (
+    Level(1, iterations=50, temperature=0.5),
+    Level(2, iterations=200, temperature=0.25),
+    Level(3, iterations=300, temperature=0.1),
+    Level(4, iterations=6000, temperature=0.0),
+    Level(5, iterations=24000, temperature=0.0),
 )
 
 #: Stephens' strength levels.  A Stephens game is long (about 110 decisions a seat), so a
@@ -271,9 +308,13 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # p=3 19/40, p=10 22/40, p=30 20/40.  MAST playouts against that search
     # (mcts:2000:mast=E against mcts:2000, 40 games each): E 0.1 30/40, 0.2 29/40,
     # 0.3 31/40, 0.5 23/40.  docs/strength.md.
-    # A learned leaf value (v=learned; docs/learned-values.md) is shipped but not the
-    # default: 10 random moves (of a random game's 70-90), then the model.
-    "samara": SearchConfig(c=0.7, mast_epsilon=0.3,
+    # The learned leaf value is the default since it passed the adoption arenas (141 of
+    # 200 two-player games at equal time against those MAST playouts, more wins at 3
+    # and 4 players; docs/learned-values.md, "Adoption"): 10 random moves (of a random
+    # game's 70-90), then the model, searched for the margin (5 VP) the model forecasts.
+    # v=heuristic is the search with MAST playouts, for the bare win share, as before.
+    "samara": SearchConfig(c=0.7, mast_epsilon=0.3, levels=SAMARA_LEVELS,
+                           leaf_value=LEARNED_LEAF, learned_margin_scale=5.0,
                            value_model="engine.samara:value-model.json", learned_depth=10),
     # Random playouts end close together (a typical winning margin is a few VP), so
     # search is steered by the margin: measured in docs/rules/oh-my-goods.md (3 since
@@ -293,10 +334,12 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # pure Python), so leaves are valued by 20 random moves and the heuristic, a
     # forecast of the final score in VP.  Margin scale 20 from a sweep against greedy
     # (5, 10, 20: 15/20, 15/20, 20/20 games won); docs/rules/stephens.md.
-    # The learned value (v=learned; docs/learned-values.md, "Adoption") passed the
-    # adoption arenas but is not the default yet: with it, the ladder put level 1 level
-    # with random, so the switch waits for a level table chosen with it.
+    # The learned value (the same 20 moves, uniformly random, then the model) is the
+    # default since it passed the adoption arenas: 167 of 200 two-player games at equal
+    # time, more wins at 3 and 4 players; the levels' ladder was run again with it
+    # (docs/learned-values.md, "Adoption").  Solo keeps the heuristic (evaluator()).
     "stephens": SearchConfig(margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS,
+                             leaf_value=LEARNED_LEAF,
                              value_model="engine.stephens:value-model.json"),
 }
 
@@ -329,4 +372,4 @@ def resolve_config(
     if not isinstance(base, SearchConfig):
         raise TypeError(f"config must be a SearchConfig, not {type(base).__name__}")
     return base.overridden(margin_scale=margin_scale, playout_depth=playout_depth,
-                           prior_weight=prior_weight)
+                           prior_weight=prior_weight, num_players=state.num_players)

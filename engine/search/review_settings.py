@@ -142,9 +142,11 @@ REVIEW_SETTINGS: dict[str, ReviewSettings] = {
     # of the same move with MAST playouts, seeded apart, spread by 4-10 points at 1,000
     # iterations as at 10,000, random playouts by 1-4; measured twice, the smallest loss
     # kept, 78% of the mistakes and blunders keep their label at 10 times the budget
-    # and lose more there (docs/review.md, "What the labels are worth").
+    # and lose more there (docs/review.md, "What the labels are worth").  Those figures
+    # are full random playouts', so the review keeps them whatever leaf play uses.
     "samara": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
-                             points=(3.0, 6.0, 12.0), measurements=2, random_playouts=True),
+                             points=(3.0, 6.0, 12.0), measurements=2, random_playouts=True,
+                             leaf_value="heuristic"),
     # Final margins are a few points (the search's margin scale is 3 points).  4,000
     # iterations, as long as 1,000 took on the Python tree: the moves flagged at 1,000
     # lost less when searched 10 times longer, those flagged at 4,000 do not

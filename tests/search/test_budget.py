@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from engine.search import budget
 from engine.search.analysis import Analysis
 from engine.search.budget import BudgetedSearch, check_budget
 
@@ -56,13 +57,42 @@ def test_should_stop_is_checked_after_the_first_iteration() -> None:
     assert search.calls == 4 and seen[0] == 2  # one iteration ran before the first check
 
 
-def test_time_limit_and_progress() -> None:
-    search = Counter(sleep=0.01)
+def test_time_limit_and_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a clock that each iteration moves 10 ms on (a real sleep would count the
+    machine's load, not the loop's logic): 0.2 s are 20 iterations, with a report every
+    50 ms of them."""
+    now = [100.0]
+
+    class Clock:
+        @staticmethod
+        def perf_counter() -> float:
+            return now[0]
+
+    class Ticking(Counter):
+        def _iteration(self) -> Callable[[], None]:
+            count = super()._iteration()
+
+            def iterate() -> None:
+                count()
+                now[0] += 0.01
+
+            return iterate
+
+    monkeypatch.setattr(budget, "time", Clock)
+    search = Ticking()
     reports: list[int] = []
-    search.search(time_limit=0.2, on_progress=lambda a: reports.append(a.iterations),
-                  progress_interval=0.05)
-    assert 5 <= search.calls <= 21
-    assert reports and reports == sorted(reports) and reports[-1] <= search.calls
+    analysis = search.search(time_limit=0.2, on_progress=lambda a: reports.append(a.iterations),
+                             progress_interval=0.05)
+    assert 20 <= search.calls <= 21 and analysis.stop_reason == budget.STOP_TIME_LIMIT
+    assert reports in ([5, 10, 15], [5, 10, 15, 20], [6, 11, 16], [6, 11, 16, 21]), reports
+    assert search.elapsed == pytest.approx(search.calls * 0.01)
+
+
+def test_a_time_limit_stops_a_real_search() -> None:
+    search = Counter(sleep=0.01)
+    started = time.perf_counter()
+    search.search(time_limit=0.2)
+    assert 1 <= search.calls <= 21 and time.perf_counter() - started >= 0.2
 
 
 def test_counters_survive_a_failing_iteration() -> None:

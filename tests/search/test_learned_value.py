@@ -84,14 +84,17 @@ def test_the_shipped_stephens_model_reads_the_declared_features() -> None:
     assert model.game == "stephens" and model.feature_names == FEATURE_NAMES
 
 
-def test_the_default_stays_the_heuristic_and_learned_is_a_setting() -> None:
+def test_stephens_is_searched_with_the_learned_leaf_and_the_heuristic_is_a_setting() -> None:
     config = config_for("stephens")
-    assert config.leaf_value == "heuristic"
-    assert type(config.evaluator()).__name__ == "TruncatedPlayoutEvaluator"
-    learned = replace(config, leaf_value="learned").evaluator()
+    assert config.leaf_value == "learned"
+    learned = config.evaluator(2)
     assert isinstance(learned, LearnedEvaluator) and learned.depth == 20
-    for game in ("samara", "oh-my-goods"):
-        assert config_for(game).leaf_value == "heuristic"
+    heuristic = replace(config, leaf_value="heuristic").evaluator(2)
+    assert type(heuristic).__name__ == "TruncatedPlayoutEvaluator"
+    assert make_bot("mcts:30:v=heuristic")._config(new_state(1, 2)).leaf_value == "heuristic"  # type: ignore[attr-defined]
+    assert config_for("oh-my-goods").leaf_value == "heuristic"
+    samara = config_for("samara")
+    assert samara.leaf_value == "learned" and isinstance(samara.evaluator(2), LearnedEvaluator)
     with pytest.raises(ValueError, match="leaf_value"):
         SearchConfig(leaf_value="neural")
     with pytest.raises(ValueError, match="value_model"):
@@ -196,7 +199,8 @@ def test_a_learned_leaf_plays_random_moves_where_the_game_plays_mast() -> None:
     assert samara.playout_depth == 0 and samara.learned_depth == 10
     assert samara.evaluator() == LearnedEvaluator(10, shipped_model(samara.value_model))
     assert samara.overridden(playout_depth=4).evaluator().depth == 4  # type: ignore[attr-defined]
-    assert type(config_for("samara").evaluator()).__name__ == "MastEvaluator"
+    assert type(replace(config_for("samara"), leaf_value="heuristic").evaluator()).__name__ \
+        == "MastEvaluator"
     state = registry.get_game("samara").new_game(1, 2)
     bot = make_bot("mcts:30:v=learned", seed=2)
     bot.choose(state, random.Random(0))

@@ -350,7 +350,8 @@ def test_a_games_review_may_search_with_its_own_leaf_value() -> None:
     def judged(leaf: str | None) -> Any:
         return review_decision(state, played, 30, budget=40, seed=1,
                                settings=replace(settings, leaf_value=leaf)).best
-    assert judged(None) == judged("heuristic") != judged("learned")
+    # None: the leaf its play uses, the learned one since it became Stephens' default.
+    assert judged(None) == judged("learned") != judged("heuristic")
     with pytest.raises(ValueError, match="leaf_value"):
         ReviewSettings(budget=10, probability=(0.05, 0.1, 0.2), points=(1, 2, 3),
                        leaf_value="neural")

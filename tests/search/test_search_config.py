@@ -25,7 +25,7 @@ from engine.search import (
     search_for,
 )
 from engine.search.analysis import build_analysis, merge_root_stats
-from engine.search.config import OH_MY_GOODS_LEVELS, STEPHENS_LEVELS
+from engine.search.config import OH_MY_GOODS_LEVELS, SAMARA_LEVELS, STEPHENS_LEVELS
 from engine.search.ismcts import ISMCTS
 from engine.search.levels import LEVELS
 from engine.search.mcts import MCTS
@@ -54,9 +54,11 @@ def test_games_get_their_entry_or_the_defaults() -> None:
                                                          "engine.oh_my_goods:value-model.json"))
     assert config_for(omg.info) is config_for(omg.new_game(1, 2)) is config_for("oh-my-goods")
     assert config_for(samara.info) == SearchConfig(
-        c=0.7, mast_epsilon=0.3, value_model="engine.samara:value-model.json", learned_depth=10)
+        c=0.7, mast_epsilon=0.3, levels=SAMARA_LEVELS, leaf_value="learned",
+        learned_margin_scale=5.0, value_model="engine.samara:value-model.json",
+        learned_depth=10)
     assert config_for("stephens") == SearchConfig(
-        margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS,
+        margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS, leaf_value="learned",
         value_model="engine.stephens:value-model.json")
     assert config_for("a-game-nobody-made") is DEFAULT_CONFIG
     assert DEFAULT_CONFIG == SearchConfig(margin_scale=None, playout_depth=0, c=None,
@@ -100,6 +102,29 @@ def test_overrides() -> None:
         base.overridden(margin_scale="yes")
     with pytest.raises(ValueError, match="playout_depth"):
         base.overridden(playout_depth=-3)
+
+
+def test_a_learned_leaf_is_searched_at_its_own_margin_scale() -> None:
+    """learned_margin_scale is the margin scale of a search whose leaves the model
+    values: not of a heuristic leaf's, not of a one-seat game's (which keeps the
+    heuristic leaf), and a caller's scale sets both."""
+    learned = SearchConfig(None, 10, leaf_value="learned", value_model="engine.samara:value-model.json",
+                           learned_margin_scale=5)
+    assert learned.learned_margin_scale == 5.0
+    resolved = learned.overridden(num_players=2)
+    assert (resolved.margin_scale, resolved.learned_margin_scale) == (5.0, None)
+    assert resolved.overridden(num_players=2) == resolved
+    assert learned.overridden(num_players=1).margin_scale is None
+    heuristic = dataclasses.replace(learned, leaf_value="heuristic")
+    assert heuristic.overridden(num_players=2).margin_scale is None
+    for given in (None, 2.0):
+        assert learned.overridden(margin_scale=given, num_players=2).margin_scale == given
+    state = registry.new_game("samara", 1, 2)
+    assert make_tree(state, config=learned).margin_scale == 5.0
+    assert make_tree(state, config=learned, margin_scale=None).margin_scale is None
+    assert make_tree(state, config=heuristic).margin_scale is None
+    with pytest.raises(ValueError, match="learned_margin_scale"):
+        SearchConfig(learned_margin_scale=0)
 
 
 # -- the trees pick it up --------------------------------------------------------------
