@@ -131,10 +131,8 @@ class SearchConfig:
     learned_margin_scale: float | None = None
 
     def __post_init__(self) -> None:
-        scale = self.margin_scale
-        if scale is not None and (isinstance(scale, bool | str) or not _finite(scale)
-                                  or not scale > 0):
-            raise ValueError(f"margin_scale must be a positive number or None, not {scale!r}")
+        for name in ("margin_scale", "prior_scale", "learned_margin_scale"):
+            self._positive_or_none(name)
         depth = self.playout_depth
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise ValueError(f"playout_depth must be a non-negative integer (0: full "
@@ -151,13 +149,6 @@ class SearchConfig:
             raise ValueError(f"prior_weight must be a non-negative number (0: no prior), "
                              f"not {weight!r}")
         object.__setattr__(self, "prior_weight", float(weight))
-        prior_scale = self.prior_scale
-        if prior_scale is not None:
-            if isinstance(prior_scale, bool | str) or not _finite(prior_scale) \
-                    or not prior_scale > 0:
-                raise ValueError(f"prior_scale must be a positive number or None, "
-                                 f"not {prior_scale!r}")
-            object.__setattr__(self, "prior_scale", float(prior_scale))
         epsilon = self.mast_epsilon
         if epsilon is not None:
             if isinstance(epsilon, bool | str) or not _finite(epsilon) \
@@ -176,18 +167,17 @@ class SearchConfig:
                                     or learned < 0):
             raise ValueError(f"learned_depth must be a non-negative integer or None, "
                              f"not {learned!r}")
-        learned_scale = self.learned_margin_scale
-        if learned_scale is not None:
-            if isinstance(learned_scale, bool | str) or not _finite(learned_scale) \
-                    or not learned_scale > 0:
-                raise ValueError(f"learned_margin_scale must be a positive number or None, "
-                                 f"not {learned_scale!r}")
-            object.__setattr__(self, "learned_margin_scale", float(learned_scale))
         # Numbers as floats, so that equal settings compare and print alike.
-        if scale is not None:
-            object.__setattr__(self, "margin_scale", float(scale))
         if c is not None:
             object.__setattr__(self, "c", float(c))
+
+    def _positive_or_none(self, name: str) -> None:
+        value = getattr(self, name)
+        if value is None:
+            return
+        if isinstance(value, bool | str) or not _finite(value) or not value > 0:
+            raise ValueError(f"{name} must be a positive number or None, not {value!r}")
+        object.__setattr__(self, name, float(value))  # as a float: equal settings compare alike
 
     def evaluator(self, num_players: int | None = None) -> Evaluator:
         """A new leaf evaluator for a game of ``num_players`` seats (``None``: any):

@@ -134,7 +134,7 @@ def test_trees_read_their_games_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     omg = registry.new_game("oh-my-goods", 4, 2)
     assert make_tree(omg).margin_scale == 3.0
     samara = make_tree(registry.new_game("samara", 4, 2))
-    assert (samara.margin_scale, samara.c) == (None, 0.7)
+    assert (samara.margin_scale, samara.c) == (5.0, 0.7)  # its learned leaf's margin scale
     # a toy game without an entry, then with one
     assert (make_tree(race(2, 20, 3)).c, make_tree(deal(2, seed=1)).c) == (
         DEFAULT_C, DEFAULT_ISMCTS_C)
