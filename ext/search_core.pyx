@@ -157,6 +157,8 @@ cdef class CoreTree:
     cdef long mast_capacity
     cdef double* weights            # the learned leaf's model, nfeatures of them
     cdef double* feature_row
+    cdef double* level_weights      # the scores' level: nfeatures over the seats' mean, then 1
+    cdef double* feature_sums
     # node arrays (SoA), grown together
     cdef long nnodes
     cdef long capacity
@@ -175,6 +177,8 @@ cdef class CoreTree:
     def __dealloc__(self):
         free(self.weights)
         free(self.feature_row)
+        free(self.level_weights)
+        free(self.feature_sums)
         free(self.scratch)
         free(self.moves)
         free(self.spare)
@@ -189,7 +193,8 @@ cdef class CoreTree:
                    double c, object margin_scale, object solo, double prior_weight,
                    object prior_scale, object leaf) except -1:
         """``leaf``: ("rollout",), ("truncated", depth), ("mast", epsilon, depth,
-        margin_scale, solo, values, counts, trace) or ("learned", depth, weights)."""
+        margin_scale, solo, values, counts, trace) or ("learned", depth, weights,
+        level_weights), the last empty for a model without a level."""
         handle = state.search_handle()
         self.ops = <const SearchOps*>PyCapsule_GetPointer(ops_capsule, b"furnace.search_ops")
         self.root_struct = PyCapsule_GetPointer(handle, b"furnace.position")
@@ -231,6 +236,16 @@ cdef class CoreTree:
                 raise MemoryError()
             for i, weight in enumerate(leaf[2]):
                 self.weights[i] = weight
+            if len(leaf[3]):
+                if len(leaf[3]) != self.ops.nfeatures + 1:
+                    raise ValueError(f"a level of {len(leaf[3])} weights for a kernel of "
+                                     f"{self.ops.nfeatures} features")
+                self.level_weights = <double*>malloc(len(leaf[3]) * sizeof(double))
+                self.feature_sums = <double*>malloc(self.ops.nfeatures * sizeof(double))
+                if self.level_weights == NULL or self.feature_sums == NULL:
+                    raise MemoryError()
+                for i, weight in enumerate(leaf[3]):
+                    self.level_weights[i] = weight
         else:
             raise ValueError(f"unknown leaf evaluator {kind!r}")
         self.nleaf = UNLISTED
@@ -422,27 +437,41 @@ cdef class CoreTree:
 
     cdef int learned_values(self, double* out) except -1:
         """engine.search.evaluate.learned_scores of the scratch position: the model's
-        values of its features, moved to the level of its heuristic (same sums, same
-        order, so the same doubles as the Python tree)."""
+        values of its features, moved to the model's level of the seats' mean score, or
+        without one to its heuristic's mean (same sums, same order, so the same doubles
+        as the Python tree)."""
         cdef int seat, j
         cdef double value, level, mean_value, shift
         cdef double levels[8]
+        cdef int n = self.ops.nfeatures
+        if self.level_weights != NULL:
+            for j in range(n):
+                self.feature_sums[j] = 0.0
         for seat in range(self.k):
             if self.ops.features(self.scratch, self.cat, seat, self.feature_row) < 0:
                 raise TreeError("the position outgrew the kernel's fixed bounds")
             value = 0.0
-            for j in range(self.ops.nfeatures):
+            for j in range(n):
                 value += self.weights[j] * self.feature_row[j]
             out[seat] = value
-        if self.ops.heuristic(self.scratch, self.cat, levels) < 0:
-            raise TreeError("the position outgrew the kernel's fixed bounds")
+            if self.level_weights != NULL:
+                for j in range(n):
+                    self.feature_sums[j] += self.feature_row[j]
         level = 0.0
         mean_value = 0.0
         for seat in range(self.k):
-            level += levels[seat]
-        for seat in range(self.k):
             mean_value += out[seat]
-        shift = level / self.k - mean_value / self.k
+        if self.level_weights != NULL:
+            for j in range(n):
+                level += self.level_weights[j] * (self.feature_sums[j] / self.k)
+            level += self.level_weights[n]
+            shift = level - mean_value / self.k
+        else:
+            if self.ops.heuristic(self.scratch, self.cat, levels) < 0:
+                raise TreeError("the position outgrew the kernel's fixed bounds")
+            for seat in range(self.k):
+                level += levels[seat]
+            shift = level / self.k - mean_value / self.k
         for seat in range(self.k):
             out[seat] = out[seat] + shift
         return 0

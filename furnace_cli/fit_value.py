@@ -47,4 +47,10 @@ def run_fit_value_command(args: argparse.Namespace, options: dict[str, Any],
             cells.append(f"{'-' if corr is None else f'{corr:.2f}':>6}  "
                          f"{'-' if winner is None else f'{winner:.2f}':>8}")
         print(f"  {stage:<8} {entry['positions']:>9}  " + "  ".join(cells))
+    print("  the scores' level (the seats' mean final score), mean absolute error:")
+    for stage in (*STAGES, "all"):
+        level = report["held_out"][stage].get("level")
+        if level is not None:
+            print(f"  {stage:<8} model {level['model_error']:7.2f}   heuristic's mean "
+                  f"{level['heuristic_error']:7.2f}")
     return 0

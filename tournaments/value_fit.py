@@ -15,6 +15,13 @@ positions, by stage (the first, middle and last third of each game's decisions),
 correlation of each predictor's margin with the final margin and how often its leader is
 a winner: the model, ``heuristic()``, ``scores()`` and the random playout.
 
+A second ridge fit, with an intercept, predicts the scores' level: the seats' mean final
+score from their mean feature vector (``ValueModel.level_weights``).  The margins say who
+leads and by how much; the level says at how many points, so that a search reports
+expected scores in the game's points (``heuristic()`` is no forecast of the final score
+in every game).  The report gives its held-out mean absolute error by stage beside the
+heuristic's mean's (``level``).
+
 Everything flows from the seed: the same command writes the same model file.
 """
 
@@ -132,6 +139,19 @@ def fit_ridge(rows: np.ndarray, targets: np.ndarray, alpha: float) -> np.ndarray
     return np.linalg.solve(gram, scaled.T @ targets) / spread
 
 
+def fit_level(rows: np.ndarray, targets: np.ndarray, alpha: float) -> np.ndarray:
+    """Ridge weights with an unpenalised intercept (last): the columns and targets are
+    centred, fitted as :func:`fit_ridge` fits, and the intercept restores the means."""
+    row_mean = rows.mean(axis=0)
+    target_mean = float(targets.mean())
+    weights = fit_ridge(rows - row_mean, targets - target_mean, alpha)
+    return np.append(weights, target_mean - float(weights @ row_mean))
+
+
+def _mean_vector(vectors: Sequence[Sequence[float]]) -> list[float]:
+    return [sum(column) / len(vectors) for column in zip(*vectors, strict=True)]
+
+
 def _leader_wins(values: Sequence[float], rewards: Sequence[float]) -> float:
     """1 when the seat with the highest value (the first on a tie) won a share, else 0."""
     best = max(range(len(values)), key=lambda seat: values[seat])
@@ -144,17 +164,28 @@ def _correlation(x: Sequence[float], y: Sequence[float]) -> float | None:
     return float(np.corrcoef(x, y)[0, 1])
 
 
-def evaluate(weights: np.ndarray, records: Sequence[GameRecord]) -> dict[str, Any]:
+def evaluate(weights: np.ndarray, records: Sequence[GameRecord],
+             level_weights: np.ndarray | None = None) -> dict[str, Any]:
     """Per stage (and ``all``): the number of positions and, for the model and each
     baseline, the correlation of seat 0's predicted margin with its final margin and
-    how often the predicted leader won."""
+    how often the predicted leader won; with ``level_weights``, the mean absolute error
+    of the predicted mean final score, the model's level's and the heuristic's mean's."""
     stages: dict[str, dict[str, list[Any]]] = {
         name: {"truth": [], **{p: [] for p in ("model", *BASELINES)},
-               **{f"{p}_wins": [] for p in ("model", *BASELINES)}}
+               **{f"{p}_wins": [] for p in ("model", *BASELINES)},
+               "level_model": [], "level_heuristic": []}
         for name in (*STAGES, "all")}
     for record in records:
         truth = margins(record.scores)[0]
+        final_mean = sum(record.scores) / len(record.scores)
         for sample in record.samples:
+            if level_weights is not None:
+                level = float(level_weights[:-1] @ np.asarray(_mean_vector(sample.features))
+                              + level_weights[-1])
+                heuristic_mean = sum(sample.heuristic) / len(sample.heuristic)
+                for name in (STAGES[sample.stage], "all"):
+                    stages[name]["level_model"].append(abs(level - final_mean))
+                    stages[name]["level_heuristic"].append(abs(heuristic_mean - final_mean))
             predicted = {
                 "model": [float(np.dot(weights, v)) for v in sample.features],
                 "heuristic": sample.heuristic, "scores": sample.scores,
@@ -172,6 +203,10 @@ def evaluate(weights: np.ndarray, records: Sequence[GameRecord]) -> dict[str, An
             wins = bucket[f"{key}_wins"]
             entry[key] = {"correlation": _correlation(bucket[key], bucket["truth"]),
                           "winner": sum(wins) / len(wins) if wins else None}
+        if bucket["level_model"]:
+            entry["level"] = {
+                "model_error": float(np.mean(bucket["level_model"])),
+                "heuristic_error": float(np.mean(bucket["level_heuristic"]))}
         report[name] = entry
     return report
 
@@ -236,15 +271,20 @@ def fit_value(
             rows.extend(relative(sample.features))
             targets.extend(final)
     weights = fit_ridge(np.asarray(rows), np.asarray(targets), alpha)
+    level_rows = [_mean_vector(sample.features) for record in train for sample in record.samples]
+    level_targets = [sum(record.scores) / len(record.scores)
+                     for record in train for _ in record.samples]
+    level_weights = fit_level(np.asarray(level_rows), np.asarray(level_targets), alpha)
     report = {
         "game": game.info.name, "players": num_players, "bots": specs, "games": games,
         "seed": seed, "every": every, "alpha": alpha,
         "train_games": len(train), "held_out_games": len(test),
         "train_positions": sum(len(r.samples) for r in train),
-        "held_out": evaluate(weights, test),
+        "held_out": evaluate(weights, test, level_weights),
     }
     model = ValueModel(game.info.name, names, [round(float(w), 9) for w in weights],
-                       {"command": command, "seed": seed, "report": report})
+                       {"command": command, "seed": seed, "report": report},
+                       [round(float(w), 9) for w in level_weights])
     return model, report
 
 

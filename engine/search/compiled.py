@@ -68,7 +68,8 @@ def leaf_spec(evaluator: Evaluator, search_state: Any) -> tuple[Any, ...] | None
         return ("truncated", evaluator.depth)
     if type(evaluator) is LearnedEvaluator:
         assert isinstance(evaluator, LearnedEvaluator)
-        return ("learned", evaluator.depth, evaluator.model.weights)
+        return ("learned", evaluator.depth, evaluator.model.weights,
+                evaluator.model.level_weights or ())
     if type(evaluator) is MastEvaluator:
         assert isinstance(evaluator, MastEvaluator)
         values, counts, trace, solo = evaluator.table(search_state)

@@ -261,6 +261,19 @@ OH_MY_GOODS_LEVELS = (
     Level(5, iterations=6000, temperature=0.0),
 )
 
+#: Samara's strength levels: the default table's levels 1-3, and levels 4 and 5 at four
+#: times its budgets.  Since the learned leaf became Samara's default search an
+#: iteration costs about a fifth of one with a full MAST playout; four times the
+#: iterations keep levels 4 and 5 at about the time a move took before, levels 1-3 stay
+#: the weak levels they were.  Ladder: docs/strength.md.
+SAMARA_LEVELS = (
+    Level(1, iterations=50, temperature=0.5),
+    Level(2, iterations=200, temperature=0.25),
+    Level(3, iterations=300, temperature=0.1),
+    Level(4, iterations=6000, temperature=0.0),
+    Level(5, iterations=24000, temperature=0.0),
+)
+
 #: Stephens' strength levels.  A Stephens game is long (about 110 decisions a seat), so a
 #: small difference a move adds up to a sure win: with the table before this one (100,
 #: 250, 500, 1,000 and 3,000 iterations) each of levels 2, 3 and 4 swept the level below
@@ -285,13 +298,14 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
     # p=3 19/40, p=10 22/40, p=30 20/40.  MAST playouts against that search
     # (mcts:2000:mast=E against mcts:2000, 40 games each): E 0.1 30/40, 0.2 29/40,
     # 0.3 31/40, 0.5 23/40.  docs/strength.md.
-    # A learned leaf value (v=learned; docs/learned-values.md) is shipped but not the
-    # default: 10 random moves (of a random game's 70-90), then the model, searched for
-    # the margin (5 VP) the model forecasts.  It passed the adoption arenas (141 of 200
-    # at equal time) and a ladder, but its analyses' expected scores sit at the level of
-    # heuristic(), Samara's present prestige, not at the final scores' (docs/learned-
-    # values.md, "Adoption"): the switch waits for a model of the scores' level.
-    "samara": SearchConfig(c=0.7, mast_epsilon=0.3, learned_margin_scale=5.0,
+    # The learned leaf value is the default since it passed the adoption arenas (141 of
+    # 200 two-player games at equal time against those MAST playouts, more wins at 3
+    # and 4 players; docs/learned-values.md, "Adoption"): 10 random moves (of a random
+    # game's 70-90), then the model, searched for the margin (5 VP) the model forecasts,
+    # its scores at the model's level (heuristic() is the present prestige here).
+    # v=heuristic is the search with MAST playouts, for the bare win share, as before.
+    "samara": SearchConfig(c=0.7, mast_epsilon=0.3, levels=SAMARA_LEVELS,
+                           leaf_value=LEARNED_LEAF, learned_margin_scale=5.0,
                            value_model="engine.samara:value-model.json", learned_depth=10),
     # Random playouts end close together (a typical winning margin is a few VP), so
     # search is steered by the margin: measured in docs/rules/oh-my-goods.md (3 since

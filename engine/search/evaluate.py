@@ -191,23 +191,35 @@ def playout_evaluator(depth: int) -> Evaluator:
 
 #: The format name and version of a value model file.
 MODEL_FORMAT = "furnace-value-model"
-MODEL_VERSION = 1
+MODEL_VERSION = 2
+#: Versions a model file may have: 1 has no ``level_weights`` (its scores' level is then
+#: the heuristic's).
+MODEL_VERSIONS = (1, 2)
 
 
 class ValueModel:
     """A linear value per seat: ``weights . features(seat)``, in the units of the
     score (it is fitted to final score margins, so differences between seats are
-    predicted margins).  ``meta`` keeps what made it (game, command, seed, figures)."""
+    predicted margins), and optionally the scores' level: ``level_weights``, one per
+    feature and then a constant, applied to the seats' mean feature vector, predict
+    the seats' mean final score.  ``meta`` keeps what made it (game, command, seed,
+    figures)."""
 
-    __slots__ = ("game", "feature_names", "weights", "meta")
+    __slots__ = ("game", "feature_names", "weights", "level_weights", "meta")
 
     def __init__(self, game: str, feature_names: Sequence[str], weights: Sequence[float],
-                 meta: Mapping[str, Any] | None = None) -> None:
+                 meta: Mapping[str, Any] | None = None,
+                 level_weights: Sequence[float] | None = None) -> None:
         if len(feature_names) != len(weights):
             raise ValueError(f"{len(weights)} weights for {len(feature_names)} features")
+        if level_weights is not None and len(level_weights) != len(weights) + 1:
+            raise ValueError(f"{len(level_weights)} level weights for {len(weights)} "
+                             f"features and a constant")
         self.game = game
         self.feature_names = tuple(feature_names)
         self.weights = tuple(float(w) for w in weights)
+        self.level_weights = None if level_weights is None else \
+            tuple(float(w) for w in level_weights)
         self.meta = dict(meta or {})
 
     def values(self, vectors: Sequence[Sequence[float]]) -> list[float]:
@@ -220,17 +232,35 @@ class ValueModel:
             out.append(sum(w * x for w, x in zip(self.weights, vector, strict=True)))
         return out
 
+    def level(self, vectors: Sequence[Sequence[float]]) -> float | None:
+        """The predicted mean final score of the seats whose feature vectors these are,
+        or None for a model without a level."""
+        if self.level_weights is None:
+            return None
+        count = len(vectors)
+        level = 0.0
+        for j, weight in enumerate(self.level_weights[:-1]):
+            total = 0.0
+            for vector in vectors:  # summed by seat, as the compiled tree does
+                total += vector[j]
+            level += weight * (total / count)
+        return level + self.level_weights[-1]
+
     def to_json(self) -> dict[str, Any]:
-        return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "game": self.game,
-                "features": list(self.feature_names), "weights": list(self.weights),
+        level = {} if self.level_weights is None else {"level_weights": list(self.level_weights)}
+        return {"format": MODEL_FORMAT, "version": MODEL_VERSION if level else 1,
+                "game": self.game, "features": list(self.feature_names),
+                "weights": list(self.weights), **level,
                 **({"made_by": self.meta} if self.meta else {})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ValueModel:
-        if data.get("format") != MODEL_FORMAT or data.get("version") != MODEL_VERSION:
-            raise ValueError(f"not a {MODEL_FORMAT} of version {MODEL_VERSION}: "
+        if data.get("format") != MODEL_FORMAT or data.get("version") not in MODEL_VERSIONS:
+            raise ValueError(f"not a {MODEL_FORMAT} of version "
+                             f"{' or '.join(map(str, MODEL_VERSIONS))}: "
                              f"{data.get('format')!r} {data.get('version')!r}")
-        return cls(data["game"], data["features"], data["weights"], data.get("made_by"))
+        return cls(data["game"], data["features"], data["weights"], data.get("made_by"),
+                   data.get("level_weights"))
 
     @classmethod
     def load(cls, path: str | Path) -> ValueModel:
@@ -238,26 +268,34 @@ class ValueModel:
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ValueModel) and other.game == self.game
-                and other.feature_names == self.feature_names and other.weights == self.weights)
+                and other.feature_names == self.feature_names and other.weights == self.weights
+                and other.level_weights == self.level_weights)
 
     def __hash__(self) -> int:
-        return hash((self.game, self.feature_names, self.weights))
+        return hash((self.game, self.feature_names, self.weights, self.level_weights))
 
 
 def learned_scores(model: ValueModel, state: State) -> list[float]:
     """Each seat's estimated final score in ``state``: the model's values, which are
-    fitted to margins between seats and so say nothing of the scores' level (the fit has
-    no intercept), moved together to the level of ``State.heuristic()``: the seats'
-    mean is the heuristic's mean, their differences the model's.  Margins, leaders
-    and so every search decision are the model's alone; the scores an analysis reports
+    fitted to margins between seats and so say nothing of the scores' level (that fit
+    has no intercept), moved together to the model's level (its fit of the seats' mean
+    final score), or for a model without one to the level of ``State.heuristic()``:
+    the seats' mean is the level, their differences the model's.  Margins, leaders and
+    so every search decision are the margins' alone; the scores an analysis reports
     stay in the game's points."""
-    values = model.values(state.features())
-    level = mean_value = 0.0
-    for seat_level in state.heuristic():  # summed in order, as the compiled tree does
-        level += seat_level
-    for value in values:
+    vectors = state.features()
+    values = model.values(vectors)
+    mean_value = 0.0
+    for value in values:  # summed in order, as the compiled tree does
         mean_value += value
-    shift = level / len(values) - mean_value / len(values)
+    level = model.level(vectors)
+    if level is not None:
+        shift = level - mean_value / len(values)
+    else:
+        total = 0.0
+        for seat_level in state.heuristic():
+            total += seat_level
+        shift = total / len(values) - mean_value / len(values)
     return [value + shift for value in values]
 
 

@@ -38,7 +38,9 @@ that game has a table of its own over smaller budgets
 (50 iterations) won only 7 of 10 games against random, and in its long games small
 differences a move add up to sure wins, so Stephens' table searches more at the weak
 levels and lies closer together, up to 1,000 iterations at level 5
-(``engine.search.config.STEPHENS_LEVELS``).  Level 5 takes under about a second a move
+(``engine.search.config.STEPHENS_LEVELS``).  Samara's default search became the learned
+leaf, whose iterations cost about a fifth of a full MAST playout's, so its levels 4 and
+5 search four times the default table's budgets (``engine.search.config.SAMARA_LEVELS``).  Level 5 takes under about a second a move
 with the compiled kernels and seconds to tens of seconds on the pure-Python rules
 (Stephens' solo game, which its kernel leaves to them).
 Because the levels run the default search, their strength moves when that search

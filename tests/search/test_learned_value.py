@@ -93,7 +93,8 @@ def test_stephens_is_searched_with_the_learned_leaf_and_the_heuristic_is_a_setti
     assert type(heuristic).__name__ == "TruncatedPlayoutEvaluator"
     assert make_bot("mcts:30:v=heuristic")._config(new_state(1, 2)).leaf_value == "heuristic"  # type: ignore[attr-defined]
     assert config_for("oh-my-goods").leaf_value == "heuristic"
-    assert config_for("samara").leaf_value == "heuristic"
+    samara = config_for("samara")
+    assert samara.leaf_value == "learned" and isinstance(samara.evaluator(2), LearnedEvaluator)
     with pytest.raises(ValueError, match="leaf_value"):
         SearchConfig(leaf_value="neural")
     with pytest.raises(ValueError, match="value_model"):
@@ -198,7 +199,8 @@ def test_a_learned_leaf_plays_random_moves_where_the_game_plays_mast() -> None:
     assert samara.playout_depth == 0 and samara.learned_depth == 10
     assert samara.evaluator() == LearnedEvaluator(10, shipped_model(samara.value_model))
     assert samara.overridden(playout_depth=4).evaluator().depth == 4  # type: ignore[attr-defined]
-    assert type(config_for("samara").evaluator()).__name__ == "MastEvaluator"
+    assert type(replace(config_for("samara"), leaf_value="heuristic").evaluator()).__name__ \
+        == "MastEvaluator"
     state = registry.get_game("samara").new_game(1, 2)
     bot = make_bot("mcts:30:v=learned", seed=2)
     bot.choose(state, random.Random(0))
@@ -237,13 +239,16 @@ def test_a_one_seat_game_keeps_the_heuristic_leaf() -> None:
         == make_tree(solo, seed=1, config=heuristic).search(60).to_json()["moves"]
 
 
-def test_learned_scores_are_the_models_margins_at_the_heuristics_level() -> None:
-    """The model fits margins (no intercept): its values say who leads and by how much,
-    the heuristic says how many points the seats are at, so an analysis reports scores
-    in the game's points, not the model's bare values."""
+def test_a_model_without_a_level_scores_at_the_heuristics_level() -> None:
+    """The model fits margins (no intercept): its values say who leads and by how much;
+    a model file of version 1 has no level, and the heuristic says how many points the
+    seats are at, so an analysis reports scores in the game's points, not the model's
+    bare values."""
     state = new_state(seed=3, num_players=3)
     play_random_moves(state, 5, 60)
-    model = shipped_model(config_for("stephens").value_model)
+    shipped = shipped_model(config_for("stephens").value_model)
+    model = ValueModel(shipped.game, shipped.feature_names, shipped.weights)
+    assert model.to_json()["version"] == 1 and model.level(state.features()) is None
     scores, values, levels = (learned_scores(model, state), model.values(state.features()),
                               state.heuristic())
     assert sum(scores) / 3 == pytest.approx(sum(levels) / 3)
@@ -251,3 +256,38 @@ def test_learned_scores_are_the_models_margins_at_the_heuristics_level() -> None
         for b in range(3):
             assert scores[a] - scores[b] == pytest.approx(values[a] - values[b])
     assert scores != pytest.approx(values)
+
+
+def test_a_models_level_is_the_seats_mean_score_it_predicts() -> None:
+    """With level weights (one per feature over the seats' mean vector, then a
+    constant) the scores' mean is the model's level, their differences its margins."""
+    state = new_state(seed=3, num_players=3)
+    play_random_moves(state, 5, 60)
+    vectors = state.features()
+    coins, score = FEATURE_NAMES.index("coins"), FEATURE_NAMES.index("score")
+    level = [0.0] * (len(FEATURE_NAMES) + 1)
+    level[coins], level[score], level[-1] = 2.0, 1.0, 30.0
+    model = ValueModel("stephens", FEATURE_NAMES,
+                       [1.0 if name == "vp" else 0.0 for name in FEATURE_NAMES],
+                       level_weights=level)
+    expected = 30.0 + sum(2.0 * v[coins] + v[score] for v in vectors) / 3
+    assert model.level(vectors) == pytest.approx(expected)
+    scores, values = learned_scores(model, state), model.values(vectors)
+    assert sum(scores) / 3 == pytest.approx(expected)
+    assert scores[0] - scores[1] == pytest.approx(values[0] - values[1])
+    data = json.loads(json.dumps(model.to_json()))
+    assert data["version"] == 2 and ValueModel.from_json(data) == model
+    assert ValueModel.from_json({**data, "level_weights": None}) != model
+    with pytest.raises(ValueError, match="level weights"):
+        ValueModel("stephens", FEATURE_NAMES, [0.0] * len(FEATURE_NAMES), level_weights=[1.0])
+
+
+def test_samaras_learned_search_reports_scores_at_the_final_scores_level() -> None:
+    """Samara's heuristic is the present prestige (0 at the opening, where games end
+    near 70): its model carries a level, and a learned search from the opening reports
+    expected scores near the final ones (it reported 4.7 and 10.5 at the heuristic's)."""
+    model = shipped_model(config_for("samara").value_model)
+    assert model.level_weights is not None
+    state = registry.get_game("samara").new_game(7, 2)
+    analysis = make_tree(state, seed=1, config=config_for("samara")).search(iterations=200)
+    assert min(analysis.expected_scores) > 40 > max(state.heuristic())

@@ -98,7 +98,8 @@ def test_every_games_table_runs_from_weak_to_strong() -> None:
     tables = {name: config.levels for name, config in SEARCH_CONFIGS.items()}
     assert tables["oh-my-goods"] != LEVELS  # where more search soon stops paying
     assert tables["stephens"] != LEVELS  # where 50 iterations were barely better than random
-    assert "samara" in tables and tables["samara"] == LEVELS
+    # Samara's levels 4 and 5 search four times the default's: a learned leaf is cheap.
+    assert tables["samara"][:3] == LEVELS[:3] and tables["samara"][3:] != LEVELS[3:]
     for name, table in tables.items():
         check_levels(table)
         assert table[0].temperature > 0 and table[-1].temperature == 0, name

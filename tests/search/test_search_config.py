@@ -25,7 +25,7 @@ from engine.search import (
     search_for,
 )
 from engine.search.analysis import build_analysis, merge_root_stats
-from engine.search.config import OH_MY_GOODS_LEVELS, STEPHENS_LEVELS
+from engine.search.config import OH_MY_GOODS_LEVELS, SAMARA_LEVELS, STEPHENS_LEVELS
 from engine.search.ismcts import ISMCTS
 from engine.search.levels import LEVELS
 from engine.search.mcts import MCTS
@@ -54,8 +54,9 @@ def test_games_get_their_entry_or_the_defaults() -> None:
                                                          "engine.oh_my_goods:value-model.json"))
     assert config_for(omg.info) is config_for(omg.new_game(1, 2)) is config_for("oh-my-goods")
     assert config_for(samara.info) == SearchConfig(
-        c=0.7, mast_epsilon=0.3, learned_margin_scale=5.0,
-        value_model="engine.samara:value-model.json", learned_depth=10)
+        c=0.7, mast_epsilon=0.3, levels=SAMARA_LEVELS, leaf_value="learned",
+        learned_margin_scale=5.0, value_model="engine.samara:value-model.json",
+        learned_depth=10)
     assert config_for("stephens") == SearchConfig(
         margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS, leaf_value="learned",
         value_model="engine.stephens:value-model.json")
@@ -133,10 +134,10 @@ def test_trees_read_their_games_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     omg = registry.new_game("oh-my-goods", 4, 2)
     assert make_tree(omg).margin_scale == 3.0
     samara = make_tree(registry.new_game("samara", 4, 2))
-    assert (samara.margin_scale, samara.c) == (None, 0.7)
-    learned = make_tree(registry.new_game("samara", 4, 2),
-                        config=dataclasses.replace(config_for("samara"), leaf_value="learned"))
-    assert learned.margin_scale == 5.0  # its learned leaf's margin scale
+    assert (samara.margin_scale, samara.c) == (5.0, 0.7)  # its learned leaf's margin scale
+    mast = make_tree(registry.new_game("samara", 4, 2),
+                     config=dataclasses.replace(config_for("samara"), leaf_value="heuristic"))
+    assert mast.margin_scale is None
     # a toy game without an entry, then with one
     assert (make_tree(race(2, 20, 3)).c, make_tree(deal(2, seed=1)).c) == (
         DEFAULT_C, DEFAULT_ISMCTS_C)

@@ -14,7 +14,15 @@ from engine.search.evaluate import ValueModel
 from engine.stephens import FEATURE_NAMES
 from furnace_cli import main
 from tests.search.toy_games import RaceGame
-from tournaments.value_fit import STAGES, fit_ridge, fit_value, margins, record_game, relative
+from tournaments.value_fit import (
+    STAGES,
+    fit_level,
+    fit_ridge,
+    fit_value,
+    margins,
+    record_game,
+    relative,
+)
 
 STEPHENS = registry.get_game("stephens")
 
@@ -32,6 +40,13 @@ def test_ridge_recovers_a_linear_margin() -> None:
     weights = np.array([2.0, -1.0, 0.5])
     fitted = fit_ridge(rows, rows @ weights, alpha=1e-6)
     assert np.allclose(fitted, weights, atol=1e-4)
+
+
+def test_the_level_fit_recovers_an_intercept_unpenalised() -> None:
+    rng = np.random.default_rng(2)
+    rows = rng.normal(loc=5.0, size=(400, 2))
+    fitted = fit_level(rows, rows @ np.array([3.0, -2.0]) + 70.0, alpha=1.0)
+    assert np.allclose(fitted, [3.0, -2.0, 70.0], atol=0.05)
 
 
 def test_a_record_samples_every_few_decisions_with_stages() -> None:
@@ -52,6 +67,8 @@ def test_the_fit_is_reproducible_from_the_seed() -> None:
     assert first.feature_names == FEATURE_NAMES
     assert report["train_games"] == 4 and report["held_out_games"] == 1
     assert set(report["held_out"]) == {*STAGES, "all"}
+    assert first.level_weights is not None and len(first.level_weights) == len(FEATURE_NAMES) + 1
+    assert set(report["held_out"]["all"]["level"]) == {"model_error", "heuristic_error"}
     pooled, _ = fit_value(STEPHENS, 2, ["greedy", "random"], 5, 7, every=6, workers=2)
     assert pooled.to_json() == first.to_json()
 
