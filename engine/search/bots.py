@@ -39,7 +39,9 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
 * ``level:N`` - strength level ``N``, 1 (weakest) to 5 (:mod:`engine.search.levels`):
   the default search with the level's iteration budget, then the level's choice over
   the root's visit counts (the weak levels sample, the strong ones play the most
-  visited move).  No options: ``level:1``, ``level:5``.
+  visited move).  One option, ``v=learned|heuristic``, the leaf value, as for ``mcts``
+  (to replay games played before a game's default leaf changed): ``level:1``,
+  ``level:5``, ``level:1:v=heuristic``.
 
 Bots never modify the state they are given, and decide only from what the seat
 to move can see: random and greedy bots from its legal moves and determinizations
@@ -328,9 +330,11 @@ class LevelBot(MctsBot):
 
     _kind = "level"
 
-    def __init__(self, level: int, seed: int | None = None, name: str | None = None) -> None:
+    def __init__(self, level: int, seed: int | None = None, name: str | None = None,
+                 leaf_value: str | None = None) -> None:
         default = get_level(level)  # checks the number: every game's table has 1-5
-        super().__init__(iterations=default.iterations, seed=seed, name=name or default.name)
+        super().__init__(iterations=default.iterations, seed=seed, name=name or default.name,
+                         leaf_value=leaf_value)
         self.number = default.number
         self.iterations = None  # the game's table gives it, move by move (_budget)
 
@@ -396,7 +400,7 @@ _SEARCH_OPTIONS = "[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH]"
 _GUIDED_OPTIONS = "[:p=WEIGHT][:mast=EPSILON][:v=LEAF][:model=PATH]"
 _SPEC_HELP = (
     f"bot specs: random, greedy, mcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, "
-    f"ismcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, uct{_SEARCH_OPTIONS}, level:N (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
+    f"ismcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, uct{_SEARCH_OPTIONS}, level:N[:v=LEAF] (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
 )
 
 
@@ -544,9 +548,16 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 
 
 def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:
+    leaf = None
+    if len(args) == 2 and args[1].startswith("v="):
+        leaf = args[1][2:]
+        if leaf not in LEAF_VALUES:
+            raise BotSpecError(f"v= needs a leaf value, {' or '.join(LEAF_VALUES)}, got "
+                               f"{leaf!r} in {text!r}")
+        args = args[:1]
     if len(args) != 1 or not args[0]:
-        raise BotSpecError(f"a level spec is level:N with N one of {valid_levels()}, "
-                           f"got {text!r}")
+        raise BotSpecError(f"a level spec is level:N with N one of {valid_levels()}, or "
+                           f"level:N:v=LEAF, got {text!r}")
     try:
         number = int(args[0])
     except ValueError:
@@ -554,4 +565,4 @@ def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:
     if number is None or not MIN_LEVEL <= number <= MAX_LEVEL:
         raise BotSpecError(f"level must be one of {valid_levels()}, got {args[0]!r} "
                            f"in {text!r}")
-    return LevelBot(number, seed=seed, name=text)
+    return LevelBot(number, seed=seed, name=text, leaf_value=leaf)

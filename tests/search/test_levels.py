@@ -189,6 +189,8 @@ def test_uct_specs_take_the_mcts_options(spec: str, iterations: int | None,
         ("level:three", "level must be one of"),
         ("level:3:c=1", "level:N with N one of"),
         ("level:3:100", "level:N with N one of"),
+        ("level:3:v=neural", "v= needs a leaf value"),
+        ("level:3:v=learned:v=learned", "level:N with N one of"),
         ("uct:0", "at least 1"),
         ("uct:abc", "integer"),
         ("uct:q=3", "unknown uct option"),
@@ -201,10 +203,25 @@ def test_bad_specs(spec: str, message: str) -> None:
         make_bot(spec)
 
 
+def test_a_level_may_name_its_leaf_value() -> None:
+    """level:N:v=LEAF plays the level with that leaf (the games a model was fitted on
+    before its game's default leaf changed replay with it)."""
+    state = _position("stephens", 2, 4, 10)
+    heuristic = _bot("level:1:v=heuristic", seed=3)
+    assert isinstance(heuristic, LevelBot) and heuristic.name == "level:1:v=heuristic"
+    assert heuristic._config(state).leaf_value == "heuristic"  # type: ignore[attr-defined]
+    assert _bot("level:1", seed=3)._config(state) is None  # type: ignore[attr-defined]
+    moves = [bot.choose(state.clone(), random.Random(1)) for bot in
+             (heuristic, _bot("level:1:v=learned", seed=3), _bot("level:1", seed=3))]
+    assert moves[1] == moves[2]  # Stephens' default leaf is the learned one
+    assert heuristic.last_analysis is not None
+    assert heuristic.last_analysis.iterations == config_for(state).level(1).iterations
+
+
 def test_the_spec_help_names_the_new_specs() -> None:
     with pytest.raises(BotSpecError) as info:
         make_bot("minimax")
-    assert "level:N (N 1-5, 1 weakest)" in str(info.value)
+    assert "level:N[:v=LEAF] (N 1-5, 1 weakest)" in str(info.value)
     assert "uct[:ITERATIONS]" in str(info.value)
 
 
