@@ -90,6 +90,26 @@ def add_commands(subparsers: Any) -> None:
     group.add_argument("--max-worker-share", type=float, default=_DEFAULTS.max_worker_share,
                        help="share of the search workers, and of the call workers, one client "
                        "may keep busy at once, at least one (default %(default)g; 1: no bound)")
+    group.add_argument("--short-search-workers", type=int,
+                       default=_DEFAULTS.short_search_workers,
+                       help="search workers beyond --workers that take only searches due "
+                       "within --short-search-seconds, so they never wait behind long ones "
+                       "(default %(default)d)")
+    group.add_argument("--short-search-seconds", type=float,
+                       default=_DEFAULTS.short_search_seconds,
+                       help="a search whose time budget or deadline ends within this many "
+                       "seconds is short (default %(default)g)")
+    group.add_argument("--preempt-after", type=float, default=_DEFAULTS.preempt_after,
+                       help="seconds a job beyond its client's fair share runs before a "
+                       "waiting client's job may preempt it (default %(default)g)")
+    group.add_argument("--call-spares", type=int, default=_DEFAULTS.call_spares,
+                       help="idle call worker processes kept ready to replace a killed one "
+                       "at once (default %(default)d)")
+    group.add_argument("--client-ipv4-prefix", type=int, default=_DEFAULTS.client_ipv4_prefix,
+                       help="without tokens, IPv4 addresses sharing this many leading bits "
+                       "are one client (default %(default)d)")
+    group.add_argument("--client-ipv6-prefix", type=int, default=_DEFAULTS.client_ipv6_prefix,
+                       help="the same for IPv6 (default %(default)d: a /64 is one client)")
     group.add_argument("--call-workers", type=int, default=None,
                        help="worker processes for the other calls' game work "
                        f"(default: {CALL_WORKERS_PER_CORE} per CPU core)")
@@ -192,6 +212,12 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_concurrent_rpcs=args.max_concurrent_rpcs,
         worker_nice=args.worker_nice,
         max_worker_share=args.max_worker_share,
+        short_search_workers=args.short_search_workers,
+        short_search_seconds=args.short_search_seconds,
+        preempt_after=args.preempt_after,
+        call_spares=args.call_spares,
+        client_ipv4_prefix=args.client_ipv4_prefix,
+        client_ipv6_prefix=args.client_ipv6_prefix,
         call_workers=args.call_workers if args.call_workers is not None else 0,
         max_call_time=args.max_call_time,
         max_call_memory_bytes=int(args.max_call_memory_mb * (1 << 20)),

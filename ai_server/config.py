@@ -60,6 +60,21 @@ class ServerConfig:
     #: two workers per core (the default), half the workers is one per core, so a
     #: client alone still uses every core.  1: no such bound (first come, first served).
     max_worker_share: float = 0.5
+    #: Search workers beyond ``workers`` that take only short searches: those that
+    #: must end within ``short_search_seconds`` of their arrival (a time budget or a
+    #: deadline that short), so that they never wait behind long ones.
+    short_search_workers: int = 1
+    short_search_seconds: float = 1.0
+    #: Seconds a job must have run on a worker beyond its client's fair share before
+    #: a waiting client's job may preempt it (the search answers its best move so far).
+    preempt_after: float = 0.5
+    #: Call worker processes kept started and idle beyond ``call_workers``, so that a
+    #: worker killed for a costly call is replaced at once.
+    call_spares: int = 1
+    #: Without tokens, a client is its address's network of this many leading bits:
+    #: a whole IPv6 /64 is usually one host or site.
+    client_ipv4_prefix: int = 32
+    client_ipv6_prefix: int = 64
     #: Worker processes for the game work of the other calls (NewGame, LegalMoves,
     #: CheckMove, ApplyMove: decoding, validating, answering).
     call_workers: int = 0  # 0: CALL_WORKERS_PER_CORE per CPU core
@@ -202,11 +217,21 @@ class ServerConfig:
                      "loop_stall_threshold",
                      "max_searches_per_client", "max_call_queue", "max_calls_per_client",
                      "call_workers", "http_max_connections", "grpc_max_connections",
+                    "short_search_workers", "call_spares", "preempt_after",
                      "grpc_max_connection_idle", "grpc_max_connection_age"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)!r}")
         if not 0 < self.max_worker_share <= 1:
             raise ValueError(f"max_worker_share must be in (0, 1], not {self.max_worker_share!r}")
+        if not self.short_search_seconds > 0:
+            raise ValueError(f"short_search_seconds must be positive, not "
+                             f"{self.short_search_seconds!r}")
+        if not 0 <= self.client_ipv4_prefix <= 32:
+            raise ValueError(f"client_ipv4_prefix must be in 0..32, not "
+                             f"{self.client_ipv4_prefix!r}")
+        if not 0 <= self.client_ipv6_prefix <= 128:
+            raise ValueError(f"client_ipv6_prefix must be in 0..128, not "
+                             f"{self.client_ipv6_prefix!r}")
         if not 0 <= self.worker_nice <= 19:
             raise ValueError(f"worker_nice must be in 0..19, not {self.worker_nice!r}")
         if self.default_iterations > self.max_iterations:

@@ -54,6 +54,9 @@ CLIENT_QUOTA = "CLIENT_QUOTA"
 #: RESOURCE_EXHAUSTED: no worker became free within the maximum queue wait.
 QUEUE_TIMEOUT = "QUEUE_TIMEOUT"
 WORKER_FAILED = "WORKER_FAILED"
+#: UNAVAILABLE: the call's game work ran on a worker beyond its client's share while
+#: other clients waited, and was stopped for theirs: retry after the advised delay.
+PREEMPTED = "PREEMPTED"
 #: DEADLINE_EXCEEDED: the call's game work outran its deadline (or the server's limit for
 #: the call) and was stopped; the same request would take as long again.
 TOO_EXPENSIVE = "TOO_EXPENSIVE"

@@ -3,8 +3,11 @@
 With token authentication (:mod:`ai_server.security`) a client is its token's
 name, which the authentication interceptor publishes for the call in the
 ``contextvars.ContextVar`` ``ai_server.security.CLIENT``.  Without it (or when the
-value is not set), a client is its peer address without the port: every
-connection from one host is one client (so is everything behind one proxy or NAT).
+value is not set), a client is its peer address without the port, grouped into
+its network (:class:`AddressGrouping`): by default an IPv4 address is one client
+and an IPv6 /64 is one (a host or a site usually holds a whole /64, so counting
+its addresses apart would let one machine be thousands of clients).  Everything
+behind one proxy or NAT is one client.
 
 >>> peer_host("ipv4:10.1.2.3:52114")
 'ipv4:10.1.2.3'
@@ -12,12 +15,18 @@ connection from one host is one client (so is everything behind one proxy or NAT
 'ipv6:[::1]'
 >>> peer_host("unix:/run/furnace.sock")
 'unix:/run/furnace.sock'
+>>> AddressGrouping().group("ipv6:[2001:db8:0:7:a::1]")
+'ipv6:[2001:db8:0:7::]/64'
+>>> AddressGrouping(ipv4_prefix=24).group("ipv4:10.1.2.3")
+'ipv4:10.1.2.0/24'
 """
 
 from __future__ import annotations
 
 import importlib
+import ipaddress
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -39,6 +48,40 @@ def peer_host(peer: str) -> str:
     return peer
 
 
+@dataclass(frozen=True)
+class AddressGrouping:
+    """How many leading bits of a client's address name it (the server's
+    ``client_ipv4_prefix`` and ``client_ipv6_prefix``)."""
+
+    ipv4_prefix: int = 32
+    ipv6_prefix: int = 64
+
+    def group(self, host: str) -> str:
+        """``host`` (:func:`peer_host`'s form) as its network; other peers unchanged."""
+        kind, _, address = host.partition(":")
+        if kind not in ("ipv4", "ipv6"):
+            return host
+        try:
+            ip = ipaddress.ip_address(address.strip("[]").partition("%")[0])
+        except ValueError:
+            return host
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped  # an IPv4 client on a dual-stack socket
+        if isinstance(ip, ipaddress.IPv4Address):
+            if self.ipv4_prefix >= 32:
+                return f"ipv4:{ip}"
+            net4 = ipaddress.IPv4Network((ip, self.ipv4_prefix), strict=False)
+            return f"ipv4:{net4.network_address}/{self.ipv4_prefix}"
+        if self.ipv6_prefix >= 128:
+            return f"ipv6:[{ip}]"
+        net6 = ipaddress.IPv6Network((ip, self.ipv6_prefix), strict=False)
+        return f"ipv6:[{net6.network_address}]/{self.ipv6_prefix}"
+
+
+#: The grouping the server uses unless configured otherwise.
+DEFAULT_GROUPING = AddressGrouping()
+
+
 def _security_client_var() -> Any:
     """The ContextVar ``ai_server.security.CLIENT``, imported on first use (None if absent)."""
     global _client_var
@@ -55,8 +98,9 @@ def _security_client_var() -> Any:
     return _client_var
 
 
-def client_identity(context: Any) -> str:
-    """The client a call counts against: ``token:NAME`` when authenticated, else its host."""
+def client_identity(context: Any, grouping: AddressGrouping = DEFAULT_GROUPING) -> str:
+    """The client a call counts against: ``token:NAME`` when authenticated, else its
+    host's network by ``grouping``."""
     var = _security_client_var()
     if var is not None:
         name = var.get(None)
@@ -66,4 +110,4 @@ def client_identity(context: Any) -> str:
         peer = context.peer()
     except Exception:  # noqa: BLE001 - no peer known: one shared "unknown" client
         return "unknown"
-    return peer_host(peer) if isinstance(peer, str) and peer else "unknown"
+    return grouping.group(peer_host(peer)) if isinstance(peer, str) and peer else "unknown"

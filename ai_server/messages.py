@@ -27,6 +27,8 @@ _STOP_REASONS = {
     worker.CANCELLED: pb.SEARCH_STOP_REASON_CANCELLED,
     worker.MEMORY: pb.SEARCH_STOP_REASON_MEMORY,
     worker.SHUTDOWN: pb.SEARCH_STOP_REASON_SHUTDOWN,
+    worker.PREEMPTED: pb.SEARCH_STOP_REASON_PREEMPTED,
+    worker.QUEUE_WAIT: pb.SEARCH_STOP_REASON_QUEUE_WAIT,
 }
 
 
@@ -130,6 +132,7 @@ def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analys
         stop_reason=_STOP_REASONS.get(data.get("stop_reason", ""),
                                       pb.SEARCH_STOP_REASON_UNSPECIFIED),
         target=data.get("target"),
+        queued_seconds=data.get("queued_seconds", 0.0),
     )
 
 

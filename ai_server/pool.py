@@ -19,12 +19,29 @@ checks, applies).  Both are a :class:`WorkerPool`.
   time its own budget or deadline ends) is refused rather than run late.  These
   refusals are RESOURCE_EXHAUSTED with a retry delay estimated from the pool's
   state (the soonest time a running job will free a worker).
-* Fair shares: one client runs at most ``max_running_share`` of the workers at once
-  (at least one), so that a client arriving while another floods the pool finds a
-  worker free; a worker that comes free takes the oldest job of the client that
-  runs the fewest (of those, the one served longest ago); and when the queue is full, a job of a client with fewer jobs
-  outstanding pushes out the newest waiting job of the client with the most (that
-  job is refused QUEUE_FULL, with a retry delay).
+* Fair shares that conserve work: an idle worker always takes a waiting job, so a
+  lone client (or a site's backend calling for all its players) gets every worker.
+  Shares bind only when clients compete: a client is entitled to ``workers`` divided
+  by the clients with jobs running or waiting (at least one worker, at most
+  ``max_running_share`` of them).  A worker that comes free takes the oldest job of
+  the client that runs the fewest (of those, the one served longest ago).  A job
+  whose client runs fewer than its entitlement and finds no worker *preempts* a job
+  of a client running more than its own, once that job has run ``preempt_after``
+  seconds: a search is asked to stop and answers its best move so far (stop reason
+  ``PREEMPTED``); a killable job's worker is killed and its call answered
+  UNAVAILABLE (``PREEMPTED``, retry).  When the queue is full, a job of a client with
+  fewer jobs outstanding pushes out the newest waiting job of the client with the
+  most (that job is refused QUEUE_FULL, with a retry delay).
+* A short lane: ``short_workers`` more workers take only *short* jobs, those that
+  must end within ``short_job`` seconds of their submission (their budget or their
+  deadline says so), so that a short call never waits behind long work, whatever
+  the number of clients sending long work; among short jobs the same fair order
+  holds.  Short jobs take the other workers too when one is free.
+* Spares: ``spares`` more processes stay started and idle, so that a worker killed
+  (a job over its time or memory) is replaced at once: at most ``workers`` (plus the
+  short lane's) run jobs at a time, and a spare is one of the idle processes, while
+  the replacement of the killed one starts.  A client whose job was killed goes last
+  among the clients running as few jobs as it does.
 * Jobs that cannot be asked to stop (``killable``: game code with no stop check,
   the call pool's) end by their worker being killed when they outrun their
   ``stop_by`` (DEADLINE_EXCEEDED, ``TOO_EXPENSIVE``), when their worker's resident
@@ -89,6 +106,12 @@ TICK = 1.0
 #: job's resident memory is read.
 MEMORY_TICK = 0.2
 
+#: Seconds a job must have run before it may be preempted for a waiting client's.
+PREEMPT_AFTER = 0.5
+#: The lanes a running job occupies.
+GENERAL = "general"
+SHORT = "short"
+
 #: Kills of jobs that ran too long or did not stop: what clients sending costly
 #: positions cause, so they are logged at most once every ten seconds, with a count.
 _kills_log = RateLimitedLogger(log, 10.0)
@@ -119,6 +142,13 @@ def exhausted(message: str, reason: str, retry_after: float,
     return errors.RequestError(
         grpc.StatusCode.RESOURCE_EXHAUSTED, f"{message}; retry in {retry_after:.2f} s",
         reason=reason, metadata=metadata, retry_after=retry_after)
+
+
+def exhausted_unavailable(message: str, retry_after: float) -> errors.RequestError:
+    """The answer of a killable job preempted for another client's: retry later."""
+    return errors.RequestError(
+        grpc.StatusCode.UNAVAILABLE, f"{message}; retry in {retry_after:.2f} s",
+        reason=errors.PREEMPTED, retry_after=retry_after)
 
 
 def _shutting_down(what: str) -> errors.RequestError:
@@ -157,6 +187,12 @@ class Job:
         self.attempts = 0
         self.stopping_since: float | None = None
         self.slot: int | None = None
+        #: The lane it runs in (GENERAL or SHORT), once started.
+        self.lane: str | None = None
+        #: It must end within the pool's ``short_job`` seconds: the short lane takes it.
+        self.short = stop_by - self.submitted <= pool.short_job
+        #: Stopped early for another client's job (its answer says so).
+        self.preempted = False
         self.future.add_done_callback(self._on_done)
 
     def _on_done(self, future: Future[Any]) -> None:
@@ -200,6 +236,10 @@ class WorkerPool:
     ``max_per_client`` the most jobs one client may have outstanding (0: no limit),
     ``max_running_share`` the share of the workers one client may run at once (at
     least one worker; 1: no such bound),
+    ``short_workers`` the workers of the short lane, for jobs that end within
+    ``short_job`` seconds, ``spares`` the processes kept idle to replace a killed
+    worker at once, ``preempt_after`` the seconds a job runs before a waiting
+    client's job may preempt it (None: never),
     ``memory_limit`` the resident memory in bytes past which a search stops (0: none),
     ``nice`` how many steps below this process's scheduling priority the workers run,
     ``name`` what the pool's workers are called in logs and process names.
@@ -207,6 +247,8 @@ class WorkerPool:
 
     def __init__(self, workers: int, max_queue: int, *, max_queue_wait: float = 10.0,
                  max_per_client: int = 0, max_running_share: float = 1.0,
+                 short_workers: int = 0, short_job: float = 1.0, spares: int = 0,
+                 preempt_after: float | None = PREEMPT_AFTER,
                  memory_limit: int = 0, nice: int = 0, name: str = "search") -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
@@ -214,9 +256,17 @@ class WorkerPool:
             raise ValueError(f"max_queue must be at least 0, not {max_queue}")
         if not 0 < max_running_share <= 1:
             raise ValueError(f"max_running_share must be in (0, 1], not {max_running_share}")
+        if short_workers < 0 or spares < 0:
+            raise ValueError("short_workers and spares must be at least 0")
         self.workers = workers
+        self.short_workers = short_workers
+        self.short_job = short_job
+        self.spares = spares
+        self.preempt_after = preempt_after
+        #: Worker processes kept: the workers, the short lane's, the spares.
+        self.processes = workers + short_workers + spares
         self.max_queue = max_queue
-        self.capacity = workers + max_queue
+        self.capacity = workers + short_workers + max_queue
         self.max_queue_wait = max_queue_wait
         self.max_per_client = max_per_client
         #: The most jobs one client runs at once.
@@ -225,13 +275,13 @@ class WorkerPool:
         self.nice = nice
         self.name = name
         self._ctx = multiprocessing.get_context("spawn")
-        self.flags = self._ctx.RawArray("b", workers)
+        self.flags = self._ctx.RawArray("b", self.processes)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._queue: deque[Job] = deque()
-        self._slots: list[_Worker | None] = [None] * workers
-        self._respawn_at: dict[int, float] = dict.fromkeys(range(workers), 0.0)
-        self._backoff: dict[int, float] = dict.fromkeys(range(workers), RESPAWN_BACKOFF)
+        self._slots: list[_Worker | None] = [None] * self.processes
+        self._respawn_at: dict[int, float] = dict.fromkeys(range(self.processes), 0.0)
+        self._backoff: dict[int, float] = dict.fromkeys(range(self.processes), RESPAWN_BACKOFF)
         self._clients: Counter[str] = Counter()
         #: When a job of each client with jobs outstanding last started.
         self._served: dict[str, float] = {}
@@ -245,6 +295,8 @@ class WorkerPool:
         self.restarts = 0
         #: Workers killed because their job ran too long (or its caller left).
         self.kills = 0
+        #: Jobs stopped early (or killed) for a waiting client's job.
+        self.preemptions = 0
         #: CPU seconds of the workers that have exited.
         self.exited_cpu = 0.0
         _POOLS.add(self)
@@ -311,7 +363,8 @@ class WorkerPool:
 
         ``stop_by`` (``time.monotonic()``) is when the job's own budget stops it;
         ``start_by`` the latest it may start (default: the maximum queue wait, and
-        never after ``stop_by``).  ``progress`` is called in the dispatcher thread
+        never after ``stop_by``; given, it may be later than ``stop_by``, at most the
+        maximum queue wait: the job then runs past its own end as little as it can).  ``progress`` is called in the dispatcher thread
         with each progress report (the job function then gets ``report=``).
         ``killable``: the job cannot be asked to stop, so its worker is killed at
         ``stop_by`` (the call answers DEADLINE_EXCEEDED, saying ``what`` took too
@@ -319,8 +372,8 @@ class WorkerPool:
         """
         now = time.monotonic()
         stop_by = now + 3600.0 if stop_by is None else stop_by
-        latest = min(now + self.max_queue_wait, stop_by)
-        start_by = latest if start_by is None else min(start_by, latest)
+        latest = now + self.max_queue_wait
+        start_by = min(latest, stop_by) if start_by is None else min(start_by, latest)
         with self._lock:
             refusal = self._refusal(client, now)
             if refusal is not None:
@@ -540,25 +593,43 @@ class WorkerPool:
                             self.kills += 1
                         to_kill.append(w)
             # A job told to stop no longer counts against its client's share: its caller
-            # is gone, or the server is stopping.
+            # is gone, the server is stopping, or it was preempted.
             running = Counter(w.job.client for w in live
                               if w.job is not None and w.job.stopping_since is None)
+            for w in to_kill:
+                if w.job is not None and w.killed_for is not None and not w.job.preempted:
+                    # Its client goes last among those running as few jobs.
+                    self._served[w.job.client] = now
+            busy = Counter(w.job.lane for w in live if w.job is not None)
             for w in live:
                 if not self._queue:
                     break
-                if w.idle and w not in to_kill:
-                    job = self._next_job(running)
-                    if job is None:
-                        break
-                    self._queue.remove(job)
-                    running[job.client] += 1
-                    job.slot = w.slot
-                    job.started = now
-                    job.taken = False
-                    job.attempts += 1
-                    w.job = job
-                    self.flags[w.slot] = 0
-                    to_send.append((w, job))
+                if not w.idle or w in to_kill:
+                    continue
+                if busy[GENERAL] < self.workers:
+                    lane = GENERAL
+                elif busy[SHORT] < self.short_workers:
+                    lane = SHORT
+                else:
+                    break
+                job = self._next_job(running, short_only=lane == SHORT)
+                if job is None:
+                    break
+                self._queue.remove(job)
+                running[job.client] += 1
+                busy[lane] += 1
+                job.slot = w.slot
+                job.lane = lane
+                job.started = now
+                # A job that starts after its own end (it waited) still answers: the
+                # stuck timer counts from now.
+                job.stop_by = max(job.stop_by, now)
+                job.taken = False
+                job.attempts += 1
+                w.job = job
+                self.flags[w.slot] = 0
+                to_send.append((w, job))
+            preempt_at = self._preempt(live, running, to_kill, now)
             # Jobs still waiting past their start_by are refused (one that found an
             # idle worker above runs, however short its time: it answers early).
             for job in list(self._queue):
@@ -570,6 +641,8 @@ class WorkerPool:
             timers = [job.start_by for job in self._queue]
             timers += list(self._respawn_at.values())
             timers += [_kill_time(w.job) for w in live if w.job is not None]
+            if preempt_at is not None:
+                timers.append(preempt_at)
             if closed:
                 timers.append(self._closed_at + EXIT_TIMEOUT)  # type: ignore[operator]
             waitables: dict[Any, _Worker | None] = {self._wake_r: None}
@@ -586,6 +659,7 @@ class WorkerPool:
             self._spawn(slot)
         for w in to_kill:
             self._kill(w, "did not exit" if closed or w.job is None else
+                       "preempted" if w.job.preempted else
                        "too long" if w.job.killable else "stuck")
         for w, job in to_send:
             self._send(w, job)
@@ -610,22 +684,79 @@ class WorkerPool:
                 self._on_death(owner)
         return True
 
-    def _next_job(self, running: Counter[str]) -> Job | None:
+    def _next_job(self, running: Counter[str], short_only: bool = False) -> Job | None:
         """The job an idle worker takes (lock held): the oldest of the client that runs
-        the fewest jobs, among clients below their share, and among those of the client
-        served longest ago; None if every waiting client is at its share."""
+        the fewest jobs, and among those of the client served longest ago; only short
+        jobs with ``short_only`` (the short lane); None if no job fits."""
         chosen: Job | None = None
         best: tuple[int, float] | None = None
         for job in self._queue:  # oldest first
-            mine = running[job.client]
-            if mine >= self.max_running_per_client:
+            if short_only and not job.short:
                 continue
-            rank = (mine, self._served.get(job.client, float("-inf")))
+            rank = (running[job.client], self._served.get(job.client, float("-inf")))
             if best is None or rank < best:
                 chosen, best = job, rank
         if chosen is not None:
             self._served[chosen.client] = time.monotonic()
         return chosen
+
+    def entitled(self, clients: int) -> int:
+        """The workers one of ``clients`` competing clients may keep busy while others
+        wait: an equal part of the workers, at least one, at most its share."""
+        return max(1, min(self.max_running_per_client, self.workers // max(clients, 1)))
+
+    def _preempt(self, live: list[_Worker], running: Counter[str], to_kill: list[_Worker],
+                 now: float) -> float | None:
+        """Stop jobs of clients running more than their entitlement for the waiting jobs
+        of clients running fewer (lock held); the time a job becomes preemptible, when
+        one will be needed then (None otherwise)."""
+        if not self._queue or self.preempt_after is None:
+            return None
+        clients = {job.client for job in self._queue} | {c for c, n in running.items() if n}
+        entitled = self.entitled(len(clients))
+        wanted: Counter[str] = Counter()
+        for job in self._queue:
+            if running[job.client] + wanted[job.client] < entitled:
+                wanted[job.client] += 1
+        # Workers already being freed for them (jobs preempted that have not answered).
+        freeing = sum(1 for w in live if w.job is not None and w.job.preempted
+                      and w.job.lane == GENERAL)
+        needed = sum(wanted.values()) - freeing
+        later: float | None = None
+        while needed > 0:
+            victim: _Worker | None = None
+            for w in live:
+                each = w.job
+                if each is None or each.lane != GENERAL or each.stopping_since is not None \
+                        or w in to_kill or running[each.client] <= entitled:
+                    continue
+                ready_at = (each.started or now) + self.preempt_after
+                if ready_at > now:
+                    later = ready_at if later is None else min(later, ready_at)
+                    continue
+                # The newest job of the client running the most.
+                if victim is None or victim.job is None or \
+                        (running[each.client], each.started or 0.0) > \
+                        (running[victim.job.client], victim.job.started or 0.0):
+                    victim = w
+            if victim is None or victim.job is None:
+                return later
+            job = victim.job
+            job.preempted = True
+            job.stopping_since = now
+            running[job.client] -= 1
+            self.preemptions += 1
+            if job.killable:
+                victim.killed_for = exhausted_unavailable(
+                    f"{job.what} ran {now - (job.started or now):.2f} s on a worker beyond "
+                    f"this client's share while other clients waited, and was stopped",
+                    self._retry_after(self._running(), now))
+                to_kill.append(victim)
+            else:
+                self.flags[victim.slot] = worker.FLAG_YIELD
+            log.info("%s %d preempted for another client's job", self.name, job.id)
+            needed -= 1
+        return later
 
     def _over_memory(self, w: _Worker) -> bool:
         """Whether ``w`` runs a killable job and holds more memory than the pool allows."""

@@ -181,6 +181,9 @@ async def create_server(
     pool = WorkerPool(config.workers, config.max_queue, max_queue_wait=config.max_queue_wait,
                       max_per_client=config.max_searches_per_client,
                       max_running_share=config.max_worker_share,
+                      short_workers=config.short_search_workers,
+                      short_job=config.short_search_seconds,
+                      preempt_after=config.preempt_after,
                       memory_limit=config.max_search_memory_bytes, nice=config.worker_nice)
     # The other calls' game work: at the front process's priority (cheap calls must not
     # wait behind searches for a core), killed when it outruns its time.
@@ -188,6 +191,7 @@ async def create_server(
                            max_queue_wait=config.max_call_time,
                            max_per_client=config.max_calls_per_client,
                            max_running_share=config.max_worker_share,
+                           spares=config.call_spares, preempt_after=config.preempt_after,
                            memory_limit=config.max_call_memory_bytes, name="call")
     metrics = ServerMetrics(pool, config.workers, call_pool)
     health_server: grpc.aio.Server | None = None

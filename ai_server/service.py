@@ -40,7 +40,7 @@ from ai_server import calls, errors, messages, reviews, worker
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid
-from ai_server.identity import client_identity
+from ai_server.identity import AddressGrouping, client_identity
 from ai_server.observe import note
 from ai_server.pool import MIN_RETRY, Job, WorkerPool
 from engine.game import FurnaceError
@@ -135,6 +135,11 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         self.pool = pool
         self.call_pool = call_pool
         self.games = games
+        self.grouping = AddressGrouping(config.client_ipv4_prefix, config.client_ipv6_prefix)
+
+    def _client(self, context: grpc.aio.ServicerContext) -> str:
+        """Who the call counts against (:func:`~ai_server.identity.client_identity`)."""
+        return client_identity(context, self.grouping)
 
     def close(self) -> None:
         """Release what the servicer holds (the pools are closed by their owner)."""
@@ -185,7 +190,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         deadline = self._deadline(context)
         job = self.call_pool.submit(
             calls.run_call, method, request, sealer=self.config.sealer,
-            client=client_identity(context),
+            client=self._client(context),
             stop_by=end if deadline is None else min(end, deadline), killable=True,
             what=f"{method} of this position")
         return self._response(method, await self._finish(job))
@@ -193,12 +198,16 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     def _search(self, context: grpc.aio.ServicerContext, fn: Callable[..., Any],
                 *args: Any, time_limit: float | None, timed: bool, what: str,
                 progress: Callable[[Any], None] | None = None, reserve: float = 0.0,
-                **kwargs: Any) -> Job:
+                received: bool = False, **kwargs: Any) -> Job:
         """Queue ``fn`` in the search pool for this call's client.
 
         The job gets ``time_end``: ``time_limit`` (if any) capped by the server's
         ``max_time``, both counted from now, so time spent waiting for a worker
-        counts; and ``deadline``.  It may wait for a worker until one of them.
+        counts; and ``deadline``.  It may wait for a worker until the deadline (at
+        most the server's ``max_queue_wait``): one that starts after its time budget
+        ran out still answers, with what it searched in the time left.
+        ``received``: the job is also told when the call was received (a search
+        reports its wait).
         """
         now = time.monotonic()
         limit = self.config.max_time if time_limit is None else \
@@ -206,13 +215,16 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         time_end = now + limit
         deadline = self._deadline(context, reserve)
         stop_by = time_end if deadline is None else min(time_end, deadline)
-        return self.pool.submit(fn, *args, client=client_identity(context), stop_by=stop_by,
-                                timed=timed, progress=progress, what=what,
+        if received:
+            kwargs["received"] = now
+        return self.pool.submit(fn, *args, client=self._client(context), stop_by=stop_by,
+                                start_by=now + self.config.max_queue_wait if deadline is None
+                                else deadline, timed=timed, progress=progress, what=what,
                                 time_end=time_end, deadline=deadline, **kwargs)
 
     def _admit(self, context: grpc.aio.ServicerContext) -> None:
         """Refuse a search at once, before any work, when the pool could not take it."""
-        self.pool.admit(client_identity(context))
+        self.pool.admit(self._client(context))
 
     def _search_time(self, request: Any, analyze: bool) -> tuple[float | None, bool]:
         """A search request's time budget, and whether it most likely runs all of it."""
@@ -255,7 +267,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         self._admit(context)
         time_limit, timed = self._search_time(request, analyze=False)
         job = self._search(context, calls.search_call, "BestMove", request, self.config,
-                           time_limit=time_limit, timed=timed, what="the search")
+                           time_limit=time_limit, timed=timed, what="the search",
+                           received=True)
         response: pb.BestMoveResponse = self._response("BestMove", await self._finish(job))
         return response
 
@@ -287,7 +300,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         time_limit, timed = self._search_time(request, analyze=True)
         job = self._search(context, calls.search_call, "Analyze", request, cfg,
                            time_limit=time_limit, timed=timed, what="the search",
-                           progress=on_progress, progress_interval=interval_ms / 1000)
+                           progress=on_progress, progress_interval=interval_ms / 1000,
+                           received=True)
         outcome = asyncio.ensure_future(self._finish(job))
         sequence = 0
         try:
@@ -329,7 +343,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         end = time.monotonic() + self.config.max_call_time
         deadline = self._deadline(context)
         job = self.call_pool.submit(
-            reviews.plan_call, request, self.config, client=client_identity(context),
+            reviews.plan_call, request, self.config, client=self._client(context),
             stop_by=end if deadline is None else min(end, deadline), killable=True,
             what="reading the record to review")
         plan: reviews.ReviewPlan = self._response("ReviewGame", await self._finish(job))

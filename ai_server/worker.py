@@ -11,7 +11,9 @@ searches of a position the game has validated call :mod:`engine.search`
 
 Stopping: the pool shares one flag byte per worker (``flags[slot]``); a job stops
 between two iterations once it is non-zero (:data:`FLAG_CANCEL`: the caller is
-gone; :data:`FLAG_SHUTDOWN`: the server is stopping, answer the best move so far).
+gone; :data:`FLAG_SHUTDOWN`: the server is stopping, answer the best move so far;
+:data:`FLAG_YIELD`: another client's job waits for this worker, answer the best move
+so far).
 A search also stops at its time limit (the request's, capped by the server's maximum time,
 both counted from when the server received the call), a little before the call's
 deadline, or when the worker's resident memory passes the pool's memory cap (read
@@ -46,6 +48,8 @@ _MEMORY_LIMIT = 0
 # Stop flag values (the pool writes them).
 FLAG_CANCEL = 1
 FLAG_SHUTDOWN = 2
+#: Another client's job waits for this worker: answer the best move so far.
+FLAG_YIELD = 3
 
 # Stop reasons reported with an analysis (``stop_reason``).
 ITERATIONS = "ITERATIONS"
@@ -54,6 +58,12 @@ DEADLINE = "DEADLINE"
 CANCELLED = "CANCELLED"
 MEMORY = "MEMORY"
 SHUTDOWN = "SHUTDOWN"
+#: Stopped early for a waiting client's job (the pool's fair shares).
+PREEMPTED = "PREEMPTED"
+#: Its time budget ran out mostly while it waited for a worker.
+QUEUE_WAIT = "QUEUE_WAIT"
+#: What each stop flag makes a job answer.
+_FLAG_REASONS = {FLAG_CANCEL: CANCELLED, FLAG_SHUTDOWN: SHUTDOWN, FLAG_YIELD: PREEMPTED}
 
 #: Iterations (or playouts) between two reads of the resident memory.
 MEMORY_CHECK_EVERY = 256
@@ -247,7 +257,7 @@ class _Stopper:
         def should_stop() -> bool:
             nonlocal count
             if flags is not None and flags[index]:
-                self.why = CANCELLED if flags[index] == FLAG_CANCEL else SHUTDOWN
+                self.why = _FLAG_REASONS.get(flags[index], SHUTDOWN)
                 return True
             count += 1
             if memory_limit and count % MEMORY_CHECK_EVERY == 1:
@@ -307,6 +317,7 @@ def search_state(
     slot: int | None = None,
     report: Callable[[dict[str, Any]], None] | None = None,
     progress_interval: float = 0.5,
+    received: float | None = None,
 ) -> dict[str, Any] | None:
     """Search ``state`` for the seat to move; None if cancelled before it ran.
 
@@ -319,6 +330,9 @@ def search_state(
     (a little before the call's deadline) are ``time.monotonic()`` times; the
     search stops at the first of them, at ``iterations``, on its flag or at the
     memory cap.  ``report`` receives progress every ``progress_interval`` seconds.
+    ``received`` (``time.monotonic()``) is when the server received the call: the
+    result's ``queued_seconds`` is the time since, and a search whose time budget
+    ran out mostly in that wait stops with :data:`QUEUE_WAIT`.
     """
     from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
     from engine.search.config import config_for
@@ -327,6 +341,7 @@ def search_state(
 
     if _flag(slot) == FLAG_CANCEL:
         return None
+    queued = max(time.monotonic() - received, 0.0) if received is not None else 0.0
     tree = make_tree(state, c, seed, observer)
     drop_after_reply(tree)
     end, end_reason = time_end, TIME_LIMIT
@@ -350,7 +365,11 @@ def search_state(
         reason = stopper.why
     else:
         reason = end_reason
+        if reason == TIME_LIMIT and received is not None \
+                and queued > (time_end - received) / 2:
+            reason = QUEUE_WAIT
     result = _encode_analysis(analysis, reason)
+    result["queued_seconds"] = queued
     if level:
         move = config_for(state).level(level).choose(analysis, choice_rng(seed))
         result["chosen"] = (move, next(m.text for m in analysis.moves if m.move == move))

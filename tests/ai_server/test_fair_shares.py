@@ -50,18 +50,57 @@ def pool() -> Iterator[WorkerPool]:
         each.close()
 
 
-def test_one_client_runs_at_most_its_share(pool: Any) -> None:
-    two = pool(2, 4, max_running_share=0.5)
+def test_a_lone_client_gets_every_worker_and_yields_one_to_a_newcomer(pool: Any) -> None:
+    """Shares conserve work: one client alone runs on both workers (before, a worker
+    stayed idle); once another client waits, a job beyond the first client's share is
+    preempted: it answers early (a search: its best move so far), and the newcomer's
+    job runs while the first client's other job goes on."""
+    two = pool(2, 4, max_running_share=0.5, preempt_after=0.2)
     assert two.max_running_per_client == 1
-    jobs = [two.submit(worker.sleep_job, 5.0, client="a") for _ in range(2)]
-    wait_for(lambda: two.state()["running"] == 1 and two.state()["queued"] == 1,
-             what="one job of a running, one waiting")
-    time.sleep(0.2)
-    assert two.state()["running"] == 1  # a worker stays idle rather than take a's second
+    jobs = [two.submit(worker.sleep_job, 60.0, client="a") for _ in range(2)]
+    wait_for(lambda: two.state()["running"] == 2, what="both of a's jobs run")
     other = two.submit(worker.sleep_job, 0.0, client="b")
-    assert isinstance(asyncio_result(other, 10), int)  # b's job ran at once
-    for job in jobs:
-        job.cancel()
+    assert isinstance(asyncio_result(other, 30), int)  # b's job ran
+    preempted = [job for job in jobs if job.preempted]
+    assert len(preempted) == 1 and two.preemptions == 1
+    assert isinstance(asyncio_result(preempted[0], 30), int)  # it answered, early
+    kept = next(job for job in jobs if not job.preempted)
+    assert not kept.done()  # a's other job was left alone: a has its share
+    kept.cancel()
+
+
+def test_the_short_lane_takes_short_jobs_while_long_ones_hold_the_workers(pool: Any) -> None:
+    one = pool(1, 4, short_workers=1, short_job=1.0)
+    assert one.processes == 2
+    now = time.monotonic()
+    long_a = one.submit(worker.sleep_job, 60.0, client="a", stop_by=now + 60)
+    wait_for(lambda: one.state()["running"] == 1, what="a's long job runs")
+    long_b = one.submit(worker.sleep_job, 60.0, client="b", stop_by=now + 60)
+    # b is entitled to nothing more while a runs its one worker: b's long job waits,
+    # and the short lane does not take it.
+    short_c = one.submit(worker.sleep_job, 0.0, client="c",
+                         stop_by=time.monotonic() + 0.9)
+    assert isinstance(asyncio_result(short_c, 30), int)
+    assert short_c.lane == "short"
+    assert long_b.started is None and not long_a.done()
+    long_a.cancel()
+    long_b.cancel()
+
+
+def test_a_spare_takes_over_from_a_killed_worker_at_once(pool: Any) -> None:
+    calls = pool(1, 4, name="call", spares=1)
+    assert len(calls.worker_pids()) == 2
+    before = set(calls.worker_pids())
+    costly = calls.submit(worker.hog_job, 0, client="a", killable=True,
+                          stop_by=time.monotonic() + 0.3, what="LegalMoves of this position")
+    wait_for(lambda: calls.searching_pids(), what="the costly job runs")
+    victim = calls.searching_pids()[0]
+    with pytest.raises(errors.RequestError):
+        asyncio_result(costly, 30)
+    # The next job runs on the spare, a process started before the kill: it does not
+    # wait for the killed worker's replacement to start.
+    pid = asyncio_result(calls.submit(worker.sleep_job, 0.0, client="b"), 30)
+    assert pid in before and pid != victim
 
 
 def asyncio_result(job: Any, timeout: float) -> Any:

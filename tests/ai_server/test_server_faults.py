@@ -172,7 +172,7 @@ def test_killed_worker_fails_only_its_own_call(two, two_channel) -> None:
     assert other_box[0].analysis.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT
 
     # The pool heals: a replacement worker, new searches work, health never changed.
-    wait_for(lambda: len(pool.worker_pids()) == 2 and victim not in pool.worker_pids(),
+    wait_for(lambda: len(pool.worker_pids()) == pool.processes and victim not in pool.worker_pids(),
              what="a replacement worker")
     assert pool.restarts == restarts + 1
     reply = stub.BestMove(pb.BestMoveRequest(state=state, budget=pb.SearchBudget(iterations=30)),
@@ -225,7 +225,7 @@ def test_no_worker_keeps_searching_for_a_call_that_is_over(two, two_channel) -> 
     for c in calls:
         c.cancel()
     wait_for(lambda: not pool.busy_pids() and pool.state()["starting"] == 0
-             and len(pool.worker_pids()) == 2, what="the pool is whole and idle")
+             and len(pool.worker_pids()) == pool.processes, what="the pool is whole and idle")
     assert_idle(os.getpid())
 
 
@@ -262,7 +262,7 @@ def test_graceful_stop_answers_running_searches_and_refuses_queued_ones() -> Non
 
 
 def test_sigterm_answers_a_long_search_with_its_best_move() -> None:
-    process, port = serve_process("--workers", "1", "--grace", "1")
+    process, port = serve_process("--workers", "1", "--short-search-workers", "0", "--grace", "1")
     try:
         workers = worker_processes(process.pid)
         assert len(workers) == 1
@@ -291,7 +291,8 @@ def test_no_worker_outlives_a_killed_server() -> None:
     process, port = serve_process("--workers", "2", "--call-workers", "2")
     workers = worker_processes(process.pid) + worker_processes(process.pid, "call")
     try:
-        assert len(workers) == 4
+        # Two search workers, the short lane's, two call workers and their spare.
+        assert len(workers) == 6
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = pb_grpc.FurnaceServiceStub(channel)
             stream = stub.Analyze(pb.AnalyzeRequest(

@@ -154,24 +154,26 @@ def test_a_search_that_waits_past_the_max_queue_wait_is_refused_not_run_late() -
         first.cancel()
 
 
-def test_time_waiting_for_a_worker_counts_against_the_time_budget() -> None:
+def test_time_waiting_for_a_worker_counts_against_the_time_budget_and_says_so() -> None:
     with running(workers=1, max_queue=2, max_time=30.0) as (srv, stub):
         state = new_state(stub)
         pool = srv.server.pool
         first = stub.BestMove.future(timed(state, 3_000), timeout=60)
         wait_for(lambda: len(pool.busy_pids()) == 1, what="the first search runs")
         # Asks for 4 s but waits for the first search (up to 3 s): it searches for what
-        # is left of its 4 s, not 4 s more.
+        # is left of its 4 s, not 4 s more, and its answer says that it waited.
         reply = stub.BestMove(timed(state, 4_000), timeout=60)
-        assert reply.analysis.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT
+        assert reply.analysis.stop_reason == pb.SEARCH_STOP_REASON_QUEUE_WAIT
+        assert reply.analysis.queued_seconds > 2.0
         assert reply.analysis.elapsed_seconds < 3.9  # 4 s or more, had the wait not counted
         assert first.result().analysis.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT
 
 
 # -- quotas -----------------------------------------------------------------------------------
 def test_client_quota_and_full_queue_refusals_carry_retry_advice(monkeypatch) -> None:
-    with running(workers=1, max_queue=2, max_searches_per_client=1, max_time=30.0) as (srv,
-                                                                                        stub):
+    # No short lane: the queue's bounds alone.
+    with running(workers=1, max_queue=2, max_searches_per_client=1, max_time=30.0,
+                 short_search_workers=0) as (srv, stub):
         state = new_state(stub)
         pool = srv.server.pool
         first = stub.BestMove.future(timed(state, 20_000), timeout=60)
@@ -188,7 +190,7 @@ def test_client_quota_and_full_queue_refusals_carry_retry_advice(monkeypatch) ->
         assert pool.outstanding == 1
 
         # Other clients are not held back by it, until the queue is full.
-        def by_metadata(context: Any) -> str:
+        def by_metadata(context: Any, *grouping: Any) -> str:
             return dict(context.invocation_metadata()).get("test-client", "first")
 
         monkeypatch.setattr(service, "client_identity", by_metadata)
@@ -238,7 +240,17 @@ def test_client_identity_is_the_peer_without_its_port() -> None:
     assert identity.client_identity(_Context("ipv4:10.0.0.7:41234")) == "ipv4:10.0.0.7"
     assert identity.client_identity(_Context("ipv4:10.0.0.7:5")) == \
         identity.client_identity(_Context("ipv4:10.0.0.7:60001"))
-    assert identity.client_identity(_Context("ipv6:[2001:db8::1]:443")) == "ipv6:[2001:db8::1]"
+    # An IPv6 client is its /64 (one host or site holds a whole one).
+    assert identity.client_identity(_Context("ipv6:[2001:db8::1]:443")) == "ipv6:[2001:db8::]/64"
+    assert identity.client_identity(_Context("ipv6:[2001:db8::2]:443")) == "ipv6:[2001:db8::]/64"
+    assert identity.client_identity(_Context("ipv6:[2001:db8:0:1::1]:443")) == \
+        "ipv6:[2001:db8:0:1::]/64"
+    assert identity.client_identity(_Context("ipv6:[::ffff:10.0.0.7]:1")) == "ipv4:10.0.0.7"
+    eight = identity.AddressGrouping(ipv4_prefix=8, ipv6_prefix=128)
+    assert identity.client_identity(_Context("ipv4:127.0.0.5:41234"), eight) == \
+        "ipv4:127.0.0.0/8"
+    assert identity.client_identity(_Context("ipv6:[2001:db8::1]:443"), eight) == \
+        "ipv6:[2001:db8::1]"
     assert identity.client_identity(_Context("unix:/tmp/s")) == "unix:/tmp/s"
 
 

@@ -45,6 +45,8 @@ class SearchStopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEARCH_STOP_REASON_CANCELLED: _ClassVar[SearchStopReason]
     SEARCH_STOP_REASON_MEMORY: _ClassVar[SearchStopReason]
     SEARCH_STOP_REASON_SHUTDOWN: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_PREEMPTED: _ClassVar[SearchStopReason]
+    SEARCH_STOP_REASON_QUEUE_WAIT: _ClassVar[SearchStopReason]
 
 class ReviewLabel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -133,6 +135,8 @@ SEARCH_STOP_REASON_DEADLINE: SearchStopReason
 SEARCH_STOP_REASON_CANCELLED: SearchStopReason
 SEARCH_STOP_REASON_MEMORY: SearchStopReason
 SEARCH_STOP_REASON_SHUTDOWN: SearchStopReason
+SEARCH_STOP_REASON_PREEMPTED: SearchStopReason
+SEARCH_STOP_REASON_QUEUE_WAIT: SearchStopReason
 REVIEW_LABEL_UNSPECIFIED: ReviewLabel
 REVIEW_LABEL_BEST: ReviewLabel
 REVIEW_LABEL_GOOD: ReviewLabel
@@ -495,7 +499,7 @@ class MoveAnalysis(_message.Message):
     def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., win_probability: _Optional[float] = ...) -> None: ...
 
 class Analysis(_message.Message):
-    __slots__ = ("player", "best_move", "iterations", "elapsed_seconds", "win_probabilities", "expected_scores", "moves", "principal_variation", "stop_reason", "target")
+    __slots__ = ("player", "best_move", "iterations", "elapsed_seconds", "win_probabilities", "expected_scores", "moves", "principal_variation", "stop_reason", "target", "queued_seconds")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -506,6 +510,7 @@ class Analysis(_message.Message):
     PRINCIPAL_VARIATION_FIELD_NUMBER: _ClassVar[int]
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_SECONDS_FIELD_NUMBER: _ClassVar[int]
     player: int
     best_move: Move
     iterations: int
@@ -516,7 +521,8 @@ class Analysis(_message.Message):
     principal_variation: _containers.RepeatedCompositeFieldContainer[Move]
     stop_reason: SearchStopReason
     target: float
-    def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., target: _Optional[float] = ...) -> None: ...
+    queued_seconds: float
+    def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., target: _Optional[float] = ..., queued_seconds: _Optional[float] = ...) -> None: ...
 
 class BestMoveRequest(_message.Message):
     __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "level", "play", "state_format")
