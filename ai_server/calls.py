@@ -39,6 +39,7 @@ import math
 import secrets
 import traceback
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -327,6 +328,19 @@ def list_games(config: ServerConfig, log: Any = None) -> pb.ListGamesResponse:
     return pb.ListGamesResponse(games=games, limits=limits)
 
 
+#: Bits of the seed a sealed game is dealt from: the games' generators take 64 (a seed
+#: answered to a client stays below 2^53, exact as a JavaScript number; a sealed game's
+#: seed is never answered, and a wider one makes guessing it from the cards hopeless).
+SEALED_SEED_BITS = 64
+#: Bits of a seed drawn for a game that is not sealed (answered: exact in JavaScript).
+ANSWERED_SEED_BITS = 53
+
+
+#: Whether the server takes a client's seed for a sealed game (``ServerConfig``'s
+#: ``allow_sealed_seeds``), while a worker runs a call (:func:`run_call` sets it).
+SEALED_SEEDS_ALLOWED: ContextVar[bool] = ContextVar("furnace_sealed_seeds", default=False)
+
+
 def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
     if not request.game:
         raise invalid("game is required (see ListGames)", "game", errors.MISSING_FIELD)
@@ -354,17 +368,32 @@ def new_game(request: pb.NewGameRequest) -> pb.NewGameResponse:
         raise invalid(f"observer_seat must be in {seat_range(request.num_players)}, got "
                       f"{observer}", "observer_seat", errors.SEAT_OUT_OF_RANGE)
     form = answer_form(None, request.state_format, info.name, observer, "observer_seat")
-    # Without a seed, a fresh one (53 bits: exact as a JavaScript number too), answered so
-    # that the game can be dealt again.
-    seed = int(request.seed) if request.HasField("seed") else secrets.randbits(53)
+    sealed = form == SEALED
+    if sealed and request.HasField("seed") and not SEALED_SEEDS_ALLOWED.get():
+        # Whoever knows a sealed game's seed deals it again unsealed, on any server: every
+        # hand, the deck in draw order and every reshuffle.
+        raise invalid("a sealed game takes no seed: whoever knows it can deal the game again "
+                      "in clear (the other hands, the deck); leave seed unset, and the server "
+                      "deals from a secret seed of its own (a server started with "
+                      "--allow-sealed-seeds takes one, for tests and replays)", "seed",
+                      errors.SEAL_MISMATCH)
+    # Without a seed, a fresh one from the operating system's secure generator.  Not
+    # sealed, it is answered (so that the game can be dealt again).  Sealed, it is kept
+    # for the server alone, inside the seal (the game's record, for ReviewGame).
+    if request.HasField("seed"):
+        seed = int(request.seed)
+    else:
+        seed = secrets.randbits(SEALED_SEED_BITS if sealed else ANSWERED_SEED_BITS)
     state = game.new_game(seed=seed, num_players=int(request.num_players), options=options)
     history = engine_records.GameRecord(info.name, int(request.num_players), options,
                                         seed=seed)
     encoded = records.state_message(records.new_game_record(info, request, seed), observer) \
         if form == records.RECORD else encode_for(state, form, observer, history)
-    return pb.NewGameResponse(state=encoded, status=messages.status_message(state),
-                              render=state.render(observer), view=view_of(state, encoded),
-                              seed=seed)
+    response = pb.NewGameResponse(state=encoded, status=messages.status_message(state),
+                                  render=state.render(observer), view=view_of(state, encoded))
+    if not sealed:  # a sealed game's seed re-deals it in clear: never answered
+        response.seed = seed
+    return response
 
 
 def legal_moves(request: pb.LegalMovesRequest) -> pb.LegalMovesResponse:
@@ -479,11 +508,15 @@ CALLS: dict[str, Callable[[Any], Message]] = {
 
 
 def run_call(method: str, request: Message, *, slot: int | None = None,
-             sealer: sealing.Sealer) -> Answer:
+             sealer: sealing.Sealer, allow_sealed_seeds: bool = False) -> Answer:
     """The call pool's job: ``method``'s whole game side for ``request`` (``sealer``: the
-    server's sealing keys)."""
-    with sealing.using(sealer):
-        return answer(method, lambda: CALLS[method](request))
+    server's sealing keys; ``allow_sealed_seeds``: the server's option of that name)."""
+    token = SEALED_SEEDS_ALLOWED.set(allow_sealed_seeds)
+    try:
+        with sealing.using(sealer):
+            return answer(method, lambda: CALLS[method](request))
+    finally:
+        SEALED_SEEDS_ALLOWED.reset(token)
 
 
 # -- searches ------------------------------------------------------------------------------

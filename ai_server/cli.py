@@ -143,14 +143,20 @@ def add_commands(subparsers: Any) -> None:
                        help="one JSON line per call (logger furnace.access) on standard "
                        "error, or appended to FILE (default: off)")
     security.add_arguments(parser)
-    parser.add_argument_group(
+    seal_group = parser.add_argument_group(
         "sealed states", "positions handed out encrypted and authenticated, for clients "
-        "that play one seat (docs/api.md, \"Sealed states\")").add_argument(
+        "that play one seat (docs/api.md, \"Sealed states\")")
+    seal_group.add_argument(
         "--seal-key", action="append", default=[], metavar="FILE",
         help="a key file of sealed states (furnace seal-key new FILE); repeat for older "
         "keys, newest first: new states are sealed with the first, the others still open "
         "theirs (default: a key made at start for this process alone, whose states no "
         "restart or other replica opens)")
+    seal_group.add_argument(
+        "--allow-sealed-seeds", action="store_true",
+        help="let a sealed NewGame take the client's seed, for tests and replays only: a "
+        "holder who knows the seed can re-deal the hidden cards (default: refused; the "
+        "server draws the seed of a sealed game and never answers it)")
     parser.set_defaults(func=run_serve)
     _add_seal_key_command(subparsers)
 
@@ -226,6 +232,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         grpc_max_connections=args.max_connections,
         http_max_connections=args.http_max_connections,
         sealer=sealing.Sealer.from_files(args.seal_key) if args.seal_key else None,
+        allow_sealed_seeds=args.allow_sealed_seeds,
     )
     for flag in ("workers", "call_workers"):
         value = getattr(args, flag)

@@ -157,6 +157,11 @@ class ServerConfig:
     #: made for this process when the settings are resolved, so every server seals
     #: (only the process that made it opens its states).  Travels to the workers.
     sealer: Sealer | None = None
+    #: Whether a sealed NewGame may take the client's ``seed`` (``--allow-sealed-seeds``).
+    #: For tests and replays only: a holder who knows the seed can re-deal the hidden
+    #: cards (every hand, the deck order) with an unsealed NewGame on any server.  Off, a
+    #: sealed NewGame refuses a seed and deals from one the server draws and never answers.
+    allow_sealed_seeds: bool = False
 
     def grpc_connection_age_grace(self) -> float:
         """Seconds the calls of a connection past ``grpc_max_connection_age`` get to finish:

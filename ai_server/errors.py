@@ -43,7 +43,8 @@ UNSUPPORTED_STATE_FORMAT = "UNSUPPORTED_STATE_FORMAT"
 #: with a key the server does not hold (any more).
 INVALID_SEAL = "INVALID_SEAL"
 #: The request contradicts its sealed state: another observer_seat than the sealed
-#: seat, or an answer in a readable form.
+#: seat, or an answer in a readable form; or a sealed NewGame given a seed (whoever
+#: knows it deals the game again in clear).
 SEAL_MISMATCH = "SEAL_MISMATCH"
 #: ReviewGame: the record holds more decisions to review than the server's
 #: ``max_review_decisions``.

@@ -427,6 +427,10 @@ def _log_sealing(config: ServerConfig) -> None:
     else:
         log.info("furnace server seals states with key %s%s", ids[0],
                  f" (and opens those of {', '.join(ids[1:])})" if ids[1:] else "")
+    if config.allow_sealed_seeds:
+        log.warning("--allow-sealed-seeds: a sealed NewGame takes the client's seed; whoever "
+                    "knows it can deal the game again in clear (the hidden hands and the "
+                    "deck). For tests and replays only")
 
 
 class BackgroundServer:

@@ -190,6 +190,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         deadline = self._deadline(context)
         job = self.call_pool.submit(
             calls.run_call, method, request, sealer=self.config.sealer,
+            allow_sealed_seeds=self.config.allow_sealed_seeds,
             client=self._client(context),
             stop_by=end if deadline is None else min(end, deadline), killable=True,
             what=f"{method} of this position")

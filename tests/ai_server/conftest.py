@@ -64,14 +64,18 @@ def new_state(stub: pb_grpc.FurnaceServiceStub) -> pb.GameState:
 # -- the web table's browser tests (test_web_table.py, test_web_boards.py) ---------------
 @pytest.fixture(scope="module")
 def table_server() -> Iterator[BackgroundServer]:
-    """A server with the web table, sealing with helpers_browser.SEALER's key."""
-    with BackgroundServer(http_port=0, workers=1, max_time=10.0, sealer=SEALER) as srv:
+    """A server with the web table, sealing with helpers_browser.SEALER's key, and taking
+    the page's ``?seed=`` for a sealed game too (allow_sealed_seeds: the tests of pinned
+    pages deal Oh My Goods! from their seed)."""
+    with BackgroundServer(http_port=0, workers=1, max_time=10.0, sealer=SEALER,
+                          allow_sealed_seeds=True) as srv:
         yield srv
 
 
 @pytest.fixture(scope="module")
 def keyless_table_server() -> Iterator[BackgroundServer]:
-    """A server with the web table given no sealing key: it seals with one of its own."""
+    """A server with the web table given no sealing key: it seals with one of its own
+    (and, as by default, refuses a client's seed for a sealed game)."""
     with BackgroundServer(http_port=0, workers=1, max_time=10.0) as srv:
         yield srv
 

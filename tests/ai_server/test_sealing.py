@@ -257,8 +257,11 @@ def test_the_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 # -- the server --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def sealed_stub() -> Iterator[pb_grpc.FurnaceServiceStub]:
-    """A server sealing with NEW_KEY that still opens OLD_KEY's states."""
-    server = BackgroundServer(**TEST_SETTINGS, sealer=Sealer([NEW_KEY, OLD_KEY]))
+    """A server sealing with NEW_KEY that still opens OLD_KEY's states, and taking a
+    client's seed for a sealed game (allow_sealed_seeds, for tests: these compare the
+    answers with the game dealt from the seed; test_sealed_secrecy.py: refused without)."""
+    server = BackgroundServer(**TEST_SETTINGS, sealer=Sealer([NEW_KEY, OLD_KEY]),
+                              allow_sealed_seeds=True)
     server.start()
     try:
         with grpc.insecure_channel(server.address) as channel:
@@ -522,15 +525,20 @@ def test_best_move_play_in_samara_answers_the_move_and_the_new_position(stub) ->
     assert stub.BestMove(request).state.WhichOneof("state") == "json"
 
 
-def test_a_server_given_no_key_seals_with_a_key_of_its_own(stub, sealed_stub) -> None:
+def test_a_server_given_no_key_seals_with_a_key_of_its_own(stub, sealed_stub,
+                                                           server) -> None:
     """A server started without a key (the ``stub`` server) still hands out hidden
     positions sealed only: no card of the other hands or the deck is readable in
     what it answers, the state plays on there, and no other server opens it."""
+    stub_server = server
     for info in stub.ListGames(pb.ListGamesRequest()).games:
         assert pb.STATE_FORMAT_SEALED in info.state_formats, info.name
-    reply = stub.NewGame(pb.NewGameRequest(game=OMG, num_players=2, seed=3, observer_seat=0,
+    reply = stub.NewGame(pb.NewGameRequest(game=OMG, num_players=2, observer_seat=0,
                                            state_format=pb.STATE_FORMAT_SEALED))
-    truth = registry.get_game(OMG).new_game(seed=3, num_players=2, options={})
+    # The server's own key (what only the server holds) opens the game it dealt.
+    assert stub_server.server is not None and stub_server.server.config.sealer is not None
+    truth = registry.get_game(OMG).state_from_json(
+        stub_server.server.config.sealer.open(reply.state.sealed)[0])
     assert reply.state.WhichOneof("state") == "sealed" and reply.state.observer_seat == 0
     hidden = set(truth.to_json()["players"][1]["hand"]) | set(truth.to_json()["deck"])
     assert hidden
@@ -554,10 +562,12 @@ def test_a_server_given_no_key_seals_with_a_key_of_its_own(stub, sealed_stub) ->
 
 def test_furnace_serve_without_a_key_seals_and_says_its_states_die_with_it() -> None:
     """`furnace serve` given no --seal-key makes a key for the process and warns that no
-    restart or other replica opens its states; the web table's door seals with it."""
+    restart or other replica opens its states; the web table's door seals with it.
+    Given --allow-sealed-seeds (so that the test knows the deal), it warns of that too."""
     process = subprocess.Popen(
         [sys.executable, "-m", "ai_server", "serve", "--port", "0", "--http-port", "0",
-         "--workers", "1", "--call-workers", "1"], stderr=subprocess.PIPE, text=True,
+         "--workers", "1", "--call-workers", "1", "--allow-sealed-seeds"],
+        stderr=subprocess.PIPE, text=True,
         cwd=Path(__file__).resolve().parents[2])
     lines: list[str] = []
     warned = threading.Event()
@@ -566,7 +576,7 @@ def test_furnace_serve_without_a_key_seals_and_says_its_states_die_with_it() -> 
         assert process.stderr is not None
         for line in process.stderr:
             lines.append(line)
-            if "no --seal-key" in line:
+            if "--allow-sealed-seeds:" in line:  # logged after "no --seal-key"
                 warned.set()
 
     threading.Thread(target=read, daemon=True).start()
@@ -575,6 +585,8 @@ def test_furnace_serve_without_a_key_seals_and_says_its_states_die_with_it() -> 
         said = "".join(lines)
         assert re.search(r"WARNING .*key made for this process \(key id [0-9a-f]{16}\); a "
                          r"restarted server or another replica cannot open them", said), said
+        assert re.search(r"WARNING .*--allow-sealed-seeds: a sealed NewGame takes the "
+                         r"client's seed", said), said
         http = re.search(r"http://127\.0\.0\.1:(\d+)/", said)
         assert http, said
         status, _, body = post(f"http://127.0.0.1:{http.group(1)}/furnace.v1.FurnaceService/"

@@ -46,8 +46,9 @@ def test_the_bundle_has_the_review() -> None:
     assert page is not None and b'id="review-open"' in page and b'id="review-graph"' in page
 
 
-def start(browser: Any, port: int, seed: int, game: str = "samara") -> None:
-    open_table(browser, f"http://127.0.0.1:{port}/?seed={seed}")
+def start(browser: Any, port: int, seed: int | None, game: str = "samara") -> None:
+    """A new game of ``game`` on the page pinned to ``seed`` (None: not pinned)."""
+    open_table(browser, f"http://127.0.0.1:{port}/" + ("" if seed is None else f"?seed={seed}"))
     new_game(browser, game, 2)
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
 
@@ -158,9 +159,10 @@ def test_a_sealed_game_is_reviewed_from_its_sealed_state(table_server: Backgroun
                                                         browser: Any) -> None:
     """Oh My Goods!: the bot's secret choices never reach the page, which reviews the game
     from the sealed position it holds (the record inside, for the server alone); a click
-    draws the position as the human saw it, without the bot's hand."""
+    draws the position as the human saw it, without the bot's hand.  The page is not
+    pinned: it holds no seed of the game, and needs none to review it."""
     assert table_server.server is not None
-    start(browser, table_server.server.http_port, seed=3, game="oh-my-goods")
+    start(browser, table_server.server.http_port, seed=None, game="oh-my-goods")
     first_board = browser.execute_script(BOARD, "#drawn svg")
     moves = 0
     while moves < 6 and phase(browser) == "human":

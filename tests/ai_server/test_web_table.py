@@ -168,3 +168,39 @@ def test_a_hidden_information_game_is_held_sealed(server: str, request: Any,
     assert not browser.find_element("id", "error").is_displayed()
     assert browser.find_element("id", "analysis-title").text in (
         "P2 (seat 1) (bot) moved", "P2 (seat 1) (bot) thought")
+
+
+#: The seed the page holds for its game (a string; None when it holds none), and the form
+#: of the state it holds.
+HELD_SEED = """
+const t = window.furnaceTable;
+if (!t) return null;
+return {seed: t.seed === null || t.seed === undefined ? null : String(t.seed),
+        kind: t.state.state.case};
+"""
+
+
+def test_the_page_holds_no_seed_of_a_sealed_game(keyless_table_server: BackgroundServer,
+                                                 browser: Any) -> None:
+    """Oh My Goods! on a server that refuses a client's seed for a sealed game: the page
+    sends none, so the game starts, and holds none (whoever knew it could deal the game
+    again in clear: the bot's hand, the deck)."""
+    assert keyless_table_server.server is not None
+    open_table(browser, f"http://127.0.0.1:{keyless_table_server.server.http_port}/")
+    new_game(browser, "oh-my-goods", 2)
+    held = wait_for(browser, lambda: browser.execute_script(HELD_SEED), "the new game")
+    assert held == {"seed": None, "kind": "sealed"}
+    assert not browser.find_element("id", "error").is_displayed()
+
+
+def test_a_pinned_sealed_game_is_refused_clearly(keyless_table_server: BackgroundServer,
+                                                 browser: Any) -> None:
+    """``?seed=N`` pins a sealed game's deal only on a server run with
+    --allow-sealed-seeds; any other refuses it, and the page says why."""
+    assert keyless_table_server.server is not None
+    open_table(browser, f"http://127.0.0.1:{keyless_table_server.server.http_port}/?seed=5")
+    new_game(browser, "oh-my-goods", 2)
+    error = wait_for(browser, lambda: browser.find_element("id", "error").is_displayed()
+                     and browser.find_element("id", "error").text, "the refusal")
+    assert error.startswith("InvalidArgument: a sealed game takes no seed"), error
+    assert "open the page without ?seed=" in error, error

@@ -18,6 +18,9 @@
 // for the review panel (review.ts), which streams ReviewGame at the game's end or on
 // the Review button: of that record, or of the sealed position, which carries the
 // whole record (the moves the page did not see too) for the server alone to read.
+// A sealed game's seed is the server's alone (whoever knows it deals the game again in
+// clear, every hand and the deck): the page sends none and holds none, except on a page
+// pinned with `?seed=N`, whose seed a server takes only with --allow-sealed-seeds.
 
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
@@ -102,9 +105,10 @@ interface Table {
   filter: string[] | null;
   /** The move a hint found best, until the human moves. */
   hinted: Move | null;
-  /** The seed NewGame dealt from, and every move played since (the game's record, for a
-   * review); null once a move was hidden from the human (no record the page can send). */
-  seed: bigint;
+  /** The seed NewGame dealt from (null for a sealed game: the server's alone), and every
+   * move played since (the game's record, for a review); `played` is null once a move
+   * was hidden from the human (no record the page can send). */
+  seed: bigint | null;
   played: PlayedMove[] | null;
   /** Bumped by every new game: work for an older game stops. */
   generation: number;
@@ -131,9 +135,14 @@ function setPhase(phase: "idle" | "busy" | "human" | "bot" | "hint" | "over"): v
 }
 
 function showError(error: unknown): void {
-  const message = error instanceof ConnectError
+  let message = error instanceof ConnectError
     ? `${Code[error.code]}: ${error.rawMessage}`
     : String(error);
+  if (error instanceof ConnectError && error.code === Code.InvalidArgument && pinned &&
+      /sealed game takes no seed/.test(error.rawMessage)) {
+    message += " (this page is pinned with ?seed=, which this server does not take for a game" +
+      " whose cards are hidden: open the page without ?seed=)";
+  }
   ui.error.textContent = message;
   ui.error.hidden = false;
 }
@@ -166,12 +175,11 @@ const SCORED_AS_IF_ENDED = new Set(["stephens"]);
 
 /** The page's `?seed=N`: a table whose deals and searches repeat (tests, bug reports). */
 const pinnedSeed = new URLSearchParams(window.location.search).get("seed");
+const pinned = pinnedSeed !== null && /^\d{1,15}$/.test(pinnedSeed);
 let seedsGiven = 0;
 /** A seed for a new game or search: with `?seed=N`, N and then N+1, N+2...; else random. */
 const newSeed = (): bigint =>
-  pinnedSeed !== null && /^\d{1,15}$/.test(pinnedSeed)
-    ? BigInt(pinnedSeed) + BigInt(seedsGiven++)
-    : BigInt(Math.floor(Math.random() * 2 ** 31));
+  pinned ? BigInt(pinnedSeed ?? 0) + BigInt(seedsGiven++) : BigInt(Math.floor(Math.random() * 2 ** 31));
 
 function describeStatus(t: Table): string {
   const s = t.status;
@@ -485,14 +493,19 @@ async function newGame(): Promise<void> {
   ui.log.replaceChildren();
   clearAnalysis();
   try {
+    // Sealed where there is something to hide; else the JSON object the board reads.
+    const sealed = sealedFor(info);
     const reply = await furnace.newGame({
-      game: info.name, numPlayers: players, seed: newSeed(), observerSeat: human,
-      // Sealed where there is something to hide; else the JSON object the board reads.
-      stateFormat: sealedFor(info) ? StateFormat.SEALED : StateFormat.JSON_OBJECT,
+      game: info.name, numPlayers: players, observerSeat: human,
+      // A sealed game is dealt from the server's own secret seed (none is answered),
+      // unless the page is pinned: then a server started with --allow-sealed-seeds takes
+      // it, and any other refuses it (the page says so).
+      seed: sealed && !pinned ? undefined : newSeed(),
+      stateFormat: sealed ? StateFormat.SEALED : StateFormat.JSON_OBJECT,
     });
     if (!reply.state || !reply.status) throw new Error("NewGame answered without a state");
     table = { info, human, players, state: reply.state, status: reply.status, generation,
-              seed: reply.seed, played: [],
+              seed: sealed ? null : reply.seed, played: [],
               seen: seenIn(reply), moves: [], filter: null, hinted: null };
     window.furnaceTable = table;
     ui.board.textContent = reply.render;

@@ -40,8 +40,9 @@ export interface ReviewedGame {
   players: number;
   /** The reviewed seat: the human's. */
   seat: number;
-  /** The seed NewGame dealt from. */
-  seed: bigint;
+  /** The seed NewGame dealt from; null for a sealed game (the server's alone: the
+   * review reads the record the sealed state carries). */
+  seed: bigint | null;
   /** Every move played so far, in order; null when the page did not see one of them. */
   moves: PlayedMove[] | null;
   /** The position the page holds: sealed for `seat` in a game with hidden information
@@ -83,6 +84,12 @@ function setState(state: "idle" | "running" | "done" | "cancelled" | "error" | "
   $("review").dataset.state = state;
 }
 
+/** NewGame's seed of a game the page holds a record of (not a sealed game). */
+function seedOf(game: ReviewedGame): bigint {
+  if (game.seed === null) throw new Error("a sealed game is reviewed from its sealed state");
+  return game.seed;
+}
+
 /** The game's record up to (not including) move `upto`, for `seat`'s eyes. */
 function recordState(game: ReviewedGame, upto: number): GameState {
   return create(GameStateSchema, {
@@ -90,7 +97,7 @@ function recordState(game: ReviewedGame, upto: number): GameState {
       case: "record",
       value: {
         game: game.info.name, numPlayers: game.players, options: {},
-        start: { case: "seed", value: game.seed },
+        start: { case: "seed", value: seedOf(game) },
         moves: (game.moves ?? []).slice(0, upto).map((m) => ({ id: m.id, text: m.text })),
       },
     },
@@ -302,7 +309,7 @@ async function positionBefore(furnace: Furnace, game: ReviewedGame, d: ReviewedD
   const turn = d.turn;
   const stateFormat = StateFormat.JSON_OBJECT;
   const reply = turn === 0
-    ? await furnace.newGame({ game: game.info.name, numPlayers: game.players, seed: game.seed,
+    ? await furnace.newGame({ game: game.info.name, numPlayers: game.players, seed: seedOf(game),
                               observerSeat: game.seat, stateFormat })
     : await furnace.applyMove({ state: recordState(game, turn - 1), stateFormat,
                                 move: (game.moves ?? [])[turn - 1] });
