@@ -505,7 +505,7 @@ async function newGame(): Promise<void> {
     });
     if (!reply.state || !reply.status) throw new Error("NewGame answered without a state");
     table = { info, human, players, state: reply.state, status: reply.status, generation,
-              seed: sealed ? null : reply.seed, played: [],
+              seed: sealed ? null : (reply.seed ?? null), played: [],
               seen: seenIn(reply), moves: [], filter: null, hinted: null };
     window.furnaceTable = table;
     ui.board.textContent = reply.render;
