@@ -292,8 +292,11 @@ def _stop_reason(analysis: pb.Analysis) -> str:
 def _print_analysis(analysis: pb.Analysis, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     print(f"best move: {analysis.best_move.text} (id {analysis.best_move.id})", file=out)
+    waited = f" after waiting {analysis.queued_seconds:.2f}s for a worker" \
+        if analysis.queued_seconds >= 0.05 else ""
     print(f"{seat_label(analysis.player)} to move; {analysis.iterations} iterations in "
-          f"{analysis.elapsed_seconds:.2f}s; stopped by {_stop_reason(analysis)}", file=out)
+          f"{analysis.elapsed_seconds:.2f}s{waited}; stopped by {_stop_reason(analysis)}",
+          file=out)
     print(f"win probability per seat: {_seats(analysis.win_probabilities, '{:.3f}')}; "
           f"expected scores: {_seats(analysis.expected_scores)}", file=out)
     print(f"{'visits':>8}  {'win':>6}  expected scores  move", file=out)

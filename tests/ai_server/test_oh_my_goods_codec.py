@@ -205,6 +205,7 @@ def _comparable(reply: pb.BestMoveResponse) -> pb.BestMoveResponse:
     copy = pb.BestMoveResponse()
     copy.CopyFrom(reply)
     copy.analysis.elapsed_seconds = 0.0
+    copy.analysis.queued_seconds = 0.0
     return copy
 
 

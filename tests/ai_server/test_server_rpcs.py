@@ -54,6 +54,7 @@ def without_elapsed(analysis: pb.Analysis) -> pb.Analysis:
     copy = pb.Analysis()
     copy.CopyFrom(analysis)
     copy.elapsed_seconds = 0.0
+    copy.queued_seconds = 0.0
     return copy
 
 
