@@ -183,6 +183,9 @@ class _PoolCollector:
         yield self._counter(f"furnace_{kind}_worker_restarts",
                             "Workers started to replace one that died or retired",
                             state["restarts"])
+        yield self._counter(f"furnace_{kind}_preemptions",
+                            "Jobs stopped early, beyond their client's fair share, for "
+                            "another client's waiting job", getattr(pool, "preemptions", 0))
         # CPU of the live workers plus that of the workers that have exited.
         cpu = pool.exited_cpu
         for pid in pool.worker_pids():

@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -138,7 +136,7 @@ def test_two_flooding_identities_do_not_hold_back_a_third(three_identities) -> N
                 assert reply.move.text
                 assert reply.analysis.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT
         finally:
-            for stop, threads, _seen in floods:
+            for stop, _threads, _seen in floods:
                 stop.set()
             for _stop, threads, _seen in floods:
                 for thread in threads:
@@ -155,7 +153,7 @@ def test_eight_addresses_without_tokens_do_not_hold_back_another() -> None:
         state = samara(stub)
         body = json.dumps(json_format.MessageToDict(pb.BestMoveRequest(
             state=state, budget=pb.SearchBudget(time_limit_ms=8000)))).encode()
-        url = f"http://127.0.0.1:{srv.server.http_port}/furnace.v1.FurnaceService/BestMove"
+        path = "/furnace.v1.FurnaceService/BestMove"
 
         def from_address(host: str) -> Any:
             def call() -> str:
@@ -164,7 +162,7 @@ def test_eight_addresses_without_tokens_do_not_hold_back_another() -> None:
                     "127.0.0.1", srv.server.http_port, timeout=60,  # type: ignore[union-attr]
                     source_address=(host, 0))
                 try:
-                    connection.request("POST", url, body, {
+                    connection.request("POST", path, body, {
                         "Content-Type": "application/json", "Connect-Timeout-Ms": "30000"})
                     return str(connection.getresponse().status)
                 except OSError as error:
@@ -179,7 +177,8 @@ def test_eight_addresses_without_tokens_do_not_hold_back_another() -> None:
             deadline = time.monotonic() + 60
             while pool.state()["queued"] < 2 and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert pool.state()["queued"] >= 2, "the flood did not fill the pool"
+            assert pool.state()["queued"] >= 2, \
+                f"the flood did not fill the pool: {[seen for _, _, seen in floods]}"
             for reply in short_searches(stub, state, 10):
                 assert reply.analysis.stop_reason == pb.SEARCH_STOP_REASON_TIME_LIMIT
         finally:
