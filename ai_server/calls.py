@@ -638,11 +638,13 @@ def _searched(result: dict[str, Any]) -> None:
 def search_call(method: str, request: Any, config: ServerConfig, *, time_end: float,
                 deadline: float | None, slot: int | None = None,
                 report: Callable[[pb.Analysis], None] | None = None,
-                progress_interval: float = 0.5, received: float | None = None) -> Answer:
+                progress_interval: float = 0.5, received: float | None = None,
+                queued: float = 0.0) -> Answer:
     """The search pool's job for BestMove (a BestMoveResponse) and Analyze (the final
     ``Analysis``; ``report`` gets the updates).  ``time_end`` and ``deadline`` are
     ``time.monotonic()`` times, and so is ``received``, when the server received the
-    call (see :func:`ai_server.worker.search_state`)."""
+    call; ``queued`` is how long the job waited for a worker (see
+    :func:`ai_server.worker.search_state`)."""
     analyze = method == "Analyze"
 
     def work() -> Message | None:
@@ -657,7 +659,8 @@ def search_call(method: str, request: Any, config: ServerConfig, *, time_end: fl
         result = worker.search_state(
             plan.state, iterations=plan.iterations, time_end=time_end, deadline=deadline,
             seed=plan.seed, c=plan.c, observer=plan.observer, level=plan.level, slot=slot,
-            report=on_progress, progress_interval=progress_interval, received=received)
+            report=on_progress, progress_interval=progress_interval, received=received,
+            queued=queued)
         if result is None:
             return None  # cancelled before it ran
         _searched(result)

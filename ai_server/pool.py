@@ -163,7 +163,7 @@ class Job:
     def __init__(self, pool: WorkerPool, fn: Callable[..., Any], args: tuple[Any, ...],
                  kwargs: dict[str, Any], *, client: str, stop_by: float, start_by: float,
                  timed: bool, progress: Callable[[Any], None] | None,
-                 killable: bool = False, what: str = "") -> None:
+                 killable: bool = False, what: str = "", report_wait: bool = False) -> None:
         self.pool = pool
         self.id = next(_ids)
         self.fn, self.args, self.kwargs = fn, args, kwargs
@@ -178,6 +178,8 @@ class Job:
         self.killable = killable
         #: What the job does, in words, for the message of a job stopped as too long.
         self.what = what or "the call's work"
+        #: The job function is told how long the job waited for a worker (``queued=``).
+        self.report_wait = report_wait
         self.progress = progress
         self.future: Future[Any] = Future()
         self.submitted = time.monotonic()
@@ -358,7 +360,8 @@ class WorkerPool:
     def submit(self, fn: Callable[..., Any], *args: Any, client: str = "",
                stop_by: float | None = None, start_by: float | None = None,
                timed: bool = False, progress: Callable[[Any], None] | None = None,
-               killable: bool = False, what: str = "", **kwargs: Any) -> Job:
+               killable: bool = False, what: str = "", report_wait: bool = False,
+               **kwargs: Any) -> Job:
         """Queue ``fn(*args, slot=..., **kwargs)`` for a worker; refuse it if over a bound.
 
         ``stop_by`` (``time.monotonic()``) is when the job's own budget stops it;
@@ -368,7 +371,8 @@ class WorkerPool:
         with each progress report (the job function then gets ``report=``).
         ``killable``: the job cannot be asked to stop, so its worker is killed at
         ``stop_by`` (the call answers DEADLINE_EXCEEDED, saying ``what`` took too
-        long) or as soon as the caller cancels it.
+        long) or as soon as the caller cancels it.  ``report_wait``: the job function
+        also gets ``queued=``, the seconds the job waited for a worker.
         """
         now = time.monotonic()
         stop_by = now + 3600.0 if stop_by is None else stop_by
@@ -381,7 +385,7 @@ class WorkerPool:
             pushed = self._push_out(client, now)
             job = Job(self, fn, args, kwargs, client=client, stop_by=stop_by,
                       start_by=start_by, timed=timed, progress=progress, killable=killable,
-                      what=what)
+                      what=what, report_wait=report_wait)
             self._queue.append(job)
             self._clients[client] += 1
         if pushed is not None:
@@ -612,7 +616,12 @@ class WorkerPool:
                     lane = SHORT
                 else:
                     break
-                job = self._next_job(running, short_only=lane == SHORT)
+                # A killable job cannot be preempted in time (its worker is killed, and a
+                # replacement takes seconds): beyond its client's entitlement it may not
+                # take the last free worker, which stays for another client.
+                last = lane == GENERAL and busy[GENERAL] + 1 >= self.workers
+                job = self._next_job(running, short_only=lane == SHORT,
+                                     keep_last=self._entitlement(running) if last else None)
                 if job is None:
                     break
                 self._queue.remove(job)
@@ -684,14 +693,18 @@ class WorkerPool:
                 self._on_death(owner)
         return True
 
-    def _next_job(self, running: Counter[str], short_only: bool = False) -> Job | None:
+    def _next_job(self, running: Counter[str], short_only: bool = False,
+                  keep_last: int | None = None) -> Job | None:
         """The job an idle worker takes (lock held): the oldest of the client that runs
         the fewest jobs, and among those of the client served longest ago; only short
-        jobs with ``short_only`` (the short lane); None if no job fits."""
+        jobs with ``short_only`` (the short lane); with ``keep_last`` (an entitlement),
+        no killable job of a client running that many already; None if no job fits."""
         chosen: Job | None = None
         best: tuple[int, float] | None = None
         for job in self._queue:  # oldest first
             if short_only and not job.short:
+                continue
+            if keep_last is not None and job.killable and running[job.client] >= keep_last:
                 continue
             rank = (running[job.client], self._served.get(job.client, float("-inf")))
             if best is None or rank < best:
@@ -699,6 +712,12 @@ class WorkerPool:
         if chosen is not None:
             self._served[chosen.client] = time.monotonic()
         return chosen
+
+    def _entitlement(self, running: Counter[str]) -> int:
+        """The entitlement of each client now (lock held): the clients competing are
+        those running or waiting."""
+        clients = {job.client for job in self._queue} | {c for c, n in running.items() if n}
+        return self.entitled(len(clients))
 
     def entitled(self, clients: int) -> int:
         """The workers one of ``clients`` competing clients may keep busy while others
@@ -712,8 +731,7 @@ class WorkerPool:
         one will be needed then (None otherwise)."""
         if not self._queue or self.preempt_after is None:
             return None
-        clients = {job.client for job in self._queue} | {c for c, n in running.items() if n}
-        entitled = self.entitled(len(clients))
+        entitled = self._entitlement(running)
         wanted: Counter[str] = Counter()
         for job in self._queue:
             if running[job.client] + wanted[job.client] < entitled:
@@ -834,7 +852,10 @@ class WorkerPool:
 
     def _send(self, w: _Worker, job: Job) -> None:
         try:
-            w.conn.send(("job", job.id, job.fn, job.args, job.kwargs, job.progress is not None))
+            kwargs = job.kwargs
+            if job.report_wait and job.started is not None:
+                kwargs = dict(kwargs, queued=max(job.started - job.submitted, 0.0))
+            w.conn.send(("job", job.id, job.fn, job.args, kwargs, job.progress is not None))
         except (OSError, EOFError):
             # The worker is gone; its death will be seen: give the job to another one.
             with self._lock:

@@ -207,8 +207,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         counts; and ``deadline``.  It may wait for a worker until the deadline (at
         most the server's ``max_queue_wait``): one that starts after its time budget
         ran out still answers, with what it searched in the time left.
-        ``received``: the job is also told when the call was received (a search
-        reports its wait).
+        ``received``: the job is also told when the call was received and how long
+        it waited for a worker (a search reports its wait).
         """
         now = time.monotonic()
         limit = self.config.max_time if time_limit is None else \
@@ -219,6 +219,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         if received:
             kwargs["received"] = now
         return self.pool.submit(fn, *args, client=self._client(context), stop_by=stop_by,
+                                report_wait=received,
                                 start_by=now + self.config.max_queue_wait if deadline is None
                                 else deadline, timed=timed, progress=progress, what=what,
                                 time_end=time_end, deadline=deadline, **kwargs)

@@ -318,6 +318,7 @@ def search_state(
     report: Callable[[dict[str, Any]], None] | None = None,
     progress_interval: float = 0.5,
     received: float | None = None,
+    queued: float = 0.0,
 ) -> dict[str, Any] | None:
     """Search ``state`` for the seat to move; None if cancelled before it ran.
 
@@ -330,9 +331,10 @@ def search_state(
     (a little before the call's deadline) are ``time.monotonic()`` times; the
     search stops at the first of them, at ``iterations``, on its flag or at the
     memory cap.  ``report`` receives progress every ``progress_interval`` seconds.
-    ``received`` (``time.monotonic()``) is when the server received the call: the
-    result's ``queued_seconds`` is the time since, and a search whose time budget
-    ran out mostly in that wait stops with :data:`QUEUE_WAIT`.
+    ``queued`` is how long the job waited for a worker (the result's
+    ``queued_seconds``) and ``received`` (``time.monotonic()``) when the server
+    received the call: a search whose time budget, counted from then, ran out
+    mostly in the wait stops with :data:`QUEUE_WAIT`.
     """
     from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
     from engine.search.config import config_for
@@ -341,7 +343,6 @@ def search_state(
 
     if _flag(slot) == FLAG_CANCEL:
         return None
-    queued = max(time.monotonic() - received, 0.0) if received is not None else 0.0
     tree = make_tree(state, c, seed, observer)
     drop_after_reply(tree)
     end, end_reason = time_end, TIME_LIMIT

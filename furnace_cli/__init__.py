@@ -462,10 +462,12 @@ def build_parser() -> argparse.ArgumentParser:
     from clients import cli as client_cli
     from fuzzers import server as server_fuzz
     from load import cli as loadtest_cli
+    from load import fairness
 
     server_cli.add_commands(sub)
     server_fuzz.add_command(sub)
     loadtest_cli.add_command(sub)
+    fairness.add_command(sub)
     client_cli.add_commands(sub)
     client_cli.add_connection_arguments(play)
     return parser

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def small() -> Iterator[BackgroundServer]:
-    """One worker and no waiting room."""
-    srv = BackgroundServer(workers=1, max_queue=0, max_time=5.0)
+    """One worker and no waiting room (no short lane either)."""
+    srv = BackgroundServer(workers=1, max_queue=0, max_time=5.0, short_search_workers=0)
     srv.start()
     try:
         yield srv

@@ -142,9 +142,9 @@ def test_the_token_name_is_published_for_the_call(token_server, pki, monkeypatch
     seen: list[str | None] = []
     identity = service.client_identity
 
-    def spy(context: Any) -> str:
+    def spy(context: Any, *grouping: Any) -> str:
         seen.append(security.CLIENT.get())
-        return identity(context)
+        return identity(context, *grouping)
 
     monkeypatch.setattr(service, "client_identity", spy)
     for token in (ALICE, BOB):
