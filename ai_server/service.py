@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from ai_server import calls, errors, messages, reviews, worker
+from ai_server import calls, codecs, errors, messages, reviews, worker
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid
@@ -211,7 +211,11 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                                 time_end=time_end, deadline=deadline, **kwargs)
 
     def _admit(self, context: grpc.aio.ServicerContext) -> None:
-        """Refuse a search at once, before any work, when the pool could not take it."""
+        """Refuse a search at once, before any work, when the pool could not take it.
+
+        Called after the checks that need no position (a missing state, a range): a
+        request the client must fix is answered so at once, neither refused as if a
+        retry could help nor queued behind the searches that hold the pool."""
         self.pool.admit(client_identity(context))
 
     def _search_time(self, request: Any, analyze: bool) -> tuple[float | None, bool]:
@@ -252,6 +256,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     @unary
     async def BestMove(self, request: pb.BestMoveRequest,
                        context: grpc.aio.ServicerContext) -> pb.BestMoveResponse:
+        codecs.check_state_given(request.state, "state", request.HasField("state"))
         self._admit(context)
         time_limit, timed = self._search_time(request, analyze=False)
         job = self._search(context, calls.search_call, "BestMove", request, self.config,
@@ -263,13 +268,14 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def Analyze(self, request: pb.AnalyzeRequest,
                       context: grpc.aio.ServicerContext) -> AsyncIterator[pb.AnalyzeResponse]:
         cfg = self.config
-        self._admit(context)
+        codecs.check_state_given(request.state, "state", request.HasField("state"))
         interval_ms = request.update_interval_ms or int(cfg.default_update_interval * 1000)
         min_ms = int(round(cfg.min_update_interval * 1000))
         if not min_ms <= interval_ms <= MAX_UPDATE_INTERVAL_MS:
             raise invalid(f"update_interval_ms must be in {min_ms}..{MAX_UPDATE_INTERVAL_MS} "
                           f"(0: {int(cfg.default_update_interval * 1000)}), got {interval_ms}",
                           "update_interval_ms", errors.OUT_OF_RANGE)
+        self._admit(context)
         loop = asyncio.get_running_loop()
         # Only the newest update waits to be sent: a client that reads slowly gets
         # fewer updates, never a growing backlog.
@@ -315,6 +321,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     @unary
     async def EstimateScores(self, request: pb.EstimateScoresRequest,
                              context: grpc.aio.ServicerContext) -> pb.EstimateScoresResponse:
+        codecs.check_state_given(request.state, "state", request.HasField("state"))
+        calls.estimate_playouts(request, self.config)
         self._admit(context)
         job = self._search(context, calls.estimate_call, request, self.config,
                            time_limit=None, timed=False, what="the estimate")
@@ -325,6 +333,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     @streaming
     async def ReviewGame(self, request: pb.ReviewGameRequest, context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[pb.ReviewGameResponse]:
+        reviews.review_form(request)
         self._admit(context)
         end = time.monotonic() + self.config.max_call_time
         deadline = self._deadline(context)
