@@ -60,8 +60,7 @@ MAX_UPDATE_INTERVAL_MS = 60_000
 async def abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
     """End the call with ``error`` (raises; never returns)."""
     note(reason=error.reason)
-    status = errors.to_grpc_status(error)
-    await context.abort(status.code, status.details, status.trailing_metadata)
+    await errors.abort_call(context, errors.to_grpc_status(error))
 
 
 def _internal(exc: BaseException) -> RequestError:

@@ -407,8 +407,7 @@ def _decode_executor() -> ThreadPoolExecutor:
 
 async def _abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
     note(reason=error.reason)
-    status = errors.to_grpc_status(error)
-    await context.abort(status.code, status.details, status.trailing_metadata)
+    await errors.abort_call(context, errors.to_grpc_status(error))
 
 
 def _internal() -> RequestError:
