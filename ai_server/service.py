@@ -344,12 +344,22 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         total = len(plan.decisions)
         judged: list[Decision] = []
         iterations = 0
+        interrupted: RequestError | None = None
         for index in range(total):
             deadline = self._deadline(context, REVIEW_RESERVE)
             if deadline is not None and time.monotonic() >= deadline:
                 break  # the summaries say what was left out
-            job = await self._review_job(context, plan, index)
-            step: reviews.ReviewStep = self._response("ReviewGame", await self._finish(job))
+            try:
+                job = await self._review_job(context, plan, index)
+                step: reviews.ReviewStep = self._response("ReviewGame",
+                                                          await self._finish(job))
+            except RequestError as error:
+                if not judged:
+                    raise  # nothing reviewed yet: refused or failed like any search
+                # A worker that died, a refusal past the queue wait, the server
+                # stopping: the decisions judged are summed up, then the status says why.
+                interrupted = error
+                break
             judged.append(step.decision)
             iterations += step.decision.iterations
             note(iterations=iterations, searches=len(judged))
@@ -363,6 +373,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             summary = summarize(seat, judged)
             yield pb.ReviewGameResponse(summary=messages.review_summary_message(
                 summary, complete=summary.decisions == planned))
+        if interrupted is not None:
+            raise interrupted
 
     async def _review_job(self, context: grpc.aio.ServicerContext, plan: reviews.ReviewPlan,
                           index: int) -> Job:
