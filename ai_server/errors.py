@@ -10,6 +10,7 @@ reads on the client side.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -217,3 +218,60 @@ def to_grpc_status(error: RequestError) -> grpc.Status:
         return status
     pushback = ((RETRY_PUSHBACK_KEY, str(retry_after_ms(error))),)
     return status._replace(trailing_metadata=tuple(status.trailing_metadata) + pushback)
+
+
+# -- sending a status ---------------------------------------------------------------------
+def _batch_errors() -> tuple[type[BaseException], ...]:
+    """What gRPC's core raises when an operation is sent on a call it has ended."""
+    try:
+        from grpc._cython import cygrpc
+    except ImportError:  # pragma: no cover - gRPC always has its core
+        return ()
+    found = getattr(cygrpc, "ExecuteBatchError", None)
+    return (found,) if isinstance(found, type) else ()
+
+
+_BATCH_ERRORS = _batch_errors()
+
+
+class CallEnded(asyncio.CancelledError):
+    """The call ended before its status could be sent: its deadline passed or its
+    client left while the server was refusing it (a refusal raised just as the
+    deadline came).  A ``CancelledError``, which gRPC takes quietly (one DEBUG line):
+    the client has its own status already.  ``status`` is what the metrics and the
+    access log count: ``DEADLINE_EXCEEDED`` or ``CANCELLED``."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _call_over(context: Any, exc: BaseException) -> str | None:
+    """Why ``context``'s call is over (a status name), or None while it runs."""
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        return "DEADLINE_EXCEEDED"
+    cancelled = getattr(context, "cancelled", None)
+    if isinstance(exc, _BATCH_ERRORS) or (cancelled is not None and cancelled()):
+        return "CANCELLED"
+    return None
+
+
+async def abort_call(context: Any, status: grpc.Status) -> None:
+    """End the call with ``status`` (``context.abort``: raises ``AbortError``).
+
+    When the call is over already (its deadline passed, its client left), gRPC cannot
+    send the status and abort() fails with an error of its core: that is raised as
+    :class:`CallEnded`, so the call is counted as what ended it and nothing logs an
+    error (the servicer's last resort would call abort() again, and gRPC would log
+    both).  A failure of abort() on a call still running is raised as it is.
+    """
+    try:
+        await context.abort(status.code, status.details, status.trailing_metadata)
+    except grpc.aio.AbortError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - only a call that is over is let off
+        ended = _call_over(context, exc)
+        if ended is None:
+            raise
+        raise CallEnded(ended) from exc

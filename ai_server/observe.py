@@ -333,8 +333,9 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 result = await inner(request, context)
                 status = _status(context, "OK")
                 return result
-            except asyncio.CancelledError:
-                status = "CANCELLED"
+            except asyncio.CancelledError as ended:
+                # errors.CallEnded: a status the ended call could not take; else cancelled.
+                status = getattr(ended, "status", "CANCELLED")
                 raise
             except grpc.aio.AbortError:
                 status = _status(context, "UNKNOWN")
@@ -356,8 +357,8 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):
                 async for item in inner(request, context):
                     yield item
                 status = _status(context, "OK")
-            except (asyncio.CancelledError, GeneratorExit):
-                status = "CANCELLED"
+            except (asyncio.CancelledError, GeneratorExit) as ended:
+                status = getattr(ended, "status", "CANCELLED")
                 raise
             except grpc.aio.AbortError:
                 status = _status(context, "UNKNOWN")

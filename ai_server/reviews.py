@@ -91,14 +91,22 @@ def review_budget(budget: pb.SearchBudget, config: ServerConfig,
     return iterations, time_limit
 
 
-def plan_review(request: pb.ReviewGameRequest, config: ServerConfig) -> ReviewPlan:
-    """The checked plan of a ReviewGame request (every fault a status naming its field)."""
+def review_form(request: pb.ReviewGameRequest) -> str:
+    """The form of a ReviewGame request's state, which must carry the game's moves: a
+    record or a sealed state (a check that needs no game code, run before the call is
+    admitted)."""
     form = request.state.WhichOneof("state") if request.HasField("state") else None
     if form not in (records.RECORD, calls.SEALED):
         raise invalid("a review needs the game's moves: the game as a record (state.record: "
                       "its setup and the moves played), or the sealed state of its last "
                       "position (state.sealed, which carries them)", "state.record",
                       errors.MISSING_FIELD)
+    return str(form)
+
+
+def plan_review(request: pb.ReviewGameRequest, config: ServerConfig) -> ReviewPlan:
+    """The checked plan of a ReviewGame request (every fault a status naming its field)."""
+    form = review_form(request)
     loaded = calls.load(request.state, True)
     state = loaded.state
     seat = calls.seat_of(request, state)

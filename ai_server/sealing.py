@@ -226,6 +226,11 @@ def _unpack(packed: bytes) -> Unsealed:
         envelope = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise SealError(f"the sealed state's content is not JSON: {exc}") from None
+    except RecursionError:
+        # Nesting past the parser's recursion limit, as the unsealed JSON path bounds it
+        # (codecs._parse_json): a malformed state, not a crash (INTERNAL).
+        raise SealError("the sealed state's content is malformed: its JSON nests too "
+                        "deep") from None
     if not isinstance(envelope, dict):
         raise SealError("the sealed state's content is malformed")
     seat, data, record = envelope.get("seat"), envelope.get("state"), envelope.get("record")

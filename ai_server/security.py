@@ -666,7 +666,7 @@ class TokenInterceptor(grpc.aio.ServerInterceptor):
 
         async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
             self._note(method, context.peer())
-            await context.abort(status.code, status.details, status.trailing_metadata)
+            await errors.abort_call(context, status)
 
         if not streaming_request:
             return refuse

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from ai_server import calls, errors, messages, reviews, worker
+from ai_server import calls, codecs, errors, messages, reviews, worker
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid
@@ -60,8 +60,7 @@ MAX_UPDATE_INTERVAL_MS = 60_000
 async def abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
     """End the call with ``error`` (raises; never returns)."""
     note(reason=error.reason)
-    status = errors.to_grpc_status(error)
-    await context.abort(status.code, status.details, status.trailing_metadata)
+    await errors.abort_call(context, errors.to_grpc_status(error))
 
 
 def _internal(exc: BaseException) -> RequestError:
@@ -225,7 +224,11 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                                 time_end=time_end, deadline=deadline, **kwargs)
 
     def _admit(self, context: grpc.aio.ServicerContext) -> None:
-        """Refuse a search at once, before any work, when the pool could not take it."""
+        """Refuse a search at once, before any work, when the pool could not take it.
+
+        Called after the checks that need no position (a missing state, a range): a
+        request the client must fix is answered so at once, neither refused as if a
+        retry could help nor queued behind the searches that hold the pool."""
         self.pool.admit(self._client(context))
 
     def _search_time(self, request: Any, analyze: bool) -> tuple[float | None, bool]:
@@ -266,6 +269,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     @unary
     async def BestMove(self, request: pb.BestMoveRequest,
                        context: grpc.aio.ServicerContext) -> pb.BestMoveResponse:
+        codecs.check_state_given(request.state, "state", request.HasField("state"))
         self._admit(context)
         time_limit, timed = self._search_time(request, analyze=False)
         job = self._search(context, calls.search_call, "BestMove", request, self.config,
@@ -278,13 +282,14 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def Analyze(self, request: pb.AnalyzeRequest,
                       context: grpc.aio.ServicerContext) -> AsyncIterator[pb.AnalyzeResponse]:
         cfg = self.config
-        self._admit(context)
+        codecs.check_state_given(request.state, "state", request.HasField("state"))
         interval_ms = request.update_interval_ms or int(cfg.default_update_interval * 1000)
         min_ms = int(round(cfg.min_update_interval * 1000))
         if not min_ms <= interval_ms <= MAX_UPDATE_INTERVAL_MS:
             raise invalid(f"update_interval_ms must be in {min_ms}..{MAX_UPDATE_INTERVAL_MS} "
                           f"(0: {int(cfg.default_update_interval * 1000)}), got {interval_ms}",
                           "update_interval_ms", errors.OUT_OF_RANGE)
+        self._admit(context)
         loop = asyncio.get_running_loop()
         # Only the newest update waits to be sent: a client that reads slowly gets
         # fewer updates, never a growing backlog.
@@ -331,6 +336,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     @unary
     async def EstimateScores(self, request: pb.EstimateScoresRequest,
                              context: grpc.aio.ServicerContext) -> pb.EstimateScoresResponse:
+        codecs.check_state_given(request.state, "state", request.HasField("state"))
+        calls.estimate_playouts(request, self.config)
         self._admit(context)
         job = self._search(context, calls.estimate_call, request, self.config,
                            time_limit=None, timed=False, what="the estimate")
@@ -341,6 +348,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     @streaming
     async def ReviewGame(self, request: pb.ReviewGameRequest, context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[pb.ReviewGameResponse]:
+        reviews.review_form(request)
         self._admit(context)
         end = time.monotonic() + self.config.max_call_time
         deadline = self._deadline(context)
@@ -352,12 +360,22 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         total = len(plan.decisions)
         judged: list[Decision] = []
         iterations = 0
+        interrupted: RequestError | None = None
         for index in range(total):
             deadline = self._deadline(context, REVIEW_RESERVE)
             if deadline is not None and time.monotonic() >= deadline:
                 break  # the summaries say what was left out
-            job = await self._review_job(context, plan, index)
-            step: reviews.ReviewStep = self._response("ReviewGame", await self._finish(job))
+            try:
+                job = await self._review_job(context, plan, index)
+                step: reviews.ReviewStep = self._response("ReviewGame",
+                                                          await self._finish(job))
+            except RequestError as error:
+                if not judged:
+                    raise  # nothing reviewed yet: refused or failed like any search
+                # A worker that died, a refusal past the queue wait, the server
+                # stopping: the decisions judged are summed up, then the status says why.
+                interrupted = error
+                break
             judged.append(step.decision)
             iterations += step.decision.iterations
             note(iterations=iterations, searches=len(judged))
@@ -371,6 +389,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             summary = summarize(seat, judged)
             yield pb.ReviewGameResponse(summary=messages.review_summary_message(
                 summary, complete=summary.decisions == planned))
+        if interrupted is not None:
+            raise interrupted
 
     async def _review_job(self, context: grpc.aio.ServicerContext, plan: reviews.ReviewPlan,
                           index: int) -> Job:

@@ -42,6 +42,7 @@ ai_server.errors.RequestError: game is 5000 characters long; at most 1024 are ac
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import threading
@@ -70,6 +71,9 @@ SERVICE = pb.DESCRIPTOR.services_by_name["FurnaceService"]
 MALFORMED_REQUEST = "MALFORMED_REQUEST"
 #: A JSON request names a field its message does not have.
 UNKNOWN_FIELD = "UNKNOWN_FIELD"
+#: A JSON request names one field twice (the same key twice, or under both of its
+#: spellings, ``numPlayers`` and ``num_players``).
+DUPLICATE_FIELD = "DUPLICATE_FIELD"
 #: The request is larger than the method accepts.
 REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
 #: Too many list/map entries in all, or messages nested too deep.
@@ -198,10 +202,18 @@ def parse(raw: bytes, request_type: type[Message], limits: WireLimits) -> Messag
     name = request_type.DESCRIPTOR.full_name
     if isinstance(raw, JsonBody):
         message = request_type()
+        depth = limits.max_depth + 8
         try:
-            json_format.Parse(raw, message, max_recursion_depth=limits.max_depth + 8)
+            data = json.loads(raw.decode("utf-8"), object_pairs_hook=_JsonObject)
         except Exception as exc:  # noqa: BLE001 - whatever the parser says, the body is at fault
-            words = str(exc) if isinstance(exc, json_format.ParseError) else type(exc).__name__
+            raise invalid(f"the request is not a valid {name} in JSON ({len(raw)} bytes): "
+                          f"{_json_words(exc)}", "request", MALFORMED_REQUEST) from None
+        check_json_names(data, request_type.DESCRIPTOR, depth)
+        try:
+            json_format.ParseDict(data, message, max_recursion_depth=depth)
+        except Exception as exc:  # noqa: BLE001 - whatever the parser says, the body is at fault
+            words = str(exc) if isinstance(exc, json_format.ParseError) else \
+                f"{type(exc).__name__}: {exc}"
             unknown = unknown_json_field(words)
             if unknown is not None:
                 raise unknown from None
@@ -215,6 +227,134 @@ def parse(raw: bytes, request_type: type[Message], limits: WireLimits) -> Messag
                           f"encoding, {len(raw)} bytes)", "request", MALFORMED_REQUEST) from None
     check_message(message, limits)
     return message
+
+
+def _json_words(exc: Exception) -> str:
+    """What ``json_format.Parse`` says of a body ``json.loads`` refuses."""
+    return f"Failed to load JSON: {exc}."
+
+
+class _JsonObject(dict):  # type: ignore[type-arg]
+    """A JSON object as :func:`json.loads` builds it (the last value of a key given
+    twice), with the keys given more than once (``json_format`` would refuse a key
+    given twice with words naming no path)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.repeated = [key for key, _ in pairs] if len(self) < len(pairs) else []
+
+
+#: Messages whose JSON form is not an object of their fields: their keys are data
+#: (a ``Struct``: a game's JSON state) or they have a form of their own.
+_FREE_FORM = frozenset({"google.protobuf.Struct", "google.protobuf.Value",
+                        "google.protobuf.ListValue", "google.protobuf.Any",
+                        "google.protobuf.Timestamp", "google.protobuf.Duration",
+                        "google.protobuf.FieldMask"})
+
+
+def _given_twice(where: str, spellings: list[str], what: str) -> RequestError:
+    shown = " and ".join(repr(errors.clip(s)) for s in dict.fromkeys(spellings))
+    twice = f"under both of its names ({shown})" if len(set(spellings)) > 1 else \
+        f"twice ({shown})"
+    return invalid(f"{what} {where!r} is given {twice}; a JSON request gives each field "
+                   f"once (protobuf's JSON would keep one silently)", where, DUPLICATE_FIELD)
+
+
+def check_json_names(data: Any, descriptor: Descriptor, depth: int, where: str = "") -> None:
+    """Refuse a JSON request that gives one field twice, at any level of the message:
+    the same key twice, or the field under its JSON name and its ``.proto`` name
+    (``numPlayers`` and ``num_players``), which ``json_format`` reads as the later one.
+    The refusal names the field by its ``.proto`` path (``state.observer_seat``).
+
+    Keys of maps and of ``Struct`` objects (a game's JSON state) are data: given twice,
+    they are refused too, by their path.  Nesting past ``depth`` is left to the parser,
+    which refuses it.
+
+    >>> from ai_server.errors import RequestError
+    >>> body = json.loads('{"budget": {"timeLimitMs": 1, "time_limit_ms": 2}}',
+    ...                   object_pairs_hook=_JsonObject)
+    >>> try:
+    ...     check_json_names(body, pb.BestMoveRequest.DESCRIPTOR, 24)
+    ... except RequestError as error:
+    ...     error.field, error.reason
+    ('budget.time_limit_ms', 'DUPLICATE_FIELD')
+    """
+    if depth < 0:
+        return
+    if isinstance(data, list):
+        for item in data:
+            check_json_names(item, descriptor, depth - 1, where)
+        return
+    if not isinstance(data, _JsonObject):
+        return
+    if descriptor.full_name in _FREE_FORM:
+        _check_data_keys(data, depth, where)
+        return
+    named: dict[str, list[str]] = {}
+    for key in data.repeated or data:
+        field = _field_named(descriptor, key)
+        if field is not None:
+            named.setdefault(field.name, []).append(key)
+    for name, spellings in named.items():
+        if len(spellings) > 1:
+            raise _given_twice(f"{where}.{name}" if where else name, spellings, "field")
+    for key, value in data.items():
+        field = _field_named(descriptor, key)
+        if field is None or field.type != FieldDescriptor.TYPE_MESSAGE:
+            continue  # unknown fields are the parser's to refuse
+        path = f"{where}.{field.name}" if where else field.name
+        entry = field.message_type
+        if entry.GetOptions().map_entry:
+            if isinstance(value, _JsonObject):
+                if value.repeated:
+                    _check_repeated_keys(value, path)
+                inner = entry.fields_by_name["value"].message_type
+                if inner is not None:
+                    for item_key, item in value.items():
+                        check_json_names(item, inner, depth - 1,
+                                         f"{path}[{errors.clip(str(item_key))}]")
+        elif field.is_repeated and isinstance(value, list):
+            for index, item in enumerate(value):
+                check_json_names(item, entry, depth - 1, f"{path}[{index}]")
+        else:
+            check_json_names(value, entry, depth - 1, path)
+
+
+_JSON_NAMES: dict[str, dict[str, FieldDescriptor]] = {}
+
+
+def _field_named(descriptor: Descriptor, key: str) -> FieldDescriptor | None:
+    """The field a JSON key names: by its JSON name, else by its ``.proto`` name (as
+    ``json_format`` reads them)."""
+    names = _JSON_NAMES.get(descriptor.full_name)
+    if names is None:
+        names = {**descriptor.fields_by_name, **{f.json_name: f for f in descriptor.fields}}
+        _JSON_NAMES[descriptor.full_name] = names
+    return names.get(key)
+
+
+def _check_repeated_keys(data: _JsonObject, where: str) -> None:
+    seen: set[str] = set()
+    for key in data.repeated:
+        if key in seen:
+            path = f"{where}.{key}" if where else key
+            raise _given_twice(errors.clip(path), [key], "key")
+        seen.add(key)
+
+
+def _check_data_keys(data: Any, depth: int, where: str) -> None:
+    """Keys given twice anywhere in free-form JSON data (a ``Struct``)."""
+    if depth < 0:
+        return
+    if isinstance(data, list):
+        for index, item in enumerate(data):
+            _check_data_keys(item, depth - 1, f"{where}[{index}]")
+    elif isinstance(data, _JsonObject):
+        if data.repeated:
+            _check_repeated_keys(data, where)
+        for key, value in data.items():
+            if isinstance(value, (list, dict)):
+                _check_data_keys(value, depth - 1, f"{where}.{key}" if where else key)
 
 
 _UNKNOWN_FIELD = re.compile(
@@ -267,8 +407,7 @@ def _decode_executor() -> ThreadPoolExecutor:
 
 async def _abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
     note(reason=error.reason)
-    status = errors.to_grpc_status(error)
-    await context.abort(status.code, status.details, status.trailing_metadata)
+    await errors.abort_call(context, errors.to_grpc_status(error))
 
 
 def _internal() -> RequestError:

@@ -40,6 +40,7 @@ import http.client
 import json
 import os
 import random
+import select
 import ssl
 import sys
 import threading
@@ -640,12 +641,37 @@ def send(channel: grpc.Channel, case: Case, timeout: float, metadata: Any = None
         return Outcome(case, "BAD_RESPONSE", str(error), time.monotonic() - started, False)
 
 
+#: Seconds the HTTP client waits for an answer beyond the call's deadline: a server
+#: answers DEADLINE_EXCEEDED *at* the deadline (a search stopped by it, its answer on
+#: the way), so a client that gave up at the deadline would see a transport error.
+HTTP_TIMEOUT_MARGIN = 5.0
+
+
+def _closed_by_peer(connection: http.client.HTTPConnection) -> bool:
+    """Whether an idle keep-alive connection was closed by the server (its idle
+    timeout): it then reads as ready, with an end of file (or an error)."""
+    sock = connection.sock
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)  # nothing is due on an idle connection: EOF or garbage
+
+
 class HttpDoor:
     """Sends cases to a server's HTTP door as the Connect protocol with binary bodies
     (``application/proto``; Analyze as a Connect stream), one connection per thread.
 
     ``url``: ``http://HOST:PORT`` or ``https://...`` (then ``ssl_context``); ``token``
     goes as ``Authorization: Bearer``.
+
+    Each case is POSTed once: its answer is awaited until the call's deadline plus
+    :data:`HTTP_TIMEOUT_MARGIN`, and a POST that fails is a transport error, never
+    sent again (the server may have run it: a costly case would run twice, and a
+    retried timeout hides the late answer).  A keep-alive connection the server closed
+    while idle is noticed before a POST, and replaced.
     """
 
     def __init__(self, url: str, token: str | None = None,
@@ -665,6 +691,9 @@ class HttpDoor:
     def _connection(self, timeout: float) -> http.client.HTTPConnection:
         connection: http.client.HTTPConnection | None = getattr(self._local, "connection",
                                                                 None)
+        if connection is not None and _closed_by_peer(connection):
+            connection.close()
+            connection = self._local.connection = None
         if connection is None:
             if self._tls:
                 connection = http.client.HTTPSConnection(self._host, self._port,
@@ -679,18 +708,17 @@ class HttpDoor:
 
     def _post(self, path: str, body: bytes, headers: dict[str, str],
               timeout: float) -> tuple[int, bytes]:
-        for attempt in range(2):  # an idle connection the server closed: open another
-            connection = self._connection(timeout)
-            try:
-                connection.request("POST", path, body, {**self._headers, **headers})
-                reply = connection.getresponse()
-                return reply.status, reply.read()
-            except (ConnectionError, http.client.HTTPException, OSError):
-                connection.close()
-                self._local.connection = None
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        """POST once; the answer awaited until ``timeout`` (the call's deadline) plus
+        :data:`HTTP_TIMEOUT_MARGIN`."""
+        connection = self._connection(timeout + HTTP_TIMEOUT_MARGIN)
+        try:
+            connection.request("POST", path, body, {**self._headers, **headers})
+            reply = connection.getresponse()
+            return reply.status, reply.read()
+        except (ConnectionError, http.client.HTTPException, OSError):
+            connection.close()
+            self._local.connection = None
+            raise
 
     def send(self, case: Case, timeout: float) -> Outcome:
         """Send ``case`` through the door; its status as a gRPC code name."""

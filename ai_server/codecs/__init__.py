@@ -207,14 +207,27 @@ def state_field(where: str, form: str, path: str | None) -> str:
     return f"{where}.{codec.typed_path(path)}"
 
 
+def missing_state(field: str = "state") -> errors.RequestError:
+    """The refusal of a request without a position in ``field``."""
+    return errors.invalid(
+        f"{field} is required: set one of {', '.join([*_BY_FIELD, *UNTYPED, RECORD])}",
+        field, errors.MISSING_FIELD)
+
+
+def check_state_given(message: pb.GameState, field: str = "state",
+                      present: bool = True) -> None:
+    """Raise :func:`missing_state` unless ``message`` holds a position (of any form):
+    a check that needs no game code, run before a call waits for a worker."""
+    if not present or message.WhichOneof("state") is None:
+        raise missing_state(field)
+
+
 def decode_state(message: pb.GameState, field: str = "state",
                  present: bool = True) -> DecodedState:
     """Unpack a request's ``GameState``; errors name ``field`` and the form used."""
     form = message.WhichOneof("state") if present else None
     if form is None:
-        raise errors.invalid(
-            f"{field} is required: set one of {', '.join([*_BY_FIELD, *UNTYPED, RECORD])}",
-            field, errors.MISSING_FIELD)
+        raise missing_state(field)
     observer = message.observer_seat if message.HasField("observer_seat") else None
     if form == OPAQUE:
         data = decode_opaque(message.opaque, f"{field}.opaque")

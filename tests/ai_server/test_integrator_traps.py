@@ -110,6 +110,22 @@ def test_a_misplaced_observer_seat_is_refused(door: BackgroundServer) -> None:
         call_json(door, "LegalMoves", {"state": state, "includeRender": True})[1]["render"]
 
 
+def test_a_field_given_under_both_names_is_refused(door: BackgroundServer) -> None:
+    """``numPlayers`` and ``num_players`` in one request: protobuf's JSON parser kept
+    the later silently (issue 42, item 7.5); in a nested message too."""
+    for method, body, field in (
+            ("NewGame", '{"game": "samara", "numPlayers": 2, "num_players": 3}',
+             "num_players"),
+            ("BestMove", '{"state": {"record": {"game": "samara", "numPlayers": 2, '
+             '"num_players": 3}}, "budget": {"iterations": 5}}', "state.record.num_players")):
+        status, _, reply = post(url(door, method), body.encode())
+        error = json.loads(reply)
+        assert status == 400 and error["code"] == "invalid_argument", error
+        assert field_of(error) == field
+        assert details_of(error)["google.rpc.ErrorInfo"].reason == "DUPLICATE_FIELD"
+        assert "numPlayers" in error["message"] and "num_players" in error["message"]
+
+
 def field_of(error: dict[str, Any]) -> str:
     field: str = details_of(error)["google.rpc.BadRequest"].field_violations[0].field
     return field

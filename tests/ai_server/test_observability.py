@@ -206,3 +206,114 @@ def test_every_metric_is_documented(server: BackgroundServer, client: FurnaceCli
                 families.add(name)
     operations = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
     assert families and all(f"`{name}" in operations for name in families), families
+
+
+# -- a refusal that races the call's deadline (issue 42, item 7.1) -----------------------------
+class ErrorLines(logging.Handler):
+    """Every record at WARNING and above, of every logger."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+#: The call's deadline, and how long the refusal holds the server's event loop: past the
+#: deadline, so the refusal is sent for a call gRPC's core has already ended.
+RACE_DEADLINE = 0.2
+RACE_HOLD = 0.6
+
+
+def test_a_refusal_after_the_deadline_counts_as_deadline_exceeded_and_logs_no_error(
+        access_lines: list[dict]) -> None:
+    """The refusal of a search raised as the call's deadline passes (here: held past it
+    on purpose).  Sending its status fails, since the call is over: that was two ERROR
+    lines (the servicer's "unexpected error", gRPC's "Unexpected UsageError", after a
+    second abort) and the call counted UNKNOWN.  It is counted as what it is, the
+    client's deadline, with the refusal's reason, and no error is logged."""
+    from ai_server.pool import exhausted
+
+    errors_seen = ErrorLines()
+    root = logging.getLogger()
+    root.addHandler(errors_seen)
+    try:
+        # The hold is this test's doing: the loop's watchdog is off (the suite fails a
+        # test during which a server's loop was held).
+        with BackgroundServer(workers=1, call_workers=1, loop_stall_threshold=0) as srv:
+            assert srv.server is not None and srv.server.metrics is not None
+
+            def late_refusal(client: str = "") -> None:
+                time.sleep(RACE_HOLD)  # holds the event loop: nothing sees the deadline
+                raise exhausted("every worker is busy", errors.QUEUE_FULL, 1.0)
+
+            srv.server.pool.admit = late_refusal  # type: ignore[method-assign]
+            with grpc.insecure_channel(srv.address) as channel:
+                stub = pb_grpc.FurnaceServiceStub(channel)
+                with pytest.raises(grpc.RpcError) as caught:
+                    stub.EstimateScores(pb.EstimateScoresRequest(
+                        state=pb.GameState(json='{"game": "samara"}')), timeout=RACE_DEADLINE)
+                assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                wait_for(access_lines, 1)
+            registry = srv.server.metrics.registry
+            counted = {status: registry.get_sample_value(
+                "furnace_requests_total", {"method": "EstimateScores", "status": status})
+                for status in ("UNKNOWN", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED")}
+    finally:
+        root.removeHandler(errors_seen)
+    assert counted == {"UNKNOWN": None, "DEADLINE_EXCEEDED": 1.0, "RESOURCE_EXHAUSTED": None}
+    line, = [line for line in access_lines if line["method"] == "EstimateScores"]
+    assert (line["status"], line["reason"]) == ("DEADLINE_EXCEEDED", errors.QUEUE_FULL)
+    assert [(r.name, r.levelname, r.getMessage()[:120]) for r in errors_seen.records] == []
+
+
+class EndedContext:
+    """A servicer context whose call gRPC's core has ended: sending a status fails
+    as it does then (ExecuteBatchError)."""
+
+    def __init__(self, remaining: float | None, cancelled: bool = False,
+                 failure: type[Exception] | None = None) -> None:
+        from grpc._cython import cygrpc
+
+        self.remaining = remaining
+        self._cancelled = cancelled
+        self.failure = failure or cygrpc.ExecuteBatchError
+
+    def time_remaining(self) -> float | None:
+        return self.remaining
+
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    async def abort(self, code: grpc.StatusCode, details: str = "",
+                    trailing_metadata: object = ()) -> None:
+        raise self.failure("Failed grpc_call_start_batch")
+
+
+@pytest.mark.parametrize("context,status", [
+    (EndedContext(remaining=0.0), "DEADLINE_EXCEEDED"),
+    (EndedContext(remaining=None, cancelled=True), "CANCELLED"),
+    (EndedContext(remaining=5.0), "CANCELLED"),  # the client left: the core says so
+])
+def test_a_status_the_ended_call_cannot_take_ends_it_as_what_ended_it(
+        context: EndedContext, status: str) -> None:
+    import asyncio
+
+    refusal = errors.to_grpc_status(errors.RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, "busy", reason=errors.QUEUE_FULL))
+    with pytest.raises(errors.CallEnded) as ended:
+        asyncio.run(errors.abort_call(context, refusal))  # type: ignore[arg-type]
+    assert ended.value.status == status
+    assert isinstance(ended.value, asyncio.CancelledError)  # what gRPC takes quietly
+
+
+def test_a_failed_abort_of_a_live_call_is_not_hidden() -> None:
+    """Another failure of abort() on a call still running is a bug: raised as it is."""
+    import asyncio
+
+    context = EndedContext(remaining=5.0, failure=grpc.aio.UsageError)
+    refusal = errors.to_grpc_status(errors.RequestError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, "busy", reason=errors.QUEUE_FULL))
+    with pytest.raises(grpc.aio.UsageError):
+        asyncio.run(errors.abort_call(context, refusal))  # type: ignore[arg-type]

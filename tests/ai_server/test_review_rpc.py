@@ -9,8 +9,11 @@ gRPC-Web carry the stream as they carry Analyze.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import random
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +34,7 @@ from engine.search.review import (
     decisions_of,
     review_decision,
     review_game,
+    summarize,
 )
 from engine.search.review_settings import LABELS, review_settings_for
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -526,21 +530,83 @@ def test_a_later_decision_refused_by_the_quota_waits_its_turn(
     assert replies[-1].summary.complete
 
 
+def until_error(replies: Any) -> tuple[list[pb.ReviewGameResponse], grpc.RpcError]:
+    """The messages of a stream that ends with an error status, and the error."""
+    received = []
+    with pytest.raises(grpc.RpcError) as caught:
+        for reply in replies:
+            received.append(reply)
+    return received, caught.value
+
+
 def test_a_later_decision_refused_past_the_queue_wait_ends_the_stream(
         srv: BackgroundServer,
         stub: Stub,
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review stops at the refusal; the decisions judged are summed up first
+    (``complete`` false), as when the deadline stops it, then the stream ends with the
+    refusal (issue 42, item 7.2: it ended without summaries)."""
     record = played_record("samara", 2, seed=3, moves=10)
     refused = refuse(srv, monkeypatch, index=1, times=1000)
+    replies, error = until_error(stub.ReviewGame(request_of(record, 0), timeout=120))
+    assert [r.WhichOneof("item") for r in replies] == ["decision", "summary"]
+    assert replies[0].decision.index == 0
+    summary = replies[-1].summary
+    assert (summary.seat, summary.decisions, summary.complete) == (0, 1, False)
+    assert summary == messages.review_summary_message(
+        summarize(0, [as_decision(replies[0].decision)]), complete=False)
+    assert rpc_error_info(error)[0::2] == (grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                           errors.CLIENT_QUOTA)
+    assert error_details(error)["retry_delay"] > 0
+    # Asked again every 0.2 s for the server's max_queue_wait, then given up.
+    assert len(refused) == int(MAX_QUEUE_WAIT / 0.2) + 1
+
+
+def test_an_interrupted_review_ends_alike_over_connect(
+        srv: BackgroundServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    record = played_record("samara", 2, seed=3, moves=10)
+    refuse(srv, monkeypatch, index=1, times=1000)
+    body = json.dumps(json_format.MessageToDict(request_of(record, 0))).encode()
+    status, _, reply = post(url(srv, "ReviewGame"), envelope(body), "application/connect+json")
+    *streamed, (flags, end) = frames(reply)
+    assert status == 200 and flags == 2
+    assert [next(iter(json.loads(data))) for _, data in streamed] == ["decision", "summary"]
+    assert json.loads(streamed[-1][1])["summary"].get("complete", False) is False
+    error = json.loads(end)["error"]
+    assert error["code"] == "resource_exhausted"
+
+
+def test_a_worker_killed_mid_review_ends_with_the_summaries_then_worker_failed(
+        srv: BackgroundServer,
+        stub: Stub,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second decision is searched for a million iterations (a minute) and its
+    worker is killed meanwhile: the first decision's summary comes, incomplete, then
+    UNAVAILABLE, WORKER_FAILED (a retry may help)."""
+    assert srv.server is not None
+    pool = srv.server.pool
+    submit = pool.submit
+    second: list[int] = []
+
+    def long_second(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        if fn is reviews.decision_call and args[1] == 1:
+            second.append(1)
+            args = (dataclasses.replace(args[0], iterations=1_000_000, time_limit=None), 1)
+        return submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "submit", long_second)
+    record = played_record("samara", 2, seed=3, moves=10)
     replies = stub.ReviewGame(request_of(record, 0), timeout=120)
     first = next(replies)
     assert first.decision.index == 0
-    with pytest.raises(grpc.RpcError) as caught:
-        next(replies)
-    assert rpc_error_info(caught.value)[0::2] == (grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                                 errors.CLIENT_QUOTA)
-    # Asked again every 0.2 s for the server's max_queue_wait, then given up.
-    assert len(refused) == int(MAX_QUEUE_WAIT / 0.2) + 1
+    wait_for(lambda: second and pool.searching_pids(), what="the second decision runs")
+    os.kill(pool.searching_pids()[0], signal.SIGKILL)
+    rest, error = until_error(replies)
+    assert [r.WhichOneof("item") for r in rest] == ["summary"]
+    assert (rest[0].summary.decisions, rest[0].summary.complete) == (1, False)
+    assert rpc_error_info(error)[0::2] == (grpc.StatusCode.UNAVAILABLE, errors.WORKER_FAILED)
+    wait_for(lambda: pool.outstanding == 0, timeout=30, what="the pool is idle again")
 
 
 # -- Connect and gRPC-Web -------------------------------------------------------------------------

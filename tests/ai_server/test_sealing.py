@@ -108,6 +108,34 @@ def test_a_malformed_record_member_is_refused() -> None:
         sealer.unseal(blob)
 
 
+def sealed_text(text: bytes, key: bytes = NEW_KEY) -> bytes:
+    """A blob holding ``text`` as its plaintext, sealed with ``key`` as the server seals
+    (what only a holder of the key could make)."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    packed = zlib.compress(text)
+    packed += bytes(-len(packed) % PAD_BYTES)
+    header = bytes([sealing.VERSION]) + key_id(key) + bytes(sealing.NONCE_BYTES)
+    return header + AESGCM(key).encrypt(header[9:], packed, header)
+
+
+#: Nesting far past Python's recursion limit (issue 42, item 7.3).
+DEEP = 100_000
+
+
+def deeply_nested(depth: int = DEEP) -> bytes:
+    """An envelope whose state holds arrays nested ``depth`` deep."""
+    return (b'{"seat":0,"state":{"game":"oh-my-goods","deep":' + b"[" * depth
+            + b"]" * depth + b"}}")
+
+
+def test_a_deeply_nested_plaintext_is_a_seal_error_not_a_crash() -> None:
+    """json.loads raises RecursionError on it: told in words like any malformed
+    content, as the unsealed JSON path tells it (codecs._parse_json)."""
+    with pytest.raises(SealError, match="nest"):
+        Sealer([NEW_KEY]).unseal(sealed_text(deeply_nested()))
+
+
 def test_no_card_id_in_any_encoding_a_client_can_read() -> None:
     data = omg_state()
     cards = card_ids(data)
@@ -347,6 +375,26 @@ def test_a_changed_byte_is_invalid_argument(sealed_stub) -> None:
     code, fields, reason, message = refused(sealed_stub.ApplyMove, pb.ApplyMoveRequest(
         state=pb.GameState(sealed=blob[:30]), move=pb.Move(id=0)))
     assert (fields, reason) == (["state.sealed"], "INVALID_SEAL") and "truncated" in message
+
+
+def test_a_deeply_nested_sealed_state_is_invalid_argument(sealed_stub) -> None:
+    """A sealed blob nested 100,000 deep (made with the server's key) answered INTERNAL
+    (RecursionError): it is refused as a malformed sealed state, on every call that
+    opens one, and the server serves on."""
+    blob = sealed_text(deeply_nested())
+    for call, request in ((sealed_stub.LegalMoves, pb.LegalMovesRequest(
+            state=pb.GameState(sealed=blob))),
+                          (sealed_stub.BestMove, pb.BestMoveRequest(
+            state=pb.GameState(sealed=blob))),
+                          (sealed_stub.ReviewGame, pb.ReviewGameRequest(
+            state=pb.GameState(sealed=blob), seat=0))):
+        code, fields, reason, message = refused(
+            lambda r, c=call: list(c(r, timeout=60)) if c is sealed_stub.ReviewGame
+            else c(r, timeout=60), request)
+        assert (code, fields, reason) == (grpc.StatusCode.INVALID_ARGUMENT, ["state.sealed"],
+                                          "INVALID_SEAL"), (call, message)
+        assert "nest" in message
+    assert sealed_game(sealed_stub).state.sealed
 
 
 def test_a_state_sealed_with_the_rotated_out_key_opens_while_listed(sealed_stub) -> None:

@@ -274,3 +274,57 @@ def test_reflection_still_describes_the_service(channel) -> None:
     assert SERVICE in database.get_services()
     file = database.FindFileContainingSymbol(SERVICE)
     assert file.name == "furnace/v1/furnace.proto"
+
+
+# -- a JSON field given twice (issue 42, item 7.5) ------------------------------------------
+def json_refusal(body: str, request_type: Any) -> errors.RequestError:
+    with pytest.raises(errors.RequestError) as caught:
+        wire.parse(wire.JsonBody(body.encode()), request_type, wire.WireLimits())
+    return caught.value
+
+
+@pytest.mark.parametrize("body,request_type,field", [
+    # Both spellings of one field: json_format kept the later one silently.
+    ('{"game": "samara", "numPlayers": 2, "num_players": 3}', pb.NewGameRequest,
+     "num_players"),
+    ('{"game": "samara", "num_players": 3, "numPlayers": 2}', pb.NewGameRequest,
+     "num_players"),
+    # ... in a nested message, a message in a list, a map's message values.
+    ('{"budget": {"timeLimitMs": 100, "time_limit_ms": 5000}}', pb.BestMoveRequest,
+     "budget.time_limit_ms"),
+    ('{"state": {"record": {"game": "samara", "numPlayers": 2, "num_players": 5}}}',
+     pb.BestMoveRequest, "state.record.num_players"),
+    ('{"state": {"record": {"moves": [{"id": "1"}, {"text": "a", "text": "b"}]}}}',
+     pb.LegalMovesRequest, "state.record.moves[1].text"),
+    # A oneof member (observer_seat is optional) and the same key twice: json_format
+    # refused them, with words naming no field.
+    ('{"state": {"observerSeat": 1, "observer_seat": 0}}', pb.BestMoveRequest,
+     "state.observer_seat"),
+    ('{"budget": {"iterations": 5, "iterations": 6}}', pb.BestMoveRequest,
+     "budget.iterations"),
+    # Keys of a map and of a game's JSON state are data: given twice, refused by path.
+    ('{"game": "samara", "options": {"a": {"intValue": 1}, "a": {"intValue": 2}}}',
+     pb.NewGameRequest, "options.a"),
+    ('{"game": "samara", "options": {"a": {"intValue": 1, "int_value": 2}}}',
+     pb.NewGameRequest, "options[a].int_value"),
+    ('{"state": {"jsonObject": {"game": "samara", "p": {"x": 1, "x": 2}}}}',
+     pb.LegalMovesRequest, "state.json_object.p.x"),
+])
+def test_a_json_field_given_twice_is_refused_by_name(body: str, request_type: Any,
+                                                     field: str) -> None:
+    error = json_refusal(body, request_type)
+    assert (error.code, error.field, error.reason) == (
+        grpc.StatusCode.INVALID_ARGUMENT, field, wire.DUPLICATE_FIELD), error.message
+
+
+def test_json_names_given_once_still_parse() -> None:
+    body = ('{"game": "samara", "num_players": 2, "seed": "3", '
+            '"options": {"a": {"intValue": 1}}, "stateFormat": "STATE_FORMAT_JSON_OBJECT", "observer_seat": 1}')
+    message = wire.parse(wire.JsonBody(body.encode()), pb.NewGameRequest, wire.WireLimits())
+    assert (message.num_players, message.seed, message.observer_seat) == (2, 3, 1)
+    # Unknown fields and bad JSON keep their refusals.
+    assert json_refusal('{"numPlayerz": 2}', pb.NewGameRequest).reason == wire.UNKNOWN_FIELD
+    assert json_refusal('{"numPlayers": ', pb.NewGameRequest).reason == wire.MALFORMED_REQUEST
+    deep = '{"state": {"jsonObject": {"game": "x", "d": ' + "[" * 100_000 + "]" * 100_000 \
+        + "}}}"
+    assert json_refusal(deep, pb.LegalMovesRequest).reason == wire.MALFORMED_REQUEST

@@ -256,3 +256,116 @@ def test_fuzz_raw_requests() -> None:
         assert probes["max_ms"] < 500, (port, probes)
     growth = server["rss_after_mib"] - server["rss_before_mib"]
     assert growth < RSS_GROWTH_MIB, server
+
+
+# -- the HTTP client: one POST per case, read past the deadline (issue 42, item 7.6) ----------
+class FakeDoor:
+    """An HTTP/1.1 server that counts the POSTs it gets and answers each as
+    ``behave(handler, deadline)`` says (keep-alive connections)."""
+
+    def __init__(self, behave: Any) -> None:
+        import http.server
+        import threading
+
+        door = self
+        self.posts = 0
+        self.connections: set[tuple[str, int]] = set()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                door.posts += 1
+                door.connections.add(self.client_address)
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                behave(self, int(self.headers["Connect-Timeout-Ms"]) / 1000)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            def shutdown_request(self, request: Any) -> None:
+                super().shutdown_request(request)
+                door.closed += 1
+
+        self.closed = 0
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def answer(handler: Any, status: int, body: bytes) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+DEADLINE_ERROR = json.dumps({"code": "deadline_exceeded", "message": "stopped",
+                             "details": [{"type": "google.rpc.ErrorInfo", "value": ""}]
+                             }).encode()
+CASE = fuzz.Case(index=1, kind="valid", label="estimate", method="EstimateScores", body=b"")
+
+
+def test_the_http_client_reads_an_answer_that_comes_just_after_the_deadline() -> None:
+    """A server answers DEADLINE_EXCEEDED a little after the call's deadline (its search
+    stopped at the deadline, the answer on its way): the client reads that answer,
+    once, instead of timing out at the deadline and sending the POST again."""
+    import time
+
+    def late(handler: Any, deadline: float) -> None:
+        time.sleep(deadline + 0.3)
+        answer(handler, 504, DEADLINE_ERROR)
+
+    door = FakeDoor(late)
+    try:
+        assert fuzz.HTTP_TIMEOUT_MARGIN > 0.3  # what the fake server's lateness needs
+        outcome = fuzz.HttpDoor(door.url).send(CASE, timeout=0.5)
+        assert (outcome.code, door.posts) == ("DEADLINE_EXCEEDED", 1), outcome.details
+    finally:
+        door.close()
+
+
+def test_the_http_client_never_sends_a_post_twice() -> None:
+    """A connection closed without an answer is a transport error, reported once: the
+    POST may have been served (a costly case would run twice)."""
+    def hang_up(handler: Any, deadline: float) -> None:
+        handler.close_connection = True
+        handler.connection.shutdown(2)
+
+    door = FakeDoor(hang_up)
+    try:
+        outcome = fuzz.HttpDoor(door.url).send(CASE, timeout=5.0)
+        assert (outcome.code, door.posts) == ("TRANSPORT_ERROR", 1), outcome.details
+    finally:
+        door.close()
+
+
+def test_the_http_client_opens_a_new_connection_when_the_server_closed_the_idle_one(
+) -> None:
+    """Without a resend, a keep-alive connection the server closed between two cases
+    (as its idle timeout does: no ``Connection: close`` said) is found closed before
+    the next POST, not after."""
+    from tests.ai_server.helpers_furnace import wait_for
+
+    def once(handler: Any, deadline: float) -> None:
+        answer(handler, 504, DEADLINE_ERROR)
+        handler.close_connection = True  # closed after the answer, unannounced
+
+    door = FakeDoor(once)
+    try:
+        client = fuzz.HttpDoor(door.url)
+        for sent in range(1, 4):
+            outcome = client.send(CASE, timeout=5.0)
+            assert (outcome.code, door.posts) == ("DEADLINE_EXCEEDED", sent), outcome.details
+            wait_for(lambda n=sent: door.closed == n, what="the server closes the connection")
+        assert len(door.connections) == 3
+    finally:
+        door.close()
