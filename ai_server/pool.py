@@ -605,11 +605,10 @@ class WorkerPool:
                     # Its client goes last among those running as few jobs.
                     self._served[w.job.client] = now
             busy = Counter(w.job.lane for w in live if w.job is not None)
-            for w in live:
+            idle = [w for w in live if w.idle and w not in to_kill]
+            for w in list(idle):
                 if not self._queue:
                     break
-                if not w.idle or w in to_kill:
-                    continue
                 if busy[GENERAL] < self.workers:
                     lane = GENERAL
                 elif busy[SHORT] < self.short_workers:
@@ -618,13 +617,16 @@ class WorkerPool:
                     break
                 # A killable job cannot be preempted in time (its worker is killed, and a
                 # replacement takes seconds): beyond its client's entitlement it may not
-                # take the last free worker, which stays for another client.
-                last = lane == GENERAL and busy[GENERAL] + 1 >= self.workers
+                # take the last free worker, or the last worker up, which stays for
+                # another client.
+                last = lane == GENERAL and (busy[GENERAL] + 1 >= self.workers
+                                            or len(idle) == 1)
                 job = self._next_job(running, short_only=lane == SHORT,
                                      keep_last=self._entitlement(running) if last else None)
                 if job is None:
                     break
                 self._queue.remove(job)
+                idle.remove(w)
                 running[job.client] += 1
                 busy[lane] += 1
                 job.slot = w.slot

@@ -185,8 +185,9 @@ def test_a_killable_job_whose_caller_left_is_killed_at_once(pool: Any) -> None:
     wait_for(lambda: calls.searching_pids(), what="the job runs")
     victim = calls.searching_pids()[0]
     job.cancel()
+    # A ceiling, not a latency bound: a replacement takes seconds on a loaded machine.
     wait_for(lambda: victim not in calls.worker_pids() and len(calls.worker_pids()) == 1,
-             timeout=10, what="the worker killed and replaced")
+             timeout=120, what="the worker killed and replaced")
 
 
 # -- over the wire: two identities ------------------------------------------------------------

@@ -118,6 +118,9 @@ def test_worker_crash_during_search(small, small_stub, small_channel) -> None:
     code, _fields, reason = rpc_error_info(error)
     assert code == grpc.StatusCode.UNAVAILABLE and reason == "WORKER_FAILED"
     assert pool.restarts == restarts + 1
+    # The replacement's start takes seconds on a loaded machine: the next search is
+    # asked once it is up (a search sent earlier waits for it, at most the queue wait).
+    _wait_for(lambda: len(pool.worker_pids()) == pool.processes, timeout=120)
     reply = small_stub.BestMove(pb.BestMoveRequest(state=state,
                                                    budget=pb.SearchBudget(iterations=10)))
     assert reply.move.text
