@@ -9,14 +9,20 @@ of the loop thread's clocks; the waits for the watchdog to report are ceilings o
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from ai_server.loopwatch import LoopWatchdog, Stall, ThreadTimes, classify, thread_clock
 
+ROOT = Path(__file__).resolve().parents[2]
 THRESHOLD = 0.1
 #: How long the test callbacks hold the loop: three thresholds.
 HOLD = 0.3
@@ -146,3 +152,46 @@ def times(cpu: float, waited: float | None = None) -> ThreadTimes:
 ])
 def test_classification(seconds, gc, own, before, after, held) -> None:
     assert classify(seconds, gc, own, before, after, THRESHOLD)[0] is held
+
+
+STARVED = '''
+import asyncio, json, os, subprocess, sys, time
+from ai_server.loopwatch import LoopWatchdog
+
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])  # the same core
+try:
+    time.sleep(0.1)
+    # This process's threads only get the core when the busy one does not want it.
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+    async def main() -> LoopWatchdog:
+        watchdog = LoopWatchdog(asyncio.get_running_loop(), 0.1)
+        watchdog.start()
+        end = time.monotonic() + 60
+        while not watchdog.count and time.monotonic() < end:
+            await asyncio.sleep(0.01)
+        await asyncio.to_thread(watchdog.stop)
+        return watchdog
+
+    watchdog = asyncio.run(main())
+    print(json.dumps({"count": watchdog.count, "held": watchdog.held,
+                      "stalls": [stall.describe() for stall in watchdog.stalls]}))
+finally:
+    busy.kill()
+'''
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE") or not hasattr(os, "sched_setaffinity"),
+                    reason="needs Linux scheduling policies")
+def test_a_really_starved_loop_is_not_held() -> None:
+    """A process whose threads run at SCHED_IDLE on one core next to a busy process
+    (really starved: its loop answers late, its thread runnable but not running)."""
+    done = subprocess.run([sys.executable, "-c", STARVED], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["count"] >= 1, report  # it was late
+    assert report["held"] == 0, report["stalls"]
