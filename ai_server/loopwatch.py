@@ -25,8 +25,12 @@ from ``/proc/self/task/<tid>/schedstat``).  The stall's seconds split into
 
 Blocked time is held by code unless the loop thread was seen in the loop's own
 machinery (its selector's wait, or asyncio reading its wake-up pipe:
-:data:`_LOOP_OWN`) -- ``time.sleep`` or a blocking socket call on the loop shows the
-code that made it, and is held.  So the time code held the loop is
+:data:`_LOOP_OWN`) or waiting on another thread of this process (in a ``futex``
+wait, Linux's ``/proc/self/task/<tid>/syscall``: for the GIL, which a thread of ours
+holds while it waits for a core, or for a lock) -- ``time.sleep`` or a blocking
+socket call on the loop shows the code that made it, and is held.  (So a lock held
+long by another thread's slow work is not caught here: a known gap; a loaded machine
+makes GIL waits of hundreds of ms after any non-blocking ``send``.)  So the time code held the loop is
 ``cpu + blocked (unless the loop's own) - gc``, and the stall is ``held_by_code``
 when that reaches ``threshold``.  A loop thread that is merely not scheduled adds to
 ``waited`` only, and is recorded as starved, whatever frame it was preempted in.
@@ -46,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import platform
 import sys
 import threading
 import time
@@ -67,6 +72,21 @@ _LOOP_OWN = frozenset({("selectors.py", "select"), ("selectors.py", "_select"),
                        ("selector_events.py", "_read_from_self"),
                        ("selector_events.py", "_process_self_data"),
                        ("selector_events.py", "_process_events")})
+#: Linux's ``futex`` system call number (waiting for the GIL or a lock), by machine.
+_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}.get(platform.machine())
+
+
+def waiting_on_a_thread(native_id: int | None) -> bool:
+    """Whether the thread ``native_id`` of this process sits in a ``futex`` wait now."""
+    if _FUTEX is None or not native_id:
+        return False
+    try:
+        with open(f"/proc/self/task/{native_id}/syscall", "rb") as call:
+            return call.read().split(maxsplit=1)[0] == str(_FUTEX).encode()
+    except (OSError, IndexError):
+        return False
+
+
 #: The same, kept under its former name.
 _WAITING = _LOOP_OWN
 
@@ -228,6 +248,7 @@ class LoopWatchdog:
         self.count = 0
         self.held = 0
         self._loop_thread: int | None = None
+        self._loop_native: int | None = None
         self._clock_for = clock_for
         self._clock: ThreadClock | None = None
         self._stop = threading.Event()
@@ -236,6 +257,7 @@ class LoopWatchdog:
 
     def start(self) -> None:
         self._loop_thread = threading.get_ident()
+        self._loop_native = threading.get_native_id()
         self._clock = self._clock_for(self._loop_thread, threading.get_native_id())
         self._thread = threading.Thread(target=self._watch, name="furnace-loop-watchdog",
                                         daemon=True)
@@ -269,6 +291,7 @@ class LoopWatchdog:
                 return
             if not ping.done.wait(self.threshold):
                 stack, own = self._stack()
+                on_thread = waiting_on_a_thread(self._loop_native)
                 while not ping.done.wait(0.5):
                     if self._stop.is_set() or self.loop.is_closed():
                         return
@@ -277,8 +300,8 @@ class LoopWatchdog:
                 seconds = ping.answered_at - ping.sent
                 if seconds >= self.threshold:
                     collected = _gc_clock.total - gc_before
-                    held, cpu, waited = classify(seconds, collected, own, before,
-                                                 ping.times, self.threshold)
+                    held, cpu, waited = classify(seconds, collected, own or on_thread,
+                                                 before, ping.times, self.threshold)
                     self._record(Stall(seconds, stack, collected, own, held, cpu, waited))
             self._stop.wait(self.interval)
 
