@@ -45,9 +45,9 @@ from furnace_proto.furnace.v1 import furnace_pb2 as pb
 from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 
 SCENARIOS = ("tokens", "addresses", "kills", "one-client")
-#: A Stephens position whose legal moves take seconds to list (13 workers in a row).
+#: A Stephens position whose legal moves take seconds to list (17 workers in a row).
 COSTLY = Path(__file__).resolve().parents[1] / "fuzzers" / "positions" / \
-    "stephens-13-workers-activation.json"
+    "stephens-17-workers-activation.json"
 TOKENS = {name: f"{name}-{'0123456789abcdef' * 2}" for name in ("flood0", "flood1", "other")}
 
 
