@@ -108,6 +108,11 @@ MEMORY_TICK = 0.2
 
 #: Seconds a job must have run before it may be preempted for a waiting client's.
 PREEMPT_AFTER = 0.5
+#: A killable job (a call's game work) still running after this many seconds is no
+#: cheap call: its worker drops this many scheduling priority steps, so that the
+#: cheap calls of other workers get the cores first.
+DEMOTE_AFTER = 0.2
+DEMOTE_NICE = 10
 #: The lanes a running job occupies.
 GENERAL = "general"
 SHORT = "short"
@@ -225,6 +230,8 @@ class _Worker:
         self.started = time.monotonic()
         #: Set when the pool killed it: the answer its job gets.
         self.killed_for: errors.RequestError | None = None
+        #: Its priority was lowered for a killable job that ran long.
+        self.demoted = False
 
     @property
     def idle(self) -> bool:
@@ -275,6 +282,9 @@ class WorkerPool:
         self.max_running_per_client = max(1, math.ceil(workers * max_running_share - 1e-9))
         self.memory_limit = memory_limit
         self.nice = nice
+        #: Whether this process may raise a worker's priority back (CAP_SYS_NICE, e.g.
+        #: root): then the workers of long killable jobs are demoted while they run.
+        self._can_restore = _can_raise_priority()
         self.name = name
         self._ctx = multiprocessing.get_context("spawn")
         self.flags = self._ctx.RawArray("b", self.processes)
@@ -616,13 +626,15 @@ class WorkerPool:
                 else:
                     break
                 # A killable job cannot be preempted in time (its worker is killed, and a
-                # replacement takes seconds): beyond its client's entitlement it may not
-                # take the last free worker, or the last worker up, which stays for
-                # another client.
-                last = lane == GENERAL and (busy[GENERAL] + 1 >= self.workers
-                                            or len(idle) == 1)
-                job = self._next_job(running, short_only=lane == SHORT,
-                                     keep_last=self._entitlement(running) if last else None)
+                # replacement takes a second or more): beyond its client's entitlement it
+                # may not take the last free worker, and the last worker up (the others
+                # restarting after kills) goes only to a client running nothing.
+                keep_last: int | None = None
+                if lane == GENERAL and len(idle) == 1:
+                    keep_last = 1
+                elif lane == GENERAL and busy[GENERAL] + 1 >= self.workers:
+                    keep_last = self._entitlement(running)
+                job = self._next_job(running, short_only=lane == SHORT, keep_last=keep_last)
                 if job is None:
                     break
                 self._queue.remove(job)
@@ -641,6 +653,12 @@ class WorkerPool:
                 self.flags[w.slot] = 0
                 to_send.append((w, job))
             preempt_at = self._preempt(live, running, to_kill, now)
+            to_demote = [w for w in live if w.job is not None and w.job.killable
+                         and self._can_restore and not w.demoted and w not in to_kill
+                         and now >= (w.job.started or now) + DEMOTE_AFTER]
+            demote_at = [(w.job.started or now) + DEMOTE_AFTER for w in live
+                         if w.job is not None and w.job.killable and self._can_restore
+                         and not w.demoted and w not in to_demote]
             # Jobs still waiting past their start_by are refused (one that found an
             # idle worker above runs, however short its time: it answers early).
             for job in list(self._queue):
@@ -654,6 +672,7 @@ class WorkerPool:
             timers += [_kill_time(w.job) for w in live if w.job is not None]
             if preempt_at is not None:
                 timers.append(preempt_at)
+            timers += demote_at
             if closed:
                 timers.append(self._closed_at + EXIT_TIMEOUT)  # type: ignore[operator]
             waitables: dict[Any, _Worker | None] = {self._wake_r: None}
@@ -672,6 +691,8 @@ class WorkerPool:
             self._kill(w, "did not exit" if closed or w.job is None else
                        "preempted" if w.job.preempted else
                        "too long" if w.job.killable else "stuck")
+        for w in to_demote:
+            self._set_priority(w, demoted=True)
         for w, job in to_send:
             self._send(w, job)
         if to_spawn:
@@ -924,6 +945,8 @@ class WorkerPool:
             self.flags[w.slot] = 0
             self._release(job)
             self._changed.notify_all()
+        if w.demoted:
+            self._set_priority(w, demoted=False)
         if kind == "result":
             _resolve(job, result=payload)
         else:
@@ -964,6 +987,22 @@ class WorkerPool:
                 f"the {self.name} worker process died during this request; a new one is "
                 f"starting, retry the call", reason=errors.WORKER_FAILED))
 
+    def _set_priority(self, w: _Worker, demoted: bool) -> None:
+        """Lower ``w``'s scheduling priority for a long killable job, or restore it; a
+        worker whose priority cannot be restored (that needs a privilege) is replaced."""
+        base = os.getpriority(os.PRIO_PROCESS, 0) + self.nice
+        try:
+            os.setpriority(os.PRIO_PROCESS, w.pid, min(base + DEMOTE_NICE, 19)
+                           if demoted else base)
+            w.demoted = demoted
+        except PermissionError:
+            if not demoted:
+                with self._lock:
+                    w.retiring = True  # an idle worker at low priority: a fresh one instead
+                self._kill(w, "retired")
+        except (OSError, AttributeError):
+            pass  # gone already, or no such call here: nothing to change
+
     def _kill(self, w: _Worker, why: str) -> None:
         if why == "stuck":
             _kills_log.warning("%s worker pid %d did not stop in time (job %d, %s); "
@@ -996,6 +1035,18 @@ class WorkerPool:
             except OSError:
                 pass
         self._lifeline_r.close()
+
+
+def _can_raise_priority() -> bool:
+    """Whether this process holds CAP_SYS_NICE (it may undo a lowered priority)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) & (1 << 23))
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 def _kill_time(job: Job) -> float:

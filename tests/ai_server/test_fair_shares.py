@@ -7,6 +7,7 @@ QUEUE_TIMEOUT, and one with an iteration budget waited 8 s for a 0.05 s search.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ import grpc
 import pytest
 
 from ai_server import errors, worker
-from ai_server.pool import WorkerPool
+from ai_server.pool import DEMOTE_NICE, WorkerPool
 from ai_server.security import SecurityConfig, parse_tokens
 from ai_server.server import BackgroundServer
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -266,3 +267,25 @@ def test_a_killable_job_over_the_memory_cap_is_stopped(pool: Any) -> None:
     assert stopped.value.reason == errors.TOO_EXPENSIVE
     assert "more memory than the 300 MiB" in stopped.value.message
     assert calls.kills == 1
+
+
+def test_a_long_call_runs_at_a_lower_priority_until_it_ends(pool: Any) -> None:
+    """A call's game work still running after DEMOTE_AFTER is no cheap call: its worker
+    drops its priority (so that other workers' cheap calls get the cores first), and gets
+    it back for its next call."""
+    calls = pool(1, 2, name="call")
+    if not calls._can_restore:
+        pytest.skip("raising a priority back needs CAP_SYS_NICE")
+    pid = calls.worker_pids()[0]
+    base = os.getpriority(os.PRIO_PROCESS, pid)
+    seen: list[int] = []
+    job = calls.submit(worker.sleep_job, 2.0, client="a", killable=True,
+                       stop_by=time.monotonic() + 60)
+    wait_for(lambda: seen.append(os.getpriority(os.PRIO_PROCESS, pid)) or
+             seen[-1] == min(base + DEMOTE_NICE, 19) or job.done(),
+             what="the long call's worker demoted")
+    assert asyncio_result(job, 30) == pid  # it ended by itself, on the same worker
+    assert min(base + DEMOTE_NICE, 19) in seen
+    wait_for(lambda: os.getpriority(os.PRIO_PROCESS, pid) == base,
+             what="the worker's priority restored")
+    assert calls.worker_pids() == [pid]
