@@ -26,8 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def small() -> Iterator[BackgroundServer]:
-    """One worker and no waiting room (no short lane either)."""
-    srv = BackgroundServer(workers=1, max_queue=0, max_time=5.0, short_search_workers=0)
+    """One worker and no waiting room (no short lane either).  A search may wait a
+    minute for a worker: a replacement's start takes seconds on a loaded machine."""
+    srv = BackgroundServer(workers=1, max_queue=0, max_time=5.0, short_search_workers=0,
+                           max_queue_wait=60.0)
     srv.start()
     try:
         yield srv
