@@ -30,7 +30,8 @@ wait, Linux's ``/proc/self/task/<tid>/syscall``: for the GIL, which a thread of 
 holds while it waits for a core, or for a lock) -- ``time.sleep`` or a blocking
 socket call on the loop shows the code that made it, and is held.  (So a lock held
 long by another thread's slow work is not caught here: a known gap; a loaded machine
-makes GIL waits of hundreds of ms after any non-blocking ``send``.)  So the time code held the loop is
+makes GIL waits of hundreds of ms after any non-blocking ``send``, which is why a
+transport's write counts among the loop's own frames.)  So the time code held the loop is
 ``cpu + blocked (unless the loop's own) - gc``, and the stall is ``held_by_code``
 when that reaches ``threshold``.  A loop thread that is merely not scheduled adds to
 ``waited`` only, and is recorded as starved, whatever frame it was preempted in.
@@ -71,7 +72,14 @@ _LOOP_OWN = frozenset({("selectors.py", "select"), ("selectors.py", "_select"),
                        ("base_events.py", "_run_once"),
                        ("selector_events.py", "_read_from_self"),
                        ("selector_events.py", "_process_self_data"),
-                       ("selector_events.py", "_process_events")})
+                       ("selector_events.py", "_process_events"),
+                       # A transport's write on a non-blocking socket never blocks in
+                       # the kernel: time off the CPU there is a wait for the GIL after
+                       # the send (another thread of ours held it), which the single
+                       # futex sample below can miss.  Its CPU still counts as held.
+                       ("selector_events.py", "write"),
+                       ("selector_events.py", "_write_ready"),
+                       ("selector_events.py", "sendto")})
 #: Linux's ``futex`` system call number (waiting for the GIL or a lock), by machine.
 _FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}.get(platform.machine())
 
