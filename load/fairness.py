@@ -115,6 +115,13 @@ class Flood:
             thread.join(60)
 
 
+def _stop_all(floods: list[Flood]) -> Counter[str]:
+    """Stop ``floods``; the attackers' statuses, all together."""
+    for flood in floods:
+        flood.stop()
+    return sum((flood.tally for flood in floods), Counter())
+
+
 @contextmanager
 def _server(workers: int, tokens: bool) -> Iterator[BackgroundServer]:
     security = SecurityConfig(tokens=parse_tokens(
@@ -224,10 +231,7 @@ def scenario_tokens(args: argparse.Namespace) -> dict[str, Any]:
         short = pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=100))
         times, tally, health = _bystander(srv, args.duration, lambda: stub.BestMove(
             short, timeout=10, metadata=_auth("other")))
-        for flood in floods:
-            flood.stop()
-        attackers: Counter[str] = sum((f.tally for f in floods), Counter())
-        return _report("tokens", times, tally, health, attackers, srv)
+        return _report("tokens", times, tally, health, _stop_all(floods), srv)
 
 
 def scenario_addresses(args: argparse.Namespace) -> dict[str, Any]:
@@ -259,10 +263,7 @@ def scenario_addresses(args: argparse.Namespace) -> dict[str, Any]:
         short = pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=100))
         times, tally, health = _bystander(srv, args.duration,
                                           lambda: stub.BestMove(short, timeout=10))
-        for flood in floods:
-            flood.stop()
-        attackers: Counter[str] = sum((f.tally for f in floods), Counter())
-        return _report("addresses", times, tally, health, attackers, srv)
+        return _report("addresses", times, tally, health, _stop_all(floods), srv)
 
 
 def scenario_kills(args: argparse.Namespace) -> dict[str, Any]:
@@ -278,9 +279,7 @@ def scenario_kills(args: argparse.Namespace) -> dict[str, Any]:
         cheap = pb.LegalMovesRequest(state=state)
         times, tally, health = _bystander(srv, args.duration, lambda: stub.LegalMoves(
             cheap, timeout=10, metadata=_auth("other")))
-        for flood in floods:
-            flood.stop()
-        report = _report("kills", times, tally, health, floods[0].tally, srv)
+        report = _report("kills", times, tally, health, _stop_all(floods), srv)
         call_pool = srv.server.call_pool if srv.server is not None else None
         report["call_worker_kills"] = call_pool.kills if call_pool is not None else 0
         return report
