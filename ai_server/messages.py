@@ -125,6 +125,7 @@ def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analys
                 win_probabilities=m["win_probabilities"],
                 expected_scores=m["expected_scores"],
                 win_probability=m["win_probability"],
+                search_statistics=search_statistics_message(m),
             )
             for m in moves
         ],
@@ -133,7 +134,17 @@ def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analys
                                       pb.SEARCH_STOP_REASON_UNSPECIFIED),
         target=data.get("target"),
         queued_seconds=data.get("queued_seconds", 0.0),
+        search_statistics=search_statistics_message(data),
     )
+
+
+def search_statistics_message(data: dict[str, Any]) -> pb.SearchStatistics | None:
+    """The search's own statistics kept beside a forecast (``search_statistics`` of a
+    worker's analysis or move dict), or None where there are none."""
+    stats = data.get("search_statistics")
+    if stats is None:
+        return None
+    return pb.SearchStatistics(win_shares=stats["win_shares"], mean_scores=stats["mean_scores"])
 
 
 #: The wire's code of each :class:`~engine.move_checks.MoveFault`, and the request

@@ -293,6 +293,7 @@ def _encode_analysis(analysis: Any, stop_reason: str = "") -> dict[str, Any]:
                 "win_probability": m.win_probability,
                 "win_probabilities": list(m.win_probabilities),
                 "expected_scores": list(m.expected_scores),
+                **_statistics(m.search_win_probabilities, m.search_expected_scores),
             }
             for m in analysis.moves
         ],
@@ -300,7 +301,14 @@ def _encode_analysis(analysis: Any, stop_reason: str = "") -> dict[str, Any]:
                        strict=False)),
         "stop_reason": stop_reason,
         "target": analysis.target,
+        **_statistics(analysis.search_win_probabilities, analysis.search_expected_scores),
     }
+
+
+def _statistics(wins: Any, scores: Any) -> dict[str, Any]:
+    if wins is None:
+        return {}
+    return {"search_statistics": {"win_shares": list(wins), "mean_scores": list(scores)}}
 
 
 # -- jobs ---------------------------------------------------------------------------------
@@ -336,6 +344,7 @@ def search_state(
     received the call: a search whose time budget, counted from then, ran out
     mostly in the wait stops with :data:`QUEUE_WAIT`.
     """
+    from engine.forecast import forecast_analysis
     from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
     from engine.search.config import config_for
     from engine.search.dispatch import make_tree
@@ -356,10 +365,11 @@ def search_state(
         send = report
 
         def on_progress(analysis: Any) -> None:
-            send(_encode_analysis(analysis))
+            send(_encode_analysis(forecast_analysis(state, analysis, observer)))
 
     analysis = tree.search(iterations, limit, should_stop=stopper.should_stop,
                            on_progress=on_progress, progress_interval=progress_interval)
+    analysis = forecast_analysis(state, analysis, observer)
     if analysis.stop_reason == STOP_ITERATIONS:
         reason = ITERATIONS
     elif analysis.stop_reason == STOP_REQUESTED:
@@ -393,6 +403,7 @@ def estimate_state(
     max, and the number of playouts run (fewer when the job was stopped, its time
     ran out or the deadline was near); None if cancelled before it ran.
     """
+    from engine.forecast import forecast_estimate
     from engine.search import estimate_scores
 
     if _flag(slot) == FLAG_CANCEL:
@@ -401,7 +412,7 @@ def estimate_state(
     estimate = estimate_scores(state, observer, playouts=playouts, seed=seed,
                                should_stop=_Stopper(slot, ends).should_stop)
     return {
-        "seats": [seat.to_json() for seat in estimate.seats],
+        "seats": [seat.to_json() for seat in forecast_estimate(state, estimate).seats],
         "playouts": estimate.playouts,
         "elapsed": estimate.elapsed,
     }

@@ -130,6 +130,12 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_calibration(args: argparse.Namespace) -> int:
+    from furnace_cli.calibration import run_calibration_command
+
+    return run_calibration_command(args, _options(args.options), _progress_bar)
+
+
 def _cmd_fit_value(args: argparse.Namespace) -> int:
     from furnace_cli.fit_value import run_fit_value_command
 
@@ -367,6 +373,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_fit_value)
+
+    p = sub.add_parser(
+        "calibration", help="measure (or fit) a game's win probabilities and expected scores",
+        description="Play held-out self-play games of GAME between level-L bots, record at "
+        "every EVERY-th decision the forecasts the service would answer (BestMove's from the "
+        "level's search, EstimateScores' from random playouts), and report their Brier "
+        "score, expected calibration error (10 bins) with a reliability table, calibration "
+        "slope, and the mean absolute error and bias of expected final scores by stage, "
+        "beside the raw statistics and a constant forecast (docs/forecasts.md).  With --fit, "
+        "first fit the forecast model on other games (--fit-seed) and write it.")
+    p.add_argument("game", help="the game (see 'furnace games')")
+    p.add_argument("--players", type=int, default=2,
+                   help="players per game (default %(default)s)")
+    p.add_argument("--games", type=int, default=200,
+                   help="held-out games to play (default %(default)s)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the held-out games (default %(default)s)")
+    p.add_argument("--level", type=int, default=4,
+                   help="the bots' level, whose search the forecasts read (default "
+                   "%(default)s)")
+    p.add_argument("--every", type=int, default=5,
+                   help="sample every EVERY-th decision of a game (default %(default)s)")
+    p.add_argument("--fit", action="store_true",
+                   help="fit the model on --fit-games games of --fit-seed first, and write it")
+    p.add_argument("--fit-games", type=int, default=200,
+                   help="games to fit on (default %(default)s)")
+    p.add_argument("--fit-seed", type=int, default=1000,
+                   help="seed of the fitting games (default %(default)s)")
+    p.add_argument("--out", help="with --fit: the model file to update (default: the "
+                   "game package's forecast-model.json)")
+    p.add_argument("--save-records", metavar="FILE",
+                   help="keep the held-out games' records in FILE, and read them from it "
+                   "when it holds the same games")
+    p.add_argument("--save-fit-records", metavar="FILE",
+                   help="the same for the fitting games")
+    p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    _add_cluster_argument(p)
+    p.add_argument("--plot", metavar="FILE.png", help="draw the reliability diagram "
+                   "(needs matplotlib)")
+    p.add_argument("--json", action="store_true",
+                   help="print the report as one JSON line")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_calibration)
 
     p = sub.add_parser(
         "ladder", help="rate bots by a round robin: Elo with 95%% intervals",

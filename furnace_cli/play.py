@@ -16,6 +16,7 @@ from pathlib import Path
 
 from clients.table import MoveRefused, run
 from engine import records, registry
+from engine.forecast import forecast_analysis
 from engine.game import (
     TERMINAL,
     Event,
@@ -78,7 +79,8 @@ def load_state(path: str, game: str | None = None) -> State:
 def hint_text(state: State, iterations: int, seed: int) -> str:
     """Advice for the seat to move, from that seat's information only."""
     seat = state.current_player()
-    analysis = search_for(state, seat, iterations=iterations, seed=seed)
+    analysis = forecast_analysis(state, search_for(state, seat, iterations=iterations,
+                                                   seed=seed), seat)
     lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
              f"best {analysis.best_move_text}"]
     # Solo has no one to beat: its "win" is reaching the target score.
@@ -89,7 +91,8 @@ def hint_text(state: State, iterations: int, seed: int) -> str:
                      f"{column} {stats.win_probability:5.1%}  expected scores {scores}")
     aim = ("your win probability" if analysis.target is None else
            f"your chance of reaching {analysis.target:g}")  # one seat: a target score
-    lines.append(f"  {aim}: {analysis.win_probability[seat]:.1%}; "
+    # The position's forecast is the recommended move's (docs/forecasts.md).
+    lines.append(f"  {aim} with {analysis.best_move_text}: {analysis.win_probability[seat]:.1%}; "
                  f"line: {' / '.join(analysis.principal_variation[:6])}")
     return "\n".join(lines)
 

@@ -37,6 +37,7 @@ import pytest
 
 from checks.kernel import game_options
 from engine import registry
+from engine.forecast import current_scores, forecast_analysis, forecast_estimate
 from engine.game import IllegalMoveError, State, events_seen_by
 from engine.search import (
     RandomBot,
@@ -323,9 +324,17 @@ def test_decisions_for_a_seat_use_only_what_it_sees(name: str, pool: Any) -> Non
                     chosen = [make_bot(spec, seed=3).choose(s, random.Random(4))
                               for s in (state, other)]
                     assert chosen[0] == chosen[1], spec
-                assert stable(search_for(other, mover, iterations=SEARCH_ITERATIONS, seed=5)) \
-                    == stable(search_for(state, mover, iterations=SEARCH_ITERATIONS, seed=5))
-                estimates = [estimate_scores(s, observer, playouts=PLAYOUTS, seed=6).seats
+                searched = [search_for(s, mover, iterations=SEARCH_ITERATIONS, seed=5)
+                            for s in (state, other)]
+                assert stable(searched[0]) == stable(searched[1])
+                # The forecasts shown to the mover, and the scores so far they read.
+                told = [forecast_analysis(s, a, mover)
+                        for s, a in zip((state, other), searched, strict=True)]
+                assert told[0].win_probability == told[1].win_probability
+                assert told[0].expected_scores == told[1].expected_scores
+                assert current_scores(state, observer) == current_scores(other, observer)
+                estimates = [forecast_estimate(s, estimate_scores(s, observer,
+                                                                  playouts=PLAYOUTS, seed=6)).seats
                              for s in (state, other)]
                 assert estimates[0] == estimates[1]
         if index == 0:  # root-parallel search, in worker processes (once: they cost)

@@ -45,6 +45,11 @@ class MoveStats:
     #: Mean reward (win share) of every seat after this move; the mover's is
     #: ``win_probability``.
     win_probabilities: tuple[float, ...]
+    #: Once forecast (:func:`engine.forecast.forecast_analysis`): the search's own mean
+    #: win shares and final scores after this move, which the three fields above then
+    #: no longer are; None before.
+    search_win_probabilities: tuple[float, ...] | None = None
+    search_expected_scores: tuple[float, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,7 +59,15 @@ class MoveStats:
             "win_probability": self.win_probability,
             "win_probabilities": list(self.win_probabilities),
             "expected_scores": list(self.expected_scores),
+            **_search_statistics(self.search_win_probabilities, self.search_expected_scores),
         }
+
+
+def _search_statistics(wins: tuple[float, ...] | None, scores: tuple[float, ...] | None
+                       ) -> dict[str, Any]:
+    if wins is None or scores is None:
+        return {}
+    return {"search_statistics": {"win_shares": list(wins), "mean_scores": list(scores)}}
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,11 @@ class Analysis:
     #: exp(-(score - target) / scale))``, a soft chance of reaching the target
     #: (:func:`~engine.search._common.backup_values`).
     target: float | None = None
+    #: Once forecast (:func:`engine.forecast.forecast_analysis`): the root's mean win
+    #: shares and final scores over every iteration (the search's own statistics, which
+    #: ``win_probability`` and ``expected_scores`` then no longer are); None before.
+    search_win_probabilities: tuple[float, ...] | None = None
+    search_expected_scores: tuple[float, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +116,7 @@ class Analysis:
             "principal_variation_moves": list(self.principal_variation_moves),
             "stop_reason": self.stop_reason,
             **({} if self.target is None else {"target": self.target}),
+            **_search_statistics(self.search_win_probabilities, self.search_expected_scores),
         }
 
 

@@ -35,13 +35,19 @@ class SeatEstimate:
     """One seat's results over the playouts of an :class:`Estimate`."""
 
     seat: int
-    #: Mean share of first place (ties split).
+    #: Mean share of first place (ties split); a lone seat with a target: the share of
+    #: playouts that reached it.  Once forecast (:func:`engine.forecast.forecast_estimate`)
+    #: the forecast probability, the playouts' own share kept in ``playout_win_share``.
     win_probability: float
     score_mean: float
     #: Sample standard deviation (n - 1) of the final score; 0 for one playout.
     score_stddev: float
     score_min: float
     score_max: float
+    #: Once forecast: the playouts' own mean win share and mean final score, which
+    #: ``win_probability`` and ``score_mean`` then no longer are; None before.
+    playout_win_share: float | None = None
+    playout_score_mean: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -51,6 +57,9 @@ class SeatEstimate:
             "score_stddev": self.score_stddev,
             "score_min": self.score_min,
             "score_max": self.score_max,
+            **({} if self.playout_win_share is None else {
+                "playout_win_share": self.playout_win_share,
+                "playout_score_mean": self.playout_score_mean}),
         }
 
 
@@ -93,6 +102,7 @@ def estimate_scores(
     if observer is not None and not (isinstance(observer, int) and 0 <= observer < k):
         raise ValueError(f"observer must be a seat of 0-{k - 1} or None")
     base = state.search_state()
+    target = state.solo_target() if k == 1 else None
     rng = random.Random(seed)
     wins = [0.0] * k
     sums = [0.0] * k
@@ -108,7 +118,8 @@ def estimate_scores(
         outcome = world.rollout(rng.getrandbits(64))
         for p in range(k):
             score = float(outcome.scores[p])
-            wins[p] += float(outcome.rewards[p])
+            # A lone seat always "wins": its chance is of reaching the target.
+            wins[p] += float(outcome.rewards[p]) if target is None else float(score >= target)
             sums[p] += score
             squares[p] += score * score
             lows[p] = min(lows[p], score)

@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.forecast import forecast_analysis
 from engine.game import State
 from engine.records import GameRecord, check_length, resolve_move, start_state
 from engine.search._common import derive_seed
@@ -263,6 +264,8 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
     def search(seed_: int, root_moves: tuple[int, ...] | None = None) -> Analysis:
         analysis = make_tree(state, seed=seed_, observer=seat, root_moves=root_moves,
                              config=config).search(budget, limit, should_stop=should_stop)
+        # Losses and labels are on the forecast's scale (docs/forecasts.md).
+        analysis = forecast_analysis(state, analysis, seat, settings.forecast_source)
         searches.append(analysis)
         return analysis
 

@@ -73,6 +73,11 @@ class ReviewSettings:
     #: margins with a ridge penalty, so its margins are smaller than the game's points
     #: that the point thresholds are written in.
     leaf_value: str | None = None
+    #: The forecast map the review's figures go through (:mod:`engine.forecast`):
+    #: ``"search"``, fitted to the game's own search, or ``"playouts"``, fitted to random
+    #: playouts to the end, for a review whose searches' leaves are those
+    #: (``random_playouts`` with a leaf played to the end).
+    forecast_source: str = "search"
 
     def __post_init__(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) \
@@ -91,6 +96,9 @@ class ReviewSettings:
         if self.leaf_value is not None and self.leaf_value not in LEAF_VALUES:
             raise ValueError(f"leaf_value is one of {', '.join(LEAF_VALUES)} or None, not "
                              f"{self.leaf_value!r}")
+        if self.forecast_source not in ("search", "playouts"):
+            raise ValueError(f"forecast_source is search or playouts, not "
+                             f"{self.forecast_source!r}")
         if isinstance(self.measurements, bool) or not isinstance(self.measurements, int) \
                 or not 1 <= self.measurements <= 5:
             raise ValueError(f"measurements is an integer from 1 to 5, not "
@@ -125,6 +133,7 @@ class ReviewSettings:
     def to_json(self) -> dict[str, object]:
         return {"budget": self.budget, "measurements": self.measurements,
                 "random_playouts": self.random_playouts, "leaf_value": self.leaf_value,
+                "forecast_source": self.forecast_source,
                 "probability": dict(zip(GRADED, self.probability, strict=True)),
                 "points": dict(zip(GRADED, self.points, strict=True))}
 
@@ -143,10 +152,11 @@ REVIEW_SETTINGS: dict[str, ReviewSettings] = {
     # iterations as at 10,000, random playouts by 1-4; measured twice, the smallest loss
     # kept, 78% of the mistakes and blunders keep their label at 10 times the budget
     # and lose more there (docs/review.md, "What the labels are worth").  Those figures
-    # are full random playouts', so the review keeps them whatever leaf play uses.
+    # are full random playouts', so the review keeps them whatever leaf play uses, and
+    # its figures go through the forecast map fitted to random playouts to the end.
     "samara": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
                              points=(3.0, 6.0, 12.0), measurements=2, random_playouts=True,
-                             leaf_value="heuristic"),
+                             leaf_value="heuristic", forecast_source="playouts"),
     # Final margins are a few points (the search's margin scale is 3 points).  4,000
     # iterations, as long as 1,000 took on the Python tree: the moves flagged at 1,000
     # lost less when searched 10 times longer, those flagged at 4,000 do not
@@ -156,12 +166,12 @@ REVIEW_SETTINGS: dict[str, ReviewSettings] = {
     # Scores in the hundreds, margin scale and solo scale 20 points; a game of about
     # 110 decisions a seat: 1,000 iterations (a quarter of the time 300 took on the
     # Python tree before the solo kernel and the compiled search).
-    # Reviewed with the heuristic leaf whatever leaf its play uses: with it the flagged
-    # moves lose as much at 10 times the budget (87% keep their label), with the learned
-    # leaf a little less (84%; 0.163 in win probability at 1x, 0.158 at 10x), and its
-    # shrunken margins put few losses past the point thresholds.
+    # Reviewed with the leaf its play uses (the learned one), whose figures the forecast
+    # map fitted to that search puts back in points: the heuristic leaf, which it was
+    # reviewed with before forecasts because the learned leaf's ridge-shrunk margins put
+    # few losses past the point thresholds, disagreed with the bots on most flags.
     "stephens": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
-                               points=(5.0, 10.0, 20.0), leaf_value="heuristic"),
+                               points=(5.0, 10.0, 20.0)),
 }
 
 

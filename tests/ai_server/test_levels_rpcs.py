@@ -191,7 +191,7 @@ def test_a_solo_analysis_has_the_target(stub: Stub) -> None:
     assert reply.analysis.HasField("target")
     assert reply.analysis.target == target
     assert len(reply.analysis.win_probabilities) == 1
-    assert 0 < reply.analysis.win_probabilities[0] < 1  # a soft chance of reaching it
+    assert 0 < reply.analysis.win_probabilities[0] < 1  # the chance of reaching it
     final = final_of(stub.Analyze(pb.AnalyzeRequest(state=opaque_of(state), seed=1, level=1,
                                                     budget=pb.SearchBudget(iterations=8))))
     assert final.analysis.HasField("target") and final.analysis.target == target

@@ -96,17 +96,21 @@ def test_estimate_without_observer_resamples_what_no_seat_sees(stub) -> None:
 
 
 def test_estimate_matches_the_engine(stub) -> None:
+    from engine.forecast import forecast_estimate
     from engine.search import estimate_scores
 
     state = random_positions(6, ("act",))[0]
     for observer in (None, 1):
         reply = _estimate(stub, typed(state, observer), playouts=15, seed=9)
-        expected = estimate_scores(state, observer, playouts=15, seed=9)
+        raw = estimate_scores(state, observer, playouts=15, seed=9)
+        expected = forecast_estimate(state, raw)
         assert reply.playouts == expected.playouts
-        for got, want in zip(reply.seats, expected.seats, strict=True):
+        for got, want, playouts in zip(reply.seats, expected.seats, raw.seats, strict=True):
             assert got.win_probability == pytest.approx(want.win_probability)
             assert got.score_mean == pytest.approx(want.score_mean)
             assert got.score_stddev == pytest.approx(want.score_stddev)
+            assert got.playout_win_share == pytest.approx(playouts.win_probability)
+            assert got.playout_score_mean == pytest.approx(playouts.score_mean)
 
 
 # -- BestMove / Analyze -------------------------------------------------------------------------

@@ -249,6 +249,11 @@ def test_best_move_analysis(stub, new_state) -> None:
     assert top.move == a.best_move
     assert len(top.win_probabilities) == 2 and len(top.expected_scores) == 2
     assert top.win_probability == top.win_probabilities[0]
+    # The position's forecast is the answered move's; the search's figures stay beside it.
+    assert list(a.win_probabilities) == list(top.win_probabilities)
+    assert list(a.expected_scores) == list(top.expected_scores)
+    assert len(a.search_statistics.win_shares) == 2
+    assert len(top.search_statistics.mean_scores) == 2
     assert a.principal_variation[0] == a.best_move
     assert all(m.text for m in a.principal_variation)
     check = stub.CheckMove(pb.CheckMoveRequest(state=new_state, move=reply.move))
@@ -412,7 +417,7 @@ def test_estimate_scores(stub, new_state) -> None:
     assert [s.seat for s in reply.seats] == [0, 1]
     assert abs(sum(s.win_probability for s in reply.seats) - 1) < 1e-9
     for s in reply.seats:
-        assert s.score_min <= s.score_mean <= s.score_max
+        assert s.score_min <= s.playout_score_mean <= s.score_max
         assert s.score_stddev > 0
     again = stub.EstimateScores(pb.EstimateScoresRequest(state=new_state, playouts=300, seed=2))
     assert list(again.seats) == list(reply.seats)
@@ -430,9 +435,9 @@ def test_estimate_scores_matches_rollouts(stub) -> None:
     outcomes = [state.clone().rollout(rng.getrandbits(64)) for _ in range(40)]
     for seat in range(3):
         scores = [o.scores[seat] for o in outcomes]
-        assert reply.seats[seat].score_mean == pytest.approx(statistics.mean(scores))
+        assert reply.seats[seat].playout_score_mean == pytest.approx(statistics.mean(scores))
         assert reply.seats[seat].score_stddev == pytest.approx(statistics.stdev(scores))
-        assert reply.seats[seat].win_probability == pytest.approx(
+        assert reply.seats[seat].playout_win_share == pytest.approx(
             statistics.mean(o.rewards[seat] for o in outcomes))
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from engine import registry
+from engine.forecast import forecast_analysis
 from engine.game import State
 from engine.records import GameRecord, RecordError, resolve_move, start_state
 from engine.search import make_bot, make_tree
@@ -199,8 +200,11 @@ def test_a_flagged_loss_is_measured_again_and_the_smallest_stands() -> None:
     severities = []
     for again in range(3):
         seed = derive_seed("review played", 4, turn, *((again,) if again else ()))
-        figures = [make_tree(state, seed=seed, observer=1, root_moves=(move,)
-                             ).search(60).moves[0] for move in (best, played)]
+        # The review's figures are forecasts of the searches' (docs/forecasts.md).
+        figures = [forecast_analysis(state, make_tree(state, seed=seed, observer=1,
+                                                      root_moves=(move,)).search(60),
+                                     1, strict.forecast_source).moves[0]
+                   for move in (best, played)]
         probability = figures[0].win_probability - figures[1].win_probability
         points = (margin(figures[0].expected_scores, 1) - margin(figures[1].expected_scores, 1))
         severities.append(strict.severity(probability, points))
@@ -335,8 +339,9 @@ def test_a_solo_game_is_judged_against_its_target() -> None:
 
 
 def test_a_games_review_may_search_with_its_own_leaf_value() -> None:
-    """Stephens is reviewed with the heuristic leaf whatever leaf its play uses
-    (``ReviewSettings.leaf_value``): the setting reaches the review's searches."""
+    """A review may search with a leaf of its own (``ReviewSettings.leaf_value``, as
+    Samara's does): the setting reaches the review's searches.  Stephens is reviewed with
+    the leaf its play uses, the one its forecast map was fitted to."""
     from dataclasses import replace
 
     from engine.game import play_random_moves
@@ -345,7 +350,8 @@ def test_a_games_review_may_search_with_its_own_leaf_value() -> None:
     play_random_moves(state, 2, 30)
     played = state.legal_moves()[-1]
     settings = review_settings_for(state)
-    assert settings.leaf_value == "heuristic"
+    assert settings.leaf_value is None and settings.forecast_source == "search"
+    assert review_settings_for("samara").forecast_source == "playouts"
 
     def judged(leaf: str | None) -> Any:
         return review_decision(state, played, 30, budget=40, seed=1,

@@ -484,22 +484,32 @@ class SearchBudget(_message.Message):
     time_limit_ms: int
     def __init__(self, iterations: _Optional[int] = ..., time_limit_ms: _Optional[int] = ...) -> None: ...
 
+class SearchStatistics(_message.Message):
+    __slots__ = ("win_shares", "mean_scores")
+    WIN_SHARES_FIELD_NUMBER: _ClassVar[int]
+    MEAN_SCORES_FIELD_NUMBER: _ClassVar[int]
+    win_shares: _containers.RepeatedScalarFieldContainer[float]
+    mean_scores: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, win_shares: _Optional[_Iterable[float]] = ..., mean_scores: _Optional[_Iterable[float]] = ...) -> None: ...
+
 class MoveAnalysis(_message.Message):
-    __slots__ = ("move", "visits", "win_probabilities", "expected_scores", "win_probability")
+    __slots__ = ("move", "visits", "win_probabilities", "expected_scores", "win_probability", "search_statistics")
     MOVE_FIELD_NUMBER: _ClassVar[int]
     VISITS_FIELD_NUMBER: _ClassVar[int]
     WIN_PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_SCORES_FIELD_NUMBER: _ClassVar[int]
     WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_STATISTICS_FIELD_NUMBER: _ClassVar[int]
     move: Move
     visits: int
     win_probabilities: _containers.RepeatedScalarFieldContainer[float]
     expected_scores: _containers.RepeatedScalarFieldContainer[float]
     win_probability: float
-    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., win_probability: _Optional[float] = ...) -> None: ...
+    search_statistics: SearchStatistics
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., win_probability: _Optional[float] = ..., search_statistics: _Optional[_Union[SearchStatistics, _Mapping]] = ...) -> None: ...
 
 class Analysis(_message.Message):
-    __slots__ = ("player", "best_move", "iterations", "elapsed_seconds", "win_probabilities", "expected_scores", "moves", "principal_variation", "stop_reason", "target", "queued_seconds")
+    __slots__ = ("player", "best_move", "iterations", "elapsed_seconds", "win_probabilities", "expected_scores", "moves", "principal_variation", "stop_reason", "target", "queued_seconds", "search_statistics")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -511,6 +521,7 @@ class Analysis(_message.Message):
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     QUEUED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_STATISTICS_FIELD_NUMBER: _ClassVar[int]
     player: int
     best_move: Move
     iterations: int
@@ -522,7 +533,8 @@ class Analysis(_message.Message):
     stop_reason: SearchStopReason
     target: float
     queued_seconds: float
-    def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., target: _Optional[float] = ..., queued_seconds: _Optional[float] = ...) -> None: ...
+    search_statistics: SearchStatistics
+    def __init__(self, player: _Optional[int] = ..., best_move: _Optional[_Union[Move, _Mapping]] = ..., iterations: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., win_probabilities: _Optional[_Iterable[float]] = ..., expected_scores: _Optional[_Iterable[float]] = ..., moves: _Optional[_Iterable[_Union[MoveAnalysis, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., target: _Optional[float] = ..., queued_seconds: _Optional[float] = ..., search_statistics: _Optional[_Union[SearchStatistics, _Mapping]] = ...) -> None: ...
 
 class BestMoveRequest(_message.Message):
     __slots__ = ("state", "seat", "budget", "seed", "exploration", "max_candidates", "level", "play", "state_format")
@@ -605,20 +617,24 @@ class EstimateScoresRequest(_message.Message):
     def __init__(self, state: _Optional[_Union[GameState, _Mapping]] = ..., playouts: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class SeatEstimate(_message.Message):
-    __slots__ = ("seat", "win_probability", "score_mean", "score_stddev", "score_min", "score_max")
+    __slots__ = ("seat", "win_probability", "score_mean", "score_stddev", "score_min", "score_max", "playout_win_share", "playout_score_mean")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
     SCORE_MEAN_FIELD_NUMBER: _ClassVar[int]
     SCORE_STDDEV_FIELD_NUMBER: _ClassVar[int]
     SCORE_MIN_FIELD_NUMBER: _ClassVar[int]
     SCORE_MAX_FIELD_NUMBER: _ClassVar[int]
+    PLAYOUT_WIN_SHARE_FIELD_NUMBER: _ClassVar[int]
+    PLAYOUT_SCORE_MEAN_FIELD_NUMBER: _ClassVar[int]
     seat: int
     win_probability: float
     score_mean: float
     score_stddev: float
     score_min: float
     score_max: float
-    def __init__(self, seat: _Optional[int] = ..., win_probability: _Optional[float] = ..., score_mean: _Optional[float] = ..., score_stddev: _Optional[float] = ..., score_min: _Optional[float] = ..., score_max: _Optional[float] = ...) -> None: ...
+    playout_win_share: float
+    playout_score_mean: float
+    def __init__(self, seat: _Optional[int] = ..., win_probability: _Optional[float] = ..., score_mean: _Optional[float] = ..., score_stddev: _Optional[float] = ..., score_min: _Optional[float] = ..., score_max: _Optional[float] = ..., playout_win_share: _Optional[float] = ..., playout_score_mean: _Optional[float] = ...) -> None: ...
 
 class EstimateScoresResponse(_message.Message):
     __slots__ = ("seats", "playouts", "elapsed_seconds")

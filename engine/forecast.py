@@ -1,0 +1,332 @@
+"""Forecasts: each seat's chance of winning and expected final score, fitted to how games end.
+
+A search's root statistics describe its own continuations (random or truncated
+playouts, a leaf value), not how a game between strong players ends: their win shares
+are overconfident and their mean scores biased.  A *forecast* of a position, from one
+seat's view, is for every seat the probability of winning (ties split; a game of one
+seat with a target: of reaching it) and the expected final score if the game is
+finished by the strongest level's play.  It maps the statistics a search or random
+playouts answer to those two numbers with a small model fitted per game and player
+count on self-play of the strongest level (``furnace calibration --fit``), and shipped
+beside the game's rules as ``forecast-model.json``.
+
+The inputs are what the asking seat may know: the statistics of a search (or of
+playouts) run from its information, and each seat's score so far as a determinization
+of its view shows it.  For a seat ``p`` with mean score ``s_p`` from the source and
+score so far ``c_p``:
+
+* the expected final score is ``a + b * s_p + g * c_p + h * s_o + j * c_o`` (least
+  squares; ``s_o``, ``c_o``: the means of the other seats' ``s`` and ``c``);
+* with 2 or more seats, the chance of winning is a conditional logit over the seats,
+  ``exp(z_p) / sum_q exp(z_q)`` with ``z_p = u * logit(w_p) + v * (f_p - mean of the
+  others' f_q) / scale`` (``w_p``: the source's win share, ``f``: the forecast scores),
+  so the chances always sum to 1;
+* with one seat and a target, ``1 / (1 + exp(-(u * logit(w) + v * (f - target) / scale
+  + k)))``.
+
+A position's forecast is its recommended move's: the move a search answers is the move
+its forecast describes, so a hint's headline is never below a move it lists.
+
+>>> model = SourceModel(score=(1.0, 0.5, 0.5, 0.0, 0.0), win=(1.0, 0.0, 0.0), scale=10.0)
+>>> [round(x, 3) for x in model.expected_scores([10.0, 20.0], [10.0, 20.0])]
+[11.0, 21.0]
+>>> [round(x, 3) for x in model.win_probabilities([0.25, 0.75], [11.0, 21.0], None)]
+[0.1, 0.9]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from engine.game import FurnaceError, State
+
+#: The file a game package ships its forecast models in.
+MODEL_FILE = "forecast-model.json"
+#: The format of that file.
+MODEL_VERSION = 1
+#: The statistics a forecast can be made from: a search's (BestMove, Analyze, hints,
+#: reviews) and random playouts' (EstimateScores).
+SOURCES = ("search", "playouts")
+#: Win shares are clipped into [EPSILON, 1 - EPSILON] before their logit.
+EPSILON = 1e-3
+
+
+class ForecastModelError(FurnaceError, ValueError):
+    """A forecast model file that is not one (a shipped file is checked by the tests)."""
+
+
+def logit(p: float) -> float:
+    """The log-odds of ``p`` clipped into [EPSILON, 1 - EPSILON]."""
+    p = min(max(p, EPSILON), 1.0 - EPSILON)
+    return math.log(p / (1.0 - p))
+
+
+def sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def softmax(z: Sequence[float]) -> list[float]:
+    top = max(z)
+    e = [math.exp(x - top) for x in z]
+    total = sum(e)
+    return [x / total for x in e]
+
+
+#: The terms of the expected final score: 1, the source's mean score of the seat, its
+#: score so far, and the same two means over the other seats (0 alone).
+SCORE_FEATURES = 5
+
+
+def score_features(source_scores: Sequence[float], current: Sequence[float]
+                   ) -> list[tuple[float, float, float, float, float]]:
+    """Each seat's terms of its expected final score (:data:`SCORE_FEATURES`)."""
+    n = len(source_scores)
+    total_s, total_c = sum(source_scores), sum(current)
+    rows = []
+    for s, c in zip(source_scores, current, strict=True):
+        others_s = (total_s - s) / (n - 1) if n > 1 else 0.0
+        others_c = (total_c - c) / (n - 1) if n > 1 else 0.0
+        rows.append((1.0, float(s), float(c), others_s, others_c))
+    return rows
+
+
+@dataclass(frozen=True)
+class SourceModel:
+    """The fitted map of one source of statistics, for one game and player count.
+
+    ``score`` is ``(a, b, g, h, j)`` of the expected final score, ``win`` is ``(u, v, k)``
+    of the chance of winning (``k`` is used with one seat only), ``scale`` the spread of
+    final scores that divides score differences.
+    """
+
+    score: tuple[float, ...]
+    win: tuple[float, float, float]
+    scale: float
+
+    def expected_scores(self, source_scores: Sequence[float],
+                        current: Sequence[float]) -> list[float]:
+        return [sum(w * x for w, x in zip(self.score, row, strict=True))
+                for row in score_features(source_scores, current)]
+
+    def win_probabilities(self, source_wins: Sequence[float], forecast_scores: Sequence[float],
+                          target: float | None) -> list[float]:
+        u, v, k = self.win
+        n = len(source_wins)
+        if n == 1:
+            aim = 0.0 if target is None else (forecast_scores[0] - target) / self.scale
+            return [sigmoid(u * logit(source_wins[0]) + v * aim + k)]
+        total = sum(forecast_scores)
+        z = [u * logit(w) + v * (f - (total - f) / (n - 1)) / self.scale
+             for w, f in zip(source_wins, forecast_scores, strict=True)]
+        return softmax(z)
+
+    def forecast(self, source_wins: Sequence[float], source_scores: Sequence[float],
+                 current: Sequence[float], target: float | None) -> Forecast:
+        scores = self.expected_scores(source_scores, current)
+        return Forecast(tuple(self.win_probabilities(source_wins, scores, target)),
+                        tuple(scores))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"score": list(self.score), "win": list(self.win), "scale": self.scale}
+
+    @classmethod
+    def from_json(cls, data: Any) -> SourceModel:
+        try:
+            score = tuple(float(x) for x in data["score"])
+            win = tuple(float(x) for x in data["win"])
+            scale = float(data["scale"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ForecastModelError(f"a source model needs score, win and scale: {exc}") \
+                from exc
+        if len(score) != SCORE_FEATURES or len(win) != 3 or not scale > 0 \
+                or not all(math.isfinite(x) for x in (*score, *win, scale)):
+            raise ForecastModelError(f"a source model has {SCORE_FEATURES} finite score and 3 "
+                                     f"finite win coefficients and a positive scale")
+        return cls(score, win, scale)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """Every seat's chance of winning (or of reaching the target) and expected final score."""
+
+    win_probabilities: tuple[float, ...]
+    expected_scores: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class PlayerCountModel:
+    """A game's forecast models for one player count, with how they were made."""
+
+    players: int
+    sources: Mapping[str, SourceModel]
+    #: The command that fitted them, the games' seeds and their held-out figures.
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sources": {name: m.to_json() for name, m in self.sources.items()},
+                "provenance": dict(self.provenance)}
+
+
+@dataclass(frozen=True)
+class ForecastModel:
+    """A game's forecast models by player count (:data:`MODEL_FILE`)."""
+
+    game: str
+    counts: Mapping[int, PlayerCountModel]
+
+    def source(self, players: int, source: str) -> SourceModel | None:
+        entry = self.counts.get(players)
+        return None if entry is None else entry.sources.get(source)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": MODEL_VERSION, "game": self.game,
+                "players": {str(n): m.to_json() for n, m in sorted(self.counts.items())}}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ForecastModel:
+        if not isinstance(data, dict) or data.get("version") != MODEL_VERSION:
+            raise ForecastModelError(f"a forecast model file has version {MODEL_VERSION}")
+        counts = {}
+        for key, entry in dict(data.get("players", {})).items():
+            try:
+                players = int(key)
+                sources = {name: SourceModel.from_json(m)
+                           for name, m in dict(entry["sources"]).items()}
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ForecastModelError(f"players {key!r}: {exc}") from exc
+            unknown = set(sources) - set(SOURCES)
+            if unknown:
+                raise ForecastModelError(f"players {key}: unknown sources {sorted(unknown)}")
+            counts[players] = PlayerCountModel(players, sources,
+                                               dict(entry.get("provenance", {})))
+        return cls(str(data.get("game", "")), counts)
+
+
+def game_package(game_name: str) -> str:
+    return "engine." + game_name.replace("-", "_")
+
+
+@cache
+def shipped_model(game_name: str) -> ForecastModel:
+    """The forecast models shipped with ``game_name``'s package (none fitted: empty)."""
+    path = resources.files(game_package(game_name)).joinpath(MODEL_FILE)
+    if not path.is_file():
+        return ForecastModel(game_name, {})
+    return ForecastModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _game_name(state: State) -> str:
+    return state.info.name
+
+
+def current_scores(state: State, observer: int | None) -> list[float]:
+    """Each seat's score so far as ``observer`` sees it: the scores of one determinization
+    of its view (a seeded one: equal views give equal scores, and where a score hides
+    nothing every determinization shows the same)."""
+    if state.is_terminal():
+        return [float(x) for x in state.scores()]
+    world = state.determinize(observer, random.Random(0))
+    return [float(x) for x in world.scores()]
+
+
+def identity_forecast(wins: Sequence[float], scores: Sequence[float]) -> Forecast:
+    return Forecast(tuple(float(x) for x in wins), tuple(float(x) for x in scores))
+
+
+def forecaster(state: State, source: str) -> SourceModel | None:
+    """The fitted model of ``source`` for ``state``'s game and player count, if shipped."""
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+    return shipped_model(_game_name(state)).source(state.num_players, source)
+
+
+def forecast_from(state: State, observer: int | None, source: str,
+                  wins: Sequence[float], scores: Sequence[float],
+                  model: SourceModel | None = None,
+                  current: Sequence[float] | None = None) -> Forecast:
+    """The forecast of ``state`` from ``source``'s win shares and mean scores per seat.
+
+    A finished game forecasts its result; a game or player count without a fitted
+    model forecasts the statistics themselves (and says so: :func:`is_fitted`).
+    """
+    if state.is_terminal():
+        outcome = state.outcome()
+        target = state.solo_target()
+        if state.num_players == 1 and target is not None:
+            reached = 1.0 if outcome.scores[0] >= target else 0.0
+            return Forecast((reached,), (float(outcome.scores[0]),))
+        return identity_forecast(outcome.rewards, outcome.scores)
+    model = model if model is not None else forecaster(state, source)
+    if model is None:
+        return identity_forecast(wins, scores)
+    now = current if current is not None else current_scores(state, observer)
+    return model.forecast(wins, scores, now, state.solo_target())
+
+
+def is_fitted(state: State, source: str) -> bool:
+    """Whether ``state``'s game ships a forecast model of ``source`` for its player count."""
+    return forecaster(state, source) is not None
+
+
+def forecast_analysis(state: State, analysis: Any, observer: int | None = None,
+                      source: str = "search") -> Any:
+    """``analysis`` (an :class:`engine.search.Analysis` of ``state``) with forecasts.
+
+    Every move's ``win_probabilities``/``win_probability``/``expected_scores`` become its
+    forecast and the position's become the best move's; the search's own figures move to
+    ``search_win_probabilities``/``search_expected_scores`` (the same names on the
+    analysis and on each move).  An analysis already forecast is returned as it is.
+    ``source`` names the map: ``"search"`` for the game's own search, ``"playouts"`` for
+    a search whose leaves are uniformly random playouts to the end (a review's,
+    ``ReviewSettings.forecast_source``).
+    """
+    if analysis.search_win_probabilities is not None:
+        return analysis
+    model = forecaster(state, source)
+    now = None if model is None or state.is_terminal() else current_scores(state, observer)
+    moves = []
+    best = None
+    for m in analysis.moves:
+        f = forecast_from(state, observer, source, m.win_probabilities, m.expected_scores,
+                          model, now)
+        moved = replace(m, win_probabilities=f.win_probabilities,
+                        win_probability=f.win_probabilities[analysis.player]
+                        if 0 <= analysis.player < len(f.win_probabilities) else m.win_probability,
+                        expected_scores=f.expected_scores,
+                        search_win_probabilities=tuple(m.win_probabilities),
+                        search_expected_scores=tuple(m.expected_scores))
+        moves.append(moved)
+        if m.move == analysis.best_move and best is None:
+            best = f
+    if best is None:
+        best = forecast_from(state, observer, source, analysis.win_probability,
+                             analysis.expected_scores, model, now)
+    return replace(analysis, win_probability=best.win_probabilities,
+                   expected_scores=best.expected_scores, moves=moves,
+                   search_win_probabilities=tuple(analysis.win_probability),
+                   search_expected_scores=tuple(analysis.expected_scores))
+
+
+def forecast_estimate(state: State, estimate: Any) -> Any:
+    """``estimate`` (an :class:`engine.search.Estimate` of ``state``) with forecasts: each
+    seat's ``win_probability`` and ``score_mean`` become the forecast from the playouts,
+    whose own figures move to ``playout_win_share`` and ``playout_score_mean``."""
+    seats = estimate.seats
+    if not seats or seats[0].playout_win_share is not None:
+        return estimate
+    f = forecast_from(state, estimate.observer, "playouts",
+                      [s.win_probability for s in seats], [s.score_mean for s in seats])
+    return replace(estimate, seats=tuple(
+        replace(s, win_probability=f.win_probabilities[i], score_mean=f.expected_scores[i],
+                playout_win_share=s.win_probability, playout_score_mean=s.score_mean)
+        for i, s in enumerate(seats)))

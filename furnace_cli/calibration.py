@@ -1,0 +1,166 @@
+"""``furnace calibration``: measure (and with ``--fit``, fit) a game's forecasts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ProgressBar = Callable[[str], Callable[[int, int], None]]
+
+
+def _records(args: argparse.Namespace, options: dict[str, Any], progress_bar: ProgressBar,
+             games: int, seed: int, label: str, path: str | None) -> list[Any]:
+    from engine import registry
+    from tournaments.calibration import GameRecord, record_games
+
+    if path and Path(path).is_file():
+        wanted = (args.game, args.players, args.level, seed, args.every, options)
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        head = json.loads(lines[0])
+        if tuple(head["key"]) != tuple(json.loads(json.dumps(wanted))) or \
+                head["games"] < games:
+            raise SystemExit(f"{path} holds other games ({head['key']}, {head['games']} "
+                             f"games); remove it or name another file")
+        return [GameRecord.from_json(json.loads(line)) for line in lines[1:games + 1]]
+    game = registry.get_game(args.game)
+    progress = None if args.quiet else progress_bar(f"{game.info.name} {label}")
+    records = record_games(game, args.players, args.level, games, seed, options=options,
+                           every=args.every, workers=args.workers, cluster=args.cluster,
+                           progress=progress)
+    if path:
+        head = {"key": [args.game, args.players, args.level, seed, args.every, options],
+                "games": games}
+        Path(path).write_text("\n".join(json.dumps(x) for x in
+                                        [head, *(r.to_json() for r in records)]) + "\n",
+                              encoding="utf-8")
+    return records
+
+
+def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
+                            progress_bar: ProgressBar) -> int:
+    from engine import registry
+    from engine.forecast import (
+        MODEL_FILE,
+        ForecastModel,
+        PlayerCountModel,
+        game_package,
+        shipped_model,
+    )
+    from engine.game import FurnaceError
+    from tournaments.calibration import Constant, fit_source, measure
+
+    game = registry.get_game(args.game)
+    game.info.check_players(args.players)
+    if args.plot:  # before the games, not after them
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError as exc:
+            raise FurnaceError("matplotlib is not installed (it draws --plot): "
+                               "pip install matplotlib, or 'furnace[dev]'") from exc
+    if args.fit:
+        fitting = _records(args, options, progress_bar, args.fit_games, args.fit_seed,
+                           "fitting games", args.save_fit_records)
+        sources = {"search": fit_source(fitting, "search"),
+                   "playouts": fit_source(fitting, "playouts")}
+        constant = Constant.of(fitting)
+    else:
+        entry = shipped_model(game.info.name).counts.get(args.players)
+        if entry is None:
+            print(f"{game.info.name} ships no forecast model for {args.players} players: "
+                  f"fit one with --fit", file=sys.stderr)
+            return 2
+        sources = dict(entry.sources)
+        constant = Constant(**entry.provenance["constant"])
+    held_out = _records(args, options, progress_bar, args.games, args.seed, "held-out games",
+                        args.save_records)
+    report = measure(held_out, sources, constant)
+    report.update(game=game.info.name, players=args.players, level=args.level, seed=args.seed)
+    if args.fit:
+        command = shlex.join(
+            ["furnace", "calibration", game.info.name, "--players", str(args.players),
+             "--fit", "--fit-games", str(args.fit_games), "--fit-seed", str(args.fit_seed),
+             "--games", str(args.games), "--seed", str(args.seed), "--level", str(args.level),
+             "--every", str(args.every)] + (["--options", args.options] if args.options else []))
+        provenance = {"command": command, "fit_seed": args.fit_seed,
+                      "fit_games": args.fit_games, "held_out_seed": args.seed,
+                      "held_out_games": args.games, "level": args.level,
+                      "constant": {"score": constant.score, "win": constant.win},
+                      "held_out": {k: report[k] for k in (
+                          "ece", "slope", "brier", "brier_constant", "score_mae",
+                          "score_bias", "score_mae_playouts", "score_mae_constant",
+                          "positions")}}
+        out = Path(args.out) if args.out else Path(
+            str(__import__("importlib.resources").resources.files(
+                game_package(game.info.name)).joinpath(MODEL_FILE)))
+        existing = ForecastModel.from_json(json.loads(out.read_text(encoding="utf-8"))) \
+            if out.is_file() else ForecastModel(game.info.name, {})
+        counts = dict(existing.counts)
+        counts[args.players] = PlayerCountModel(args.players, sources, provenance)
+        out.write_text(json.dumps(ForecastModel(game.info.name, counts).to_json(), indent=1)
+                       + "\n", encoding="utf-8")
+        shipped_model.cache_clear()
+        report["model_file"] = str(out)
+    if args.plot:
+        plot(report, args.plot)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print_report(report)
+    return 0
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print(f"{report['game']}, {report['players']} player(s), level {report['level']}: "
+          f"{report['games']} held-out games (seed {report['seed']}), "
+          f"{report['positions']} positions")
+    what = "P(reach target)" if report["players"] == 1 else "win probability"
+    print(f"  {what:<16} {'ECE':>7} {'slope':>7} {'Brier':>7}")
+    for name, f in (("BestMove", report), ("EstimateScores", report["estimate"]),
+                    ("search, raw", report["raw_search"]),
+                    ("playouts, raw", report["raw_playouts"])):
+        print(f"  {name:<16} {f['ece']:7.3f} {f['slope']:7.2f} {f['brier']:7.3f}")
+    print(f"  {'constant':<16} {'':>7} {'':>7} {report['brier_constant']:7.3f}")
+    print("  expected final score, mean absolute error (bias) by stage:")
+    print(f"  {'stage':<8} {'positions':>9} {'BestMove':>15} {'EstimateScores':>15} "
+          f"{'playouts, raw':>15} {'constant':>9}")
+    for s, e, r in zip(report["stages"], report["estimate"]["stages"],
+                       report["raw_playouts"]["stages"], strict=True):
+        print(f"  {s['stage']:<8} {s['positions']:>9} {s['mae']:6.1f} ({s['bias']:+5.1f}) "
+              f"{e['mae']:6.1f} ({e['bias']:+5.1f}) {r['mae']:6.1f} ({r['bias']:+5.1f}) "
+              f"{s['mae_constant']:9.1f}")
+    print("  reliability of BestMove's forecast:")
+    print(f"  {'bin':<9} {'count':>6} {'forecast':>9} {'observed':>9}")
+    for row in report["reliability"]:
+        print(f"  {row['low']:.1f}-{row['high']:.1f}  {row['count']:>6} "
+              f"{row['forecast']:9.3f} {row['observed']:9.3f}")
+    if "model_file" in report:
+        print(f"  model written to {report['model_file']}")
+
+
+def plot(report: dict[str, Any], path: str) -> None:
+    """A reliability diagram of BestMove's forecast and the raw search's."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--")
+    for label, table in (("forecast", report["reliability"]),
+                         ("search, raw", report["raw_search"]["reliability"])):
+        ax.plot([r["forecast"] for r in table], [r["observed"] for r in table], marker="o",
+                label=f"{label} (ECE {(report if label == 'forecast' else report['raw_search'])['ece']:.3f})")
+    what = "reaching the target" if report["players"] == 1 else "winning"
+    ax.set_xlabel(f"forecast chance of {what}")
+    ax.set_ylabel("observed frequency")
+    ax.set_title(f"{report['game']}, {report['players']} player(s): "
+                 f"{report['games']} held-out games")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

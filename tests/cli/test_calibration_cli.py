@@ -1,0 +1,52 @@
+"""``furnace calibration``: a small held-out run of a shipped model, and a fit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.forecast import ForecastModel
+from furnace_cli import main
+
+KEYS = ("ece", "slope", "brier", "brier_constant", "score_mae", "score_bias",
+        "score_mae_playouts", "score_mae_constant", "games", "positions")
+
+
+def test_a_shipped_model_is_measured_on_held_out_games(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["calibration", "oh-my-goods", "--players", "2", "--games", "2",
+                 "--seed", "4242", "--every", "10", "--level", "1", "--json", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    report = json.loads(out.splitlines()[-1])
+    for key in KEYS:
+        assert key in report, key
+    assert report["games"] == 2 and report["positions"] > 0
+    assert len(report["stages"]) == 3
+
+
+def test_a_fit_writes_the_player_count_and_keeps_the_others(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "forecast-model.json"
+    records = tmp_path / "held.jsonl"
+    argv = ["calibration", "samara", "--players", "3", "--fit", "--fit-games", "3",
+            "--fit-seed", "5", "--games", "2", "--seed", "6", "--level", "1", "--every", "6",
+            "--out", str(out), "--save-records", str(records), "--quiet"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "held-out games (seed 6)" in text and "model written to" in text
+    model = ForecastModel.from_json(json.loads(out.read_text(encoding="utf-8")))
+    entry = model.counts[3]
+    assert set(entry.sources) == {"search", "playouts"}
+    assert entry.provenance["command"].startswith("furnace calibration samara --players 3 --fit")
+    assert entry.provenance["fit_seed"] == 5 and entry.provenance["held_out_seed"] == 6
+    # Records of other games are refused rather than read as these.
+    with pytest.raises(SystemExit, match="holds other games"):
+        main([*argv, "--seed", "7"])
+    # Another player count joins the file.
+    two = [*argv[:3], "2", *argv[4:]]
+    two[two.index(str(records))] = str(tmp_path / "two.jsonl")
+    assert main(two) == 0
+    assert set(ForecastModel.from_json(json.loads(out.read_text())).counts) == {2, 3}

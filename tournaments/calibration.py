@@ -1,0 +1,403 @@
+"""Fit forecasts to how games end, and measure them (``furnace calibration``).
+
+Self-play games of one level (the strongest by default) are played as the arena plays
+them, one deal per game.  At every ``every``-th decision the recorder keeps what the
+seat to move's service calls would see: its level search's root statistics (the whole
+root's and the chosen move's, per seat), :func:`engine.search.estimate_scores`' random
+playouts from its information, and each seat's score so far as a determinization of its
+view shows it; at the end, the final scores and win shares.  Everything flows from the
+seed: the same command records the same games on every machine and engine path.
+
+:func:`fit_forecast` fits :class:`engine.forecast.SourceModel` for both sources on one set
+of games; :func:`measure` reports a model on another (held-out seeds): the Brier score,
+the expected calibration error over 10 equal-width bins with its reliability table, the
+calibration slope, and the mean absolute error and mean bias of expected final scores by
+stage (first, middle and last third of each game's decisions), beside the same figures
+for the raw statistics (what the service answered before forecasts) and for a constant
+forecast (the fitting games' mean final score and win rate).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.forecast import SourceModel, current_scores, logit, score_features
+from engine.game import CHANCE, TERMINAL, Game
+from engine.search._common import derive_seed, sample_chance
+from engine.search.bots import LevelBot
+from engine.search.estimate import estimate_scores
+
+#: The report's stages: positions by the fraction of the game's decisions made.
+STAGES = ("first", "middle", "last")
+#: Equal-width bins of the expected calibration error.
+BINS = 10
+#: Random playouts per sampled position: EstimateScores' default.
+PLAYOUTS = 200
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sampled decision: the seat to move and what its calls would have seen."""
+
+    stage: int
+    seat: int
+    current: tuple[float, ...]
+    root_wins: tuple[float, ...]
+    root_scores: tuple[float, ...]
+    best_wins: tuple[float, ...]
+    best_scores: tuple[float, ...]
+    playout_wins: tuple[float, ...]
+    playout_scores: tuple[float, ...]
+
+
+#: The per-seat series of a :class:`Sample`, in field order after ``stage`` and ``seat``.
+_SERIES = ("current", "root_wins", "root_scores", "best_wins", "best_scores",
+           "playout_wins", "playout_scores")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    samples: tuple[Sample, ...]
+    scores: tuple[float, ...]
+    #: Win shares (ties split); solo: 1 if the target was reached, else 0.
+    wins: tuple[float, ...]
+    target: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameRecord:
+        samples = tuple(Sample(int(s["stage"]), int(s["seat"]),
+                               *(tuple(float(x) for x in s[name]) for name in _SERIES))
+                        for s in data["samples"])
+        return cls(samples, tuple(data["scores"]), tuple(data["wins"]), data["target"])
+
+
+def _floats(xs: Iterable[float]) -> tuple[float, ...]:
+    return tuple(float(x) for x in xs)
+
+
+def record_game(game: Game, num_players: int, level: int, seed: int, g: int,
+                options: Mapping[str, Any] | None, every: int,
+                playouts: int = PLAYOUTS) -> GameRecord:
+    """Play game ``g`` of ``seed`` between ``level:N`` bots, sampling every ``every``-th
+    decision (the first included)."""
+    bots = [LevelBot(level, seed=derive_seed(seed, "bot", g, i)) for i in range(num_players)]
+    state = game.new_game(derive_seed(seed, "deal", g), num_players, options)
+    rng = random.Random(derive_seed(seed, "game", g))
+    raw: list[tuple[int, Sample]] = []
+    decisions = 0
+    while True:
+        player = state.current_player()
+        if player == TERMINAL:
+            break
+        if player == CHANCE:
+            state.apply(sample_chance(state.chance_outcomes(), rng))
+            continue
+        bot = bots[player]
+        move = bot.choose(state, rng)
+        if decisions % every == 0:
+            analysis = bot.last_analysis
+            assert analysis is not None  # the bot has just searched
+            best = next(m for m in analysis.moves if m.move == analysis.best_move)
+            estimate = estimate_scores(state, player, playouts=playouts,
+                                       seed=derive_seed(seed, "playouts", g, decisions))
+            raw.append((decisions, Sample(
+                0, player, _floats(current_scores(state, player)),
+                _floats(analysis.win_probability), _floats(analysis.expected_scores),
+                _floats(best.win_probabilities), _floats(best.expected_scores),
+                _floats(s.win_probability for s in estimate.seats),
+                _floats(s.score_mean for s in estimate.seats))))
+        state.apply(move)
+        decisions += 1
+    outcome = state.outcome()
+    target = state.solo_target()
+    if num_players == 1 and target is not None:
+        wins: tuple[float, ...] = (1.0 if outcome.scores[0] >= target else 0.0,)
+    else:
+        wins = _floats(outcome.rewards)
+    samples = tuple(
+        Sample(**{**asdict(s), "stage": min(len(STAGES) - 1,
+                                              len(STAGES) * at // max(1, decisions))})
+        for at, s in raw)
+    return GameRecord(samples, _floats(outcome.scores), wins, target)
+
+
+def record_game_by_name(name: str, num_players: int, level: int, seed: int, g: int,
+                        options: Mapping[str, Any], every: int,
+                        playouts: int = PLAYOUTS) -> GameRecord:
+    """:func:`record_game` of the game named ``name`` (what a worker process is sent)."""
+    from engine import registry
+
+    return record_game(registry.get_game(name), num_players, level, seed, g, options,
+                       every, playouts)
+
+
+def record_games(game: Game, num_players: int, level: int, games: int, seed: int, *,
+                 options: Mapping[str, Any] | None = None, every: int = 5,
+                 playouts: int = PLAYOUTS, workers: int = 1, cluster: str | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> list[GameRecord]:
+    """Record ``games`` games (:func:`record_game`), in game order whoever ran them."""
+    from contextlib import closing
+
+    from engine.batch import batched, open_batch
+
+    jobs = [(game.info.name, num_players, level, seed, g, dict(options or {}), every, playouts)
+            for g in range(games)]
+    records: list[GameRecord | None] = [None] * games
+    if not batched(cluster, workers):
+        for g, job in enumerate(jobs):
+            records[g] = record_game_by_name(*job)
+            if progress:
+                progress(g + 1, games)
+    else:
+        with open_batch(workers, cluster) as batch, \
+                closing(batch.run(record_game_by_name, jobs)) as results:
+            for done, (g, record) in enumerate(results, 1):
+                records[g] = record
+                if progress:
+                    progress(done, games)
+    return [r for r in records if r is not None]
+
+
+# -- fitting ------------------------------------------------------------------------------
+def _source_stats(sample: Sample, source: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    if source == "search":
+        return sample.best_wins, sample.best_scores
+    if source == "search_root":
+        return sample.root_wins, sample.root_scores
+    return sample.playout_wins, sample.playout_scores
+
+
+def _source_name(source: str) -> str:
+    return "search" if source.startswith("search") else "playouts"
+
+
+def fit_scores(records: Sequence[GameRecord], source: str) -> tuple[float, ...]:
+    """Least squares of each seat's final score on its terms
+    (:func:`engine.forecast.score_features`), one row per seat and sample."""
+    rows: list[tuple[float, ...]] = []
+    targets: list[float] = []
+    for record in records:
+        for sample in record.samples:
+            _, scores = _source_stats(sample, source)
+            rows.extend(score_features(scores, sample.current))
+            targets.extend(record.scores)
+    coef, *_ = np.linalg.lstsq(np.asarray(rows), np.asarray(targets), rcond=None)
+    return tuple(float(x) for x in coef)
+
+
+def score_scale(records: Sequence[GameRecord]) -> float:
+    """The spread (standard deviation) of the final scores, at least 1."""
+    finals = [s for r in records for s in r.scores]
+    return max(1.0, float(np.std(finals))) if finals else 1.0
+
+
+def fit_wins(records: Sequence[GameRecord], source: str, score: tuple[float, ...],
+             scale: float, l2: float = 1.0, steps: int = 50) -> tuple[float, float, float]:
+    """Maximum likelihood (Newton) of the win map (:class:`engine.forecast.SourceModel`):
+    a conditional logit over the seats with 2 or more, a logistic regression with one."""
+    partial = SourceModel(score, (1.0, 0.0, 0.0), scale)
+    solo = bool(records) and len(records[0].scores) == 1
+    groups = []  # per sample: (features per seat [logit w, score term, 1], outcome shares)
+    for record in records:
+        for sample in record.samples:
+            wins, scores = _source_stats(sample, source)
+            f = partial.expected_scores(scores, sample.current)
+            n = len(f)
+            if solo:
+                aim = 0.0 if record.target is None else (f[0] - record.target) / scale
+                feats = [[logit(wins[0]), aim, 1.0]]
+            else:
+                total = sum(f)
+                feats = [[logit(wins[p]), (f[p] - (total - f[p]) / (n - 1)) / scale, 0.0]
+                         for p in range(n)]
+            groups.append((np.asarray(feats), np.asarray(record.wins)))
+    def loglik(theta: np.ndarray) -> float:
+        total = -0.5 * l2 * float(theta @ theta)
+        for x, y in groups:
+            z = x @ theta
+            if solo:
+                total += float(y @ z - np.logaddexp(0.0, z).sum())
+            else:
+                top = z.max()
+                total += float(y @ z - y.sum() * (top + np.log(np.exp(z - top).sum())))
+        return total
+
+    theta = np.array([1.0, 0.0, 0.0])
+    best = loglik(theta)
+    for _ in range(steps):
+        grad = -l2 * theta
+        hess = -l2 * np.eye(3)
+        for x, y in groups:
+            z = x @ theta
+            if solo:
+                p = 1.0 / (1.0 + np.exp(-z))
+                grad += x.T @ (y - p)
+                hess -= (x.T * (p * (1 - p))) @ x
+            else:
+                e = np.exp(z - z.max())
+                p = e / e.sum()
+                grad += x.T @ (y - p * y.sum())
+                mean = p @ x
+                hess -= y.sum() * ((x.T * p) @ x - np.outer(mean, mean))
+        if not solo:
+            hess[2, 2] -= 1.0  # the intercept cancels in a conditional logit: keep it 0
+        step = np.linalg.solve(hess, grad)
+        # Newton's step, halved until the likelihood grows (it may overshoot where the
+        # search's shares sit at 0 or 1 and the logit is clipped).
+        for _ in range(30):
+            trial = theta - step
+            value = loglik(trial)
+            if value >= best:
+                break
+            step = step / 2
+        else:
+            break
+        theta, best = trial, value
+        if float(np.abs(step).max()) < 1e-9:
+            break
+    return (float(theta[0]), float(theta[1]), float(theta[2]) if solo else 0.0)
+
+
+def fit_source(records: Sequence[GameRecord], source: str) -> SourceModel:
+    score = fit_scores(records, source)
+    scale = score_scale(records)
+    return SourceModel(score, fit_wins(records, source, score, scale), scale)
+
+
+# -- measuring ----------------------------------------------------------------------------
+def reliability(predictions: Sequence[float], outcomes: Sequence[float],
+                bins: int = BINS) -> list[dict[str, float]]:
+    """Per equal-width bin of the predictions: how many, their mean and the outcomes' mean."""
+    table = []
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = [(p, o) for p, o in zip(predictions, outcomes, strict=True)
+                  if lo <= p < hi or (b == bins - 1 and p == 1.0)]
+        if inside:
+            table.append({"low": lo, "high": hi, "count": len(inside),
+                          "forecast": sum(p for p, _ in inside) / len(inside),
+                          "observed": sum(o for _, o in inside) / len(inside)})
+    return table
+
+
+def ece(table: Sequence[Mapping[str, float]]) -> float:
+    """The expected calibration error of a reliability table: the count-weighted mean
+    gap between forecast and observed frequency."""
+    total = sum(row["count"] for row in table)
+    return sum(row["count"] * abs(row["forecast"] - row["observed"])
+               for row in table) / total if total else 0.0
+
+
+def calibration_slope(predictions: Sequence[float], outcomes: Sequence[float]) -> float:
+    """The slope of a logistic regression of the outcome on the forecast's log-odds
+    (1: calibrated spread; below 1: overconfident)."""
+    x = np.asarray([logit(p) for p in predictions])
+    y = np.asarray(outcomes, dtype=float)
+    theta = np.zeros(2)
+    design = np.stack([np.ones_like(x), x], axis=1)
+    for _ in range(100):
+        z = design @ theta
+        p = 1.0 / (1.0 + np.exp(-z))
+        grad = design.T @ (y - p) - 1e-6 * theta
+        hess = -(design.T * (p * (1 - p))) @ design - 1e-6 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if float(np.abs(step).max()) < 1e-10:
+            break
+    return float(theta[1])
+
+
+@dataclass(frozen=True)
+class Constant:
+    """The constant forecast of the fitting games: their mean final score and win rate."""
+
+    score: float
+    win: float
+
+    @classmethod
+    def of(cls, records: Sequence[GameRecord]) -> Constant:
+        finals = [s for r in records for s in r.scores]
+        wins = [w for r in records for w in r.wins]
+        return cls(sum(finals) / len(finals), sum(wins) / len(wins))
+
+
+def _forecasts(records: Sequence[GameRecord], source: str, model: SourceModel | None
+               ) -> list[tuple[int, list[float], list[float], Sequence[float], Sequence[float]]]:
+    out: list[tuple[int, list[float], list[float], Sequence[float], Sequence[float]]] = []
+    for record in records:
+        for sample in record.samples:
+            wins, scores = _source_stats(sample, source)
+            if model is None:
+                f_wins, f_scores = list(wins), list(scores)
+            else:
+                f = model.forecast(wins, scores, sample.current, record.target)
+                f_wins, f_scores = list(f.win_probabilities), list(f.expected_scores)
+            out.append((sample.stage, f_wins, f_scores, record.wins, record.scores))
+    return out
+
+
+def figures(records: Sequence[GameRecord], source: str, model: SourceModel | None,
+            constant: Constant) -> dict[str, Any]:
+    """Brier, ECE, slope and score errors of one forecast (``model`` None: the raw
+    statistics) over every seat of every sample of ``records``."""
+    rows = _forecasts(records, source, model)
+    predictions = [p for _, ws, _, _, _ in rows for p in ws]
+    outcomes = [o for _, _, _, os, _ in rows for o in os]
+    table = reliability(predictions, outcomes)
+    brier = sum((p - o) ** 2 for p, o in zip(predictions, outcomes, strict=True)) \
+        / len(predictions)
+    stages = []
+    for stage, name in enumerate(STAGES):
+        errors = [f - s for st, _, fs, _, ss in rows if st == stage
+                  for f, s in zip(fs, ss, strict=True)]
+        const = [constant.score - s for st, _, _, _, ss in rows if st == stage for s in ss]
+        stages.append({"stage": name, "positions": sum(1 for r in rows if r[0] == stage),
+                       "mae": _mean(abs(e) for e in errors), "bias": _mean(errors),
+                       "mae_constant": _mean(abs(e) for e in const)})
+    errors = [f - s for _, _, fs, _, ss in rows for f, s in zip(fs, ss, strict=True)]
+    return {"ece": ece(table), "slope": calibration_slope(predictions, outcomes),
+            "brier": brier, "score_mae": _mean(abs(e) for e in errors),
+            "score_bias": _mean(errors), "stages": stages, "reliability": table}
+
+
+def _mean(xs: Iterable[float]) -> float:
+    values = list(xs)
+    return sum(values) / len(values) if values else math.nan
+
+
+def measure(records: Sequence[GameRecord], models: Mapping[str, SourceModel | None],
+            constant: Constant) -> dict[str, Any]:
+    """The calibration report of ``records`` (held-out games) for the forecasts the service
+    answers (``models``: a fitted :class:`SourceModel` per source, or None) beside the raw
+    statistics and the constant forecast.  The top-level keys describe BestMove's
+    forecast; ``estimate`` EstimateScores'; ``*_playouts`` and ``raw`` today's figures."""
+    search = figures(records, "search", models.get("search"), constant)
+    raw_search = figures(records, "search_root", None, constant)
+    playouts = figures(records, "playouts", models.get("playouts"), constant)
+    raw_playouts = figures(records, "playouts", None, constant)
+    predictions_constant = [constant.win for r in records for _ in r.samples for _ in r.wins]
+    outcomes = [o for r in records for _ in r.samples for o in r.wins]
+    brier_constant = sum((constant.win - o) ** 2 for o in outcomes) / len(outcomes)
+    del predictions_constant
+    return {
+        "games": len(records),
+        "positions": sum(len(r.samples) for r in records),
+        "ece": search["ece"], "slope": search["slope"], "brier": search["brier"],
+        "brier_constant": brier_constant,
+        "score_mae": search["score_mae"], "score_bias": search["score_bias"],
+        "score_mae_playouts": raw_playouts["score_mae"],
+        "score_mae_constant": _mean(abs(constant.score - s) for r in records
+                                    for _ in r.samples for s in r.scores),
+        "stages": search["stages"], "reliability": search["reliability"],
+        "estimate": playouts, "raw_search": raw_search, "raw_playouts": raw_playouts,
+        "constant": asdict(constant),
+    }
