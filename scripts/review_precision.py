@@ -1,7 +1,7 @@
 """Measure what a review's mistake and blunder labels are worth (docs/review.md).
 
     python scripts/review_precision.py GAME [--games 20] [--players 2] [--seed 0]
-        [--budget N] [--factor 10] [--bots level:1,level:4]
+        [--budget N] [--factor 10] [--bots level:1,level:4] [--seat S]
 
 Plays ``--games`` games between the bots (cycled over the seats; game ``g`` is dealt
 and played from seed ``seed + g``), reviews every seat of each at ``--budget``
@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int)
     parser.add_argument("--factor", type=int, default=10)
     parser.add_argument("--bots", default="level:1,level:4")
+    parser.add_argument("--seat", type=int, help="review only this seat (0-based)")
     args = parser.parse_args(argv)
     game = registry.get_game(args.game)
     specs = args.bots.split(",")
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         bots = [make_bot(specs[s % len(specs)]) for s in range(args.players)]
         _, moves = play_game(state, bots, random.Random(seed))
         record = GameRecord(game.info.name, args.players, seed=seed, moves=list(moves))
-        review = review_game(record, None, budget=args.budget, seed=seed)
+        review = review_game(record, args.seat, budget=args.budget, seed=seed)
         positions = {turn: (position, played)
                      for turn, position, played in decisions_of(record, review.seats)}
         for first in review.decisions:
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(json.dumps({
         "game": game.info.name, "games": args.games, "players": args.players,
-        "bots": specs, "budget": args.budget or (review.budget if args.games else None),
+        "bots": specs, "seat": args.seat, "budget": args.budget or (review.budget if args.games else None),
         "factor": args.factor, "flagged": n,
         "precision": mean([float(LABELS.index(b.label) >= LABELS.index(a.label))
                            for a, b in rejudged]),
