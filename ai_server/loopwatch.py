@@ -79,7 +79,10 @@ _LOOP_OWN = frozenset({("selectors.py", "select"), ("selectors.py", "_select"),
                        # futex sample below can miss.  Its CPU still counts as held.
                        ("selector_events.py", "write"),
                        ("selector_events.py", "_write_ready"),
-                       ("selector_events.py", "sendto")})
+                       ("selector_events.py", "sendto"),
+                       # The same send, to the loop's own wake-up socket
+                       # (call_soon_threadsafe from a callback on the loop).
+                       ("selector_events.py", "_write_to_self")})
 #: Linux's ``futex`` system call number (waiting for the GIL or a lock), by machine.
 _FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}.get(platform.machine())
 
@@ -97,6 +100,12 @@ def waiting_on_a_thread(native_id: int | None) -> bool:
 
 #: The same, kept under its former name.
 _WAITING = _LOOP_OWN
+
+
+def is_loop_own(filename: str, function: str) -> bool:
+    """Whether a loop thread seen in ``function`` of ``filename`` (its innermost frame) is
+    in the loop's own machinery (:data:`_LOOP_OWN`), where time off the CPU is no code's."""
+    return (filename.rsplit("/", 1)[-1], function) in _LOOP_OWN
 
 
 @dataclass(frozen=True)
@@ -283,8 +292,7 @@ class LoopWatchdog:
             return "(the loop's thread is gone)", True
         summary = traceback.extract_stack(frame)
         innermost = summary[-1] if summary else None
-        own = innermost is not None and (
-            innermost.filename.rsplit("/", 1)[-1], innermost.name) in _LOOP_OWN
+        own = innermost is not None and is_loop_own(innermost.filename, innermost.name)
         return "".join(traceback.format_list(summary[-12:])), own
 
     def _watch(self) -> None:

@@ -20,7 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from ai_server.loopwatch import LoopWatchdog, Stall, ThreadTimes, classify, thread_clock
+from ai_server.loopwatch import (
+    LoopWatchdog,
+    Stall,
+    ThreadTimes,
+    classify,
+    is_loop_own,
+    thread_clock,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 THRESHOLD = 0.1
@@ -152,6 +159,18 @@ def times(cpu: float, waited: float | None = None) -> ThreadTimes:
 ])
 def test_classification(seconds, gc, own, before, after, held) -> None:
     assert classify(seconds, gc, own, before, after, THRESHOLD)[0] is held
+
+
+@pytest.mark.parametrize(("function", "own"), [
+    ("select", False), ("write", True), ("_write_ready", True), ("sendto", True),
+    # call_soon_threadsafe from a callback on the loop: the send to its own wake-up
+    # socket (a CI run saw a 235 ms GIL wait there with 1 ms of CPU).
+    ("_write_to_self", True), ("_run_once", False)])
+def test_a_send_on_a_non_blocking_socket_is_the_loops_own(function, own) -> None:
+    path = "/usr/lib/python3.11/asyncio/selector_events.py"
+    assert is_loop_own(path, function) is own
+    assert is_loop_own("/usr/lib/python3.11/selectors.py", "select")
+    assert not is_loop_own("/srv/app/handlers.py", "_write_to_self")
 
 
 STARVED = '''
