@@ -216,10 +216,15 @@ def game_package(game_name: str) -> str:
     return "engine." + game_name.replace("-", "_")
 
 
+def model_file(game_name: str) -> Any:
+    """Where ``game_name``'s package keeps its forecast models (:data:`MODEL_FILE`)."""
+    return resources.files(game_package(game_name)).joinpath(MODEL_FILE)
+
+
 @cache
 def shipped_model(game_name: str) -> ForecastModel:
     """The forecast models shipped with ``game_name``'s package (none fitted: empty)."""
-    path = resources.files(game_package(game_name)).joinpath(MODEL_FILE)
+    path = model_file(game_name)
     if not path.is_file():
         return ForecastModel(game_name, {})
     return ForecastModel.from_json(json.loads(path.read_text(encoding="utf-8")))

@@ -45,10 +45,9 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
                             progress_bar: ProgressBar) -> int:
     from engine import registry
     from engine.forecast import (
-        MODEL_FILE,
         ForecastModel,
         PlayerCountModel,
-        game_package,
+        model_file,
         shipped_model,
     )
     from engine.game import FurnaceError
@@ -94,9 +93,7 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
                           "ece", "slope", "brier", "brier_constant", "score_mae",
                           "score_bias", "score_mae_playouts", "score_mae_constant",
                           "positions")}}
-        out = Path(args.out) if args.out else Path(
-            str(__import__("importlib.resources").resources.files(
-                game_package(game.info.name)).joinpath(MODEL_FILE)))
+        out = Path(args.out) if args.out else Path(str(model_file(game.info.name)))
         existing = ForecastModel.from_json(json.loads(out.read_text(encoding="utf-8"))) \
             if out.is_file() else ForecastModel(game.info.name, {})
         counts = dict(existing.counts)

@@ -28,10 +28,11 @@ from typing import Any
 import numpy as np
 
 from engine.forecast import SourceModel, current_scores, logit, score_features
-from engine.game import CHANCE, TERMINAL, Game
-from engine.search._common import derive_seed, sample_chance
+from engine.game import Game, State
+from engine.search._common import derive_seed
 from engine.search.bots import LevelBot
 from engine.search.estimate import estimate_scores
+from tournaments.arena import play_game
 
 #: The report's stages: positions by the fraction of the game's decisions made.
 STAGES = ("first", "middle", "last")
@@ -84,40 +85,47 @@ def _floats(xs: Iterable[float]) -> tuple[float, ...]:
     return tuple(float(x) for x in xs)
 
 
-def record_game(game: Game, num_players: int, level: int, seed: int, g: int,
-                options: Mapping[str, Any] | None, every: int,
-                playouts: int = PLAYOUTS) -> GameRecord:
-    """Play game ``g`` of ``seed`` between ``level:N`` bots, sampling every ``every``-th
-    decision (the first included)."""
-    bots = [LevelBot(level, seed=derive_seed(seed, "bot", g, i)) for i in range(num_players)]
-    state = game.new_game(derive_seed(seed, "deal", g), num_players, options)
-    rng = random.Random(derive_seed(seed, "game", g))
-    raw: list[tuple[int, Sample]] = []
-    decisions = 0
-    while True:
-        player = state.current_player()
-        if player == TERMINAL:
-            break
-        if player == CHANCE:
-            state.apply(sample_chance(state.chance_outcomes(), rng))
-            continue
-        bot = bots[player]
-        move = bot.choose(state, rng)
-        if decisions % every == 0:
-            analysis = bot.last_analysis
+class _SampledSeat:
+    """A seat's level bot that, at every ``every``-th decision of the game (counted over
+    every seat), keeps what the seat's calls would see (:class:`Sample`, stage 0)."""
+
+    def __init__(self, bot: LevelBot, seat: int, decisions: list[int],
+                 samples: list[tuple[int, Sample]], seed: int, g: int, every: int,
+                 playouts: int) -> None:
+        self.bot, self.seat, self.decisions, self.samples = bot, seat, decisions, samples
+        self.name = bot.name
+        self.seed, self.g, self.every, self.playouts = seed, g, every, playouts
+
+    def choose(self, state: State, rng: random.Random) -> int:
+        move = self.bot.choose(state, rng)
+        at = self.decisions[0]
+        self.decisions[0] += 1
+        if at % self.every == 0:
+            analysis = self.bot.last_analysis
             assert analysis is not None  # the bot has just searched
             best = next(m for m in analysis.moves if m.move == analysis.best_move)
-            estimate = estimate_scores(state, player, playouts=playouts,
-                                       seed=derive_seed(seed, "playouts", g, decisions))
-            raw.append((decisions, Sample(
-                0, player, _floats(current_scores(state, player)),
+            estimate = estimate_scores(state, self.seat, playouts=self.playouts,
+                                       seed=derive_seed(self.seed, "playouts", self.g, at))
+            self.samples.append((at, Sample(
+                0, self.seat, _floats(current_scores(state, self.seat)),
                 _floats(analysis.win_probability), _floats(analysis.expected_scores),
                 _floats(best.win_probabilities), _floats(best.expected_scores),
                 _floats(s.win_probability for s in estimate.seats),
                 _floats(s.score_mean for s in estimate.seats))))
-        state.apply(move)
-        decisions += 1
-    outcome = state.outcome()
+        return move
+
+
+def record_game(game: Game, num_players: int, level: int, seed: int, g: int,
+                options: Mapping[str, Any] | None, every: int,
+                playouts: int = PLAYOUTS) -> GameRecord:
+    """Play game ``g`` of ``seed`` between ``level:N`` bots (as the arena plays a game),
+    sampling every ``every``-th decision (the first included)."""
+    decisions = [0]
+    raw: list[tuple[int, Sample]] = []
+    seats = [_SampledSeat(LevelBot(level, seed=derive_seed(seed, "bot", g, i)), i, decisions,
+                          raw, seed, g, every, playouts) for i in range(num_players)]
+    state = game.new_game(derive_seed(seed, "deal", g), num_players, options)
+    outcome, _ = play_game(state, seats, random.Random(derive_seed(seed, "game", g)))
     target = state.solo_target()
     if num_players == 1 and target is not None:
         wins: tuple[float, ...] = (1.0 if outcome.scores[0] >= target else 0.0,)
@@ -125,7 +133,7 @@ def record_game(game: Game, num_players: int, level: int, seed: int, g: int,
         wins = _floats(outcome.rewards)
     samples = tuple(
         Sample(**{**asdict(s), "stage": min(len(STAGES) - 1,
-                                              len(STAGES) * at // max(1, decisions))})
+                                              len(STAGES) * at // max(1, decisions[0]))})
         for at, s in raw)
     return GameRecord(samples, _floats(outcome.scores), wins, target)
 
@@ -384,10 +392,8 @@ def measure(records: Sequence[GameRecord], models: Mapping[str, SourceModel | No
     raw_search = figures(records, "search_root", None, constant)
     playouts = figures(records, "playouts", models.get("playouts"), constant)
     raw_playouts = figures(records, "playouts", None, constant)
-    predictions_constant = [constant.win for r in records for _ in r.samples for _ in r.wins]
     outcomes = [o for r in records for _ in r.samples for o in r.wins]
     brier_constant = sum((constant.win - o) ** 2 for o in outcomes) / len(outcomes)
-    del predictions_constant
     return {
         "games": len(records),
         "positions": sum(len(r.samples) for r in records),
