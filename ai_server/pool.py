@@ -41,7 +41,11 @@ checks, applies).  Both are a :class:`WorkerPool`.
   (a job over its time or memory) is replaced at once: at most ``workers`` (plus the
   short lane's) run jobs at a time, and a spare is one of the idle processes, while
   the replacement of the killed one starts.  A client whose job was killed goes last
-  among the clients running as few jobs as it does.
+  among the clients running as few jobs as it does, and starts no other killable job
+  until the killed worker's replacement is ready: on a loaded machine, where starting
+  a worker takes seconds, a client killed again and again would otherwise take the
+  spares one after the other, and another client's cheap call would wait for a
+  replacement to start.
 * Jobs that cannot be asked to stop (``killable``: game code with no stop check,
   the call pool's) end by their worker being killed when they outrun their
   ``stop_by`` (DEADLINE_EXCEEDED, ``TOO_EXPENSIVE``), when their worker's resident
@@ -297,6 +301,9 @@ class WorkerPool:
         self._clients: Counter[str] = Counter()
         #: When a job of each client with jobs outstanding last started.
         self._served: dict[str, float] = {}
+        #: The slots whose worker was killed for a client's job, and whose replacement
+        #: is not ready yet: that client's killable jobs wait for it.
+        self._owed: dict[int, str] = {}
         self._lifeline_r, self._lifeline_w = self._ctx.Pipe(duplex=False)
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
@@ -605,6 +612,8 @@ class WorkerPool:
                         if w.killed_for is None:  # killed once; its death is to be seen
                             w.killed_for = self._kill_answer(w.job, now, heavy)
                             self.kills += 1
+                            if w.job.killable and not w.job.preempted:
+                                self._owed[w.slot] = w.job.client
                         to_kill.append(w)
             # A job told to stop no longer counts against its client's share: its caller
             # is gone, the server is stopping, or it was preempted.
@@ -683,7 +692,7 @@ class WorkerPool:
             log.info("search %d refused: it waited %.2f s for a worker", job.id,
                      now - job.submitted)
             _resolve(job, error=exhausted(
-                f"no search worker became free in time (waited {now - job.submitted:.2f} s)",
+                f"no {self.name} worker became free in time (waited {now - job.submitted:.2f} s)",
                 errors.QUEUE_TIMEOUT, retry, max_queue_wait_ms=str(int(self.max_queue_wait * 1000))))
         for slot in to_spawn:
             self._spawn(slot)
@@ -721,11 +730,15 @@ class WorkerPool:
         """The job an idle worker takes (lock held): the oldest of the client that runs
         the fewest jobs, and among those of the client served longest ago; only short
         jobs with ``short_only`` (the short lane); with ``keep_last`` (an entitlement),
-        no killable job of a client running that many already; None if no job fits."""
+        no killable job of a client running that many already; no killable job of a
+        client whose killed worker is still being replaced; None if no job fits."""
         chosen: Job | None = None
         best: tuple[int, float] | None = None
+        owing = set(self._owed.values())
         for job in self._queue:  # oldest first
             if short_only and not job.short:
+                continue
+            if job.killable and job.client in owing:
                 continue
             if keep_last is not None and job.killable and running[job.client] >= keep_last:
                 continue
@@ -925,6 +938,7 @@ class WorkerPool:
         with self._lock:
             if kind == "ready":
                 w.ready = True
+                self._owed.pop(w.slot, None)
                 self._backoff[w.slot] = RESPAWN_BACKOFF
                 self._changed.notify_all()
                 return

@@ -200,13 +200,16 @@ def test_costly_calls_killed_in_a_loop_do_not_hold_back_cheap_ones() -> None:
             grpc.insecure_channel(srv.address) as channel:
         stub = pb_grpc.FurnaceServiceStub(channel)
         state = samara(stub, auth(OTHER))
-        costly = [pb.LegalMovesRequest(state=pb.GameState(json=text))
-                  for text in costly_positions()]
+        # The costliest position (seventeen workers: about 8 s of game work, kernel or
+        # not), so that every attack call outlives its deadline and is killed.  The
+        # thirteen-worker one takes 0.5 s on a quiet machine: its calls were answered
+        # inside the deadline and never killed.
+        costly = pb.LegalMovesRequest(state=pb.GameState(json=costly_positions()[1]))
         attack_deadline = 1.0
 
         def attack() -> str:
             try:
-                stub.LegalMoves(costly[0], timeout=attack_deadline, metadata=auth(attacker))
+                stub.LegalMoves(costly, timeout=attack_deadline, metadata=auth(attacker))
                 return "OK"
             except grpc.RpcError as error:
                 return error.code().name

@@ -104,6 +104,60 @@ def test_a_spare_takes_over_from_a_killed_worker_at_once(pool: Any) -> None:
     assert pid in before and pid != victim
 
 
+class SlowRestartPool(WorkerPool):
+    """A pool whose replacement workers are not ready until the test says so: a
+    loaded machine, where starting a worker takes seconds, under the test's control."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.restart_ready = threading.Event()
+        self._first_pids: set[int] = set()
+        super().__init__(*args, **kwargs)
+
+    def warm_up(self, timeout: float = 120.0) -> None:
+        super().warm_up(timeout)
+        self._first_pids = set(self.worker_pids())
+
+    def _handle(self, w: Any, message: tuple[Any, ...]) -> None:
+        if message[0] == "ready" and self._first_pids and w.pid not in self._first_pids:
+            threading.Thread(target=self._ready_later, args=(w, message),
+                             daemon=True).start()
+            return
+        super()._handle(w, message)
+
+    def _ready_later(self, w: Any, message: tuple[Any, ...]) -> None:
+        self.restart_ready.wait()
+        super()._handle(w, message)
+        self._wake()
+
+
+def test_a_client_whose_call_was_killed_waits_for_the_replacement(pool: Any) -> None:
+    """Before, on a loaded machine (starting a worker took seconds), a client whose
+    costly calls were killed one after the other took the spare for its next one as
+    soon as the killed worker was gone: the spare was killed too, and another client's
+    cheap call waited for a replacement to start.  Now a client whose call was killed
+    starts no other killable job until the killed worker's replacement is ready."""
+    calls = SlowRestartPool(1, 4, name="call", spares=1)
+    try:
+        calls.warm_up()
+        first = calls.submit(worker.hog_job, 0, client="a", killable=True,
+                             stop_by=time.monotonic() + 0.3, what="LegalMoves")
+        with pytest.raises(errors.RequestError):
+            asyncio_result(first, 30)
+        again = calls.submit(worker.hog_job, 0, client="a", killable=True,
+                             stop_by=time.monotonic() + 60, what="LegalMoves")
+        cheap = calls.submit(worker.sleep_job, 0.0, client="b", killable=True,
+                             stop_by=time.monotonic() + 60)
+        assert isinstance(asyncio_result(cheap, 30), int)  # b ran on the spare
+        assert again.started is None  # a waits for the worker it cost
+        calls.restart_ready.set()
+        wait_for(lambda: again.started is not None, what="a's call starts once the "
+                 "replacement is ready")
+        again.cancel()
+    finally:
+        calls.restart_ready.set()
+        calls.close()
+
+
 def asyncio_result(job: Any, timeout: float) -> Any:
     return job.future.result(timeout)
 
