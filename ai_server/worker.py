@@ -344,7 +344,12 @@ def search_state(
     received the call: a search whose time budget, counted from then, ran out
     mostly in the wait stops with :data:`QUEUE_WAIT`.
     """
-    from engine.forecast import forecast_analysis
+    from engine.forecast import (
+        PLAYOUT_SHARE,
+        forecast_analysis,
+        needs_playouts,
+        position_playouts,
+    )
     from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
     from engine.search.config import config_for
     from engine.search.dispatch import make_tree
@@ -357,6 +362,14 @@ def search_state(
     end, end_reason = time_end, TIME_LIMIT
     if deadline is not None and deadline < time_end:
         end, end_reason = deadline, DEADLINE
+    playouts = None
+    if needs_playouts(state, "search"):
+        # The forecast reads the position's random playouts, run first and within the
+        # budget (fewer playouts on a short one); the rest of the time searches.
+        started = time.monotonic()
+        share = started + (end - started) * PLAYOUT_SHARE
+        playouts = position_playouts(state, observer, seed,
+                                     _Stopper(slot, ((share, TIME_LIMIT),)).should_stop)
     limit = max(end - time.monotonic(), 1e-3)
     stopper = _Stopper(slot)
 
@@ -365,11 +378,12 @@ def search_state(
         send = report
 
         def on_progress(analysis: Any) -> None:
-            send(_encode_analysis(forecast_analysis(state, analysis, observer)))
+            send(_encode_analysis(forecast_analysis(state, analysis, observer,
+                                                    playouts=playouts)))
 
     analysis = tree.search(iterations, limit, should_stop=stopper.should_stop,
                            on_progress=on_progress, progress_interval=progress_interval)
-    analysis = forecast_analysis(state, analysis, observer)
+    analysis = forecast_analysis(state, analysis, observer, playouts=playouts)
     if analysis.stop_reason == STOP_ITERATIONS:
         reason = ITERATIONS
     elif analysis.stop_reason == STOP_REQUESTED:

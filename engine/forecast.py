@@ -11,24 +11,31 @@ count on self-play of the strongest level (``furnace calibration --fit``), and s
 beside the game's rules as ``forecast-model.json``.
 
 The inputs are what the asking seat may know: the statistics of a search (or of
-playouts) run from its information, and each seat's score so far as a determinization
-of its view shows it.  For a seat ``p`` with mean score ``s_p`` from the source and
-score so far ``c_p``:
+playouts) run from its information, the position's random playouts from the same
+information (what EstimateScores answers: a search's figures alone describe the end
+of a game worse than playouts to its end do), and each seat's score so far as a
+determinization of its view shows it.
 
-* the expected final score is ``a + b * s_p + g * c_p + h * s_o + j * c_o`` (least
-  squares; ``s_o``, ``c_o``: the means of the other seats' ``s`` and ``c``);
-* with 2 or more seats, the chance of winning is a conditional logit over the seats,
+* The expected final score of a seat ``p`` is linear in 1 and, for every input
+  series (the search's mean scores, the playouts' and the scores so far), ``x_p`` and
+  the mean of the other seats' ``x`` (least squares).  Its coefficients change with
+  how far the game has gone, read as the *banked share*: the scores so far over the
+  final scores the playouts expect; a few segments of it, cut at quantiles of the
+  fitting positions, each have their own coefficients.
+* With 2 or more seats, the chance of winning is a conditional logit over the seats,
   ``exp(z_p) / sum_q exp(z_q)`` with ``z_p = u * logit(w_p) + v * (f_p - mean of the
   others' f_q) / scale`` (``w_p``: the source's win share, ``f``: the forecast scores),
-  so the chances always sum to 1;
-* with one seat and a target, ``1 / (1 + exp(-(u * logit(w) + v * (f - target) / scale
+  so the chances always sum to 1.
+* With one seat and a target, ``1 / (1 + exp(-(u * logit(w) + v * (f - target) / scale
   + k)))``.
 
 A position's forecast is its recommended move's: the move a search answers is the move
 its forecast describes, so a hint's headline is never below a move it lists.
 
->>> model = SourceModel(score=(1.0, 0.5, 0.5, 0.0, 0.0), win=(1.0, 0.0, 0.0), scale=10.0)
->>> [round(x, 3) for x in model.expected_scores([10.0, 20.0], [10.0, 20.0])]
+>>> model = SourceModel(inputs=("playouts", "current"), edges=(),
+...                     score=((1.0, 0.5, 0.0, 0.5, 0.0),), win=(1.0, 0.0, 0.0), scale=10.0)
+>>> [round(x, 3) for x in model.expected_scores({"playouts": [10.0, 20.0],
+...                                              "current": [10.0, 20.0]})]
 [11.0, 21.0]
 >>> [round(x, 3) for x in model.win_probabilities([0.25, 0.75], [11.0, 21.0], None)]
 [0.1, 0.9]
@@ -36,10 +43,11 @@ its forecast describes, so a hint's headline is never below a move it lists.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -50,7 +58,7 @@ from engine.game import FurnaceError, State
 #: The file a game package ships its forecast models in.
 MODEL_FILE = "forecast-model.json"
 #: The format of that file.
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 #: The statistics a forecast can be made from: a search's (BestMove, Analyze, hints,
 #: reviews) and random playouts' (EstimateScores).
 SOURCES = ("search", "playouts")
@@ -82,41 +90,88 @@ def softmax(z: Sequence[float]) -> list[float]:
     return [x / total for x in e]
 
 
-#: The terms of the expected final score: 1, the source's mean score of the seat, its
-#: score so far, and the same two means over the other seats (0 alone).
-SCORE_FEATURES = 5
+#: What each source's expected final score may be computed from, per seat: the
+#: source's own mean scores and the scores so far; a search's, with the position's
+#: random playouts too (EstimateScores' own means), where the search's statistics alone
+#: describe the end of a game worse than playouts to its end do (Samara: its model file
+#: says which).
+INPUTS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "search": (("search", "current"), ("search", "playouts", "current")),
+    "playouts": (("playouts", "current"),)}
+#: Random playouts of the position that a search's forecast reads (EstimateScores'
+#: default count: the models were fitted on that many).
+FORECAST_PLAYOUTS = 200
+#: The most of a call's time those playouts may take, run before its search (fewer
+#: playouts on a short budget; the rest of the time searches).
+PLAYOUT_SHARE = 0.25
+#: The banked share (:func:`banked_share`) is clipped into [0, BANKED_MAX].
+BANKED_MAX = 1.5
 
 
-def score_features(source_scores: Sequence[float], current: Sequence[float]
-                   ) -> list[tuple[float, float, float, float, float]]:
-    """Each seat's terms of its expected final score (:data:`SCORE_FEATURES`)."""
-    n = len(source_scores)
-    total_s, total_c = sum(source_scores), sum(current)
+def score_features(series: Sequence[Sequence[float]]) -> list[tuple[float, ...]]:
+    """Each seat's terms of its expected final score: 1, then for every series (one value
+    per seat) the seat's value and the mean of the other seats' (0 alone)."""
+    n = len(series[0])
     rows = []
-    for s, c in zip(source_scores, current, strict=True):
-        others_s = (total_s - s) / (n - 1) if n > 1 else 0.0
-        others_c = (total_c - c) / (n - 1) if n > 1 else 0.0
-        rows.append((1.0, float(s), float(c), others_s, others_c))
+    for p in range(n):
+        row = [1.0]
+        for values in series:
+            row.append(float(values[p]))
+            row.append((sum(values) - values[p]) / (n - 1) if n > 1 else 0.0)
+        rows.append(tuple(row))
     return rows
+
+
+def banked_share(expected: Sequence[float], current: Sequence[float]) -> float:
+    """How far the game has gone, as any game can say it: the scores so far over the
+    final scores the playouts (or else the source) expect, summed over the seats,
+    clipped into [0, :data:`BANKED_MAX`].  The expected score's coefficients change
+    with it."""
+    total = sum(expected)
+    if total <= 0:
+        return 0.0
+    return min(max(sum(current) / total, 0.0), BANKED_MAX)
 
 
 @dataclass(frozen=True)
 class SourceModel:
     """The fitted map of one source of statistics, for one game and player count.
 
-    ``score`` is ``(a, b, g, h, j)`` of the expected final score, ``win`` is ``(u, v, k)``
-    of the chance of winning (``k`` is used with one seat only), ``scale`` the spread of
-    final scores that divides score differences.
+    ``inputs`` names the series the expected final score reads (:data:`INPUTS`: the
+    first is the source's own);
+    ``edges`` split the banked share (:func:`banked_share`) into segments, and
+    ``score`` holds one row of coefficients per segment over :func:`score_features`;
+    ``win`` is ``(u, v, k)`` of the chance of winning (``k`` is used with one seat
+    only), ``scale`` the spread of final scores that divides score differences.
     """
 
-    score: tuple[float, ...]
+    inputs: tuple[str, ...]
+    edges: tuple[float, ...]
+    score: tuple[tuple[float, ...], ...]
     win: tuple[float, float, float]
     scale: float
 
-    def expected_scores(self, source_scores: Sequence[float],
-                        current: Sequence[float]) -> list[float]:
-        return [sum(w * x for w, x in zip(self.score, row, strict=True))
-                for row in score_features(source_scores, current)]
+    @property
+    def expectation(self) -> str:
+        """The input the banked share divides by: the playouts' if read, else the source's."""
+        return "playouts" if "playouts" in self.inputs else self.inputs[0]
+
+    @property
+    def reads_playouts(self) -> bool:
+        """Whether a search's forecast with this model needs the position's playouts."""
+        return self.inputs[0] != "playouts" and "playouts" in self.inputs
+
+    def segment(self, banked: float) -> int:
+        """The segment of a banked share: the number of edges below it."""
+        return bisect.bisect_left(self.edges, banked)
+
+    def expected_scores(self, series: Mapping[str, Sequence[float]]) -> list[float]:
+        """Every seat's expected final score from ``series`` (a value per seat for each
+        of :attr:`inputs`)."""
+        coefficients = self.score[self.segment(banked_share(
+            series[self.expectation], series["current"]))]
+        return [sum(w * x for w, x in zip(coefficients, row, strict=True))
+                for row in score_features([series[name] for name in self.inputs])]
 
     def win_probabilities(self, source_wins: Sequence[float], forecast_scores: Sequence[float],
                           target: float | None) -> list[float]:
@@ -130,29 +185,40 @@ class SourceModel:
              for w, f in zip(source_wins, forecast_scores, strict=True)]
         return softmax(z)
 
-    def forecast(self, source_wins: Sequence[float], source_scores: Sequence[float],
-                 current: Sequence[float], target: float | None) -> Forecast:
-        scores = self.expected_scores(source_scores, current)
+    def forecast(self, source_wins: Sequence[float], series: Mapping[str, Sequence[float]],
+                 target: float | None) -> Forecast:
+        scores = self.expected_scores(series)
         return Forecast(tuple(self.win_probabilities(source_wins, scores, target)),
                         tuple(scores))
 
     def to_json(self) -> dict[str, Any]:
-        return {"score": list(self.score), "win": list(self.win), "scale": self.scale}
+        return {"inputs": list(self.inputs), "edges": list(self.edges),
+                "score": [list(row) for row in self.score], "win": list(self.win),
+                "scale": self.scale}
 
     @classmethod
     def from_json(cls, data: Any) -> SourceModel:
         try:
-            score = tuple(float(x) for x in data["score"])
+            inputs = tuple(str(x) for x in data["inputs"])
+            edges = tuple(float(x) for x in data["edges"])
+            score = tuple(tuple(float(x) for x in row) for row in data["score"])
             win = tuple(float(x) for x in data["win"])
             scale = float(data["scale"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise ForecastModelError(f"a source model needs score, win and scale: {exc}") \
-                from exc
-        if len(score) != SCORE_FEATURES or len(win) != 3 or not scale > 0 \
-                or not all(math.isfinite(x) for x in (*score, *win, scale)):
-            raise ForecastModelError(f"a source model has {SCORE_FEATURES} finite score and 3 "
-                                     f"finite win coefficients and a positive scale")
-        return cls(score, win, scale)  # type: ignore[arg-type]
+            raise ForecastModelError(f"a source model needs inputs, edges, score, win and "
+                                     f"scale: {exc}") from exc
+        known = sorted({i for options in INPUTS.values() for i in options})
+        if inputs not in known:
+            raise ForecastModelError(f"a source model reads one of {known}, not {list(inputs)}")
+        width = 1 + 2 * len(inputs)
+        numbers = (*edges, *(x for row in score for x in row), *win, scale)
+        if len(score) != len(edges) + 1 or any(len(row) != width for row in score) \
+                or list(edges) != sorted(edges) or len(win) != 3 or not scale > 0 \
+                or not all(math.isfinite(x) for x in numbers):
+            raise ForecastModelError(
+                f"a source model has ascending edges, one row of {width} score coefficients "
+                f"per segment, 3 win coefficients and a positive scale, all finite")
+        return cls(inputs, edges, score, win, scale)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -207,6 +273,11 @@ class ForecastModel:
             unknown = set(sources) - set(SOURCES)
             if unknown:
                 raise ForecastModelError(f"players {key}: unknown sources {sorted(unknown)}")
+            for name, m in sources.items():
+                if m.inputs not in INPUTS[name]:
+                    raise ForecastModelError(
+                        f"players {key}: the {name} model reads one of "
+                        f"{[list(i) for i in INPUTS[name]]}, not {list(m.inputs)}")
             counts[players] = PlayerCountModel(players, sources,
                                                dict(entry.get("provenance", {})))
         return cls(str(data.get("game", "")), counts)
@@ -255,14 +326,31 @@ def forecaster(state: State, source: str) -> SourceModel | None:
     return shipped_model(_game_name(state)).source(state.num_players, source)
 
 
+def position_playouts(state: State, observer: int | None, seed: int,
+                      should_stop: Callable[[], bool] | None = None) -> list[float]:
+    """Every seat's mean final score over :data:`FORECAST_PLAYOUTS` random playouts of
+    ``state`` as ``observer`` sees it: what EstimateScores answers as
+    ``playout_score_mean`` with the same seed (the ``playouts`` input of a search's
+    forecast).  ``should_stop`` may cut them short (fewer playouts, the same means'
+    meaning)."""
+    from engine.search.estimate import estimate_scores  # the search imports this module
+
+    estimate = estimate_scores(state, observer, playouts=FORECAST_PLAYOUTS, seed=seed,
+                               should_stop=should_stop)
+    return [seat.score_mean for seat in estimate.seats]
+
+
 def forecast_from(state: State, observer: int | None, source: str,
                   wins: Sequence[float], scores: Sequence[float],
                   model: SourceModel | None = None,
-                  current: Sequence[float] | None = None) -> Forecast:
+                  current: Sequence[float] | None = None,
+                  playouts: Sequence[float] | None = None, seed: int = 0) -> Forecast:
     """The forecast of ``state`` from ``source``'s win shares and mean scores per seat.
 
-    A finished game forecasts its result; a game or player count without a fitted
-    model forecasts the statistics themselves (and says so: :func:`is_fitted`).
+    A search's forecast also reads the position's random playouts (``playouts``, from
+    :func:`position_playouts`; run here with ``seed`` when not given).  A finished game
+    forecasts its result; a game or player count without a fitted model forecasts the
+    statistics themselves (and says so: :func:`is_fitted`).
     """
     if state.is_terminal():
         outcome = state.outcome()
@@ -275,7 +363,20 @@ def forecast_from(state: State, observer: int | None, source: str,
     if model is None:
         return identity_forecast(wins, scores)
     now = current if current is not None else current_scores(state, observer)
-    return model.forecast(wins, scores, now, state.solo_target())
+    series = {"current": now, source: scores}
+    if model.reads_playouts:
+        series["playouts"] = playouts if playouts is not None \
+            else position_playouts(state, observer, seed)
+    return model.forecast(wins, series, state.solo_target())
+
+
+def needs_playouts(state: State, source: str) -> bool:
+    """Whether ``source``'s forecast of ``state`` reads the position's random playouts
+    (:func:`position_playouts`): a search's, before the end, where its model says so."""
+    if source == "playouts" or state.is_terminal():
+        return False
+    model = forecaster(state, source)
+    return model is not None and model.reads_playouts
 
 
 def is_fitted(state: State, source: str) -> bool:
@@ -284,7 +385,8 @@ def is_fitted(state: State, source: str) -> bool:
 
 
 def forecast_analysis(state: State, analysis: Any, observer: int | None = None,
-                      source: str = "search") -> Any:
+                      source: str = "search", *, playouts: Sequence[float] | None = None,
+                      seed: int = 0) -> Any:
     """``analysis`` (an :class:`engine.search.Analysis` of ``state``) with forecasts.
 
     Every move's ``win_probabilities``/``win_probability``/``expected_scores`` become its
@@ -293,17 +395,22 @@ def forecast_analysis(state: State, analysis: Any, observer: int | None = None,
     analysis and on each move).  An analysis already forecast is returned as it is.
     ``source`` names the map: ``"search"`` for the game's own search, ``"playouts"`` for
     a search whose leaves are uniformly random playouts to the end (a review's,
-    ``ReviewSettings.forecast_source``).
+    ``ReviewSettings.forecast_source``).  A search's forecast reads the position's
+    random playouts: ``playouts`` (:func:`position_playouts`), or run here with ``seed``.
     """
     if analysis.search_win_probabilities is not None:
         return analysis
     model = forecaster(state, source)
-    now = None if model is None or state.is_terminal() else current_scores(state, observer)
+    now = None
+    if model is not None and not state.is_terminal():
+        now = current_scores(state, observer)
+        if playouts is None and needs_playouts(state, source):
+            playouts = position_playouts(state, observer, seed)
     moves = []
     best = None
     for m in analysis.moves:
         f = forecast_from(state, observer, source, m.win_probabilities, m.expected_scores,
-                          model, now)
+                          model, now, playouts)
         moved = replace(m, win_probabilities=f.win_probabilities,
                         win_probability=f.win_probabilities[analysis.player]
                         if 0 <= analysis.player < len(f.win_probabilities) else m.win_probability,
@@ -315,7 +422,7 @@ def forecast_analysis(state: State, analysis: Any, observer: int | None = None,
             best = f
     if best is None:
         best = forecast_from(state, observer, source, analysis.win_probability,
-                             analysis.expected_scores, model, now)
+                             analysis.expected_scores, model, now, playouts)
     return replace(analysis, win_probability=best.win_probabilities,
                    expected_scores=best.expected_scores, moves=moves,
                    search_win_probabilities=tuple(analysis.win_probability),

@@ -401,6 +401,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="games to fit on (default %(default)s)")
     p.add_argument("--fit-seed", type=int, default=1000,
                    help="seed of the fitting games (default %(default)s)")
+    p.add_argument("--with-playouts", action="store_true",
+                   help="with --fit: BestMove's forecast also reads the position's random "
+                   "playouts (EstimateScores' means: 200 playouts before each search), for "
+                   "a game whose search describes the end of a game worse than they do")
     p.add_argument("--out", help="with --fit: the model file to update (default: the "
                    "game package's forecast-model.json)")
     p.add_argument("--save-records", metavar="FILE",

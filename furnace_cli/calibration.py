@@ -18,26 +18,47 @@ def _records(args: argparse.Namespace, options: dict[str, Any], progress_bar: Pr
     from engine import registry
     from tournaments.calibration import GameRecord, record_games
 
+    kept: list[Any] = []
     if path and Path(path).is_file():
+        # Games already recorded with the same key are read, not played again; those
+        # missing (a longer run than the file's) are played and added.
         wanted = (args.game, args.players, args.level, seed, args.every, options)
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         head = json.loads(lines[0])
-        if tuple(head["key"]) != tuple(json.loads(json.dumps(wanted))) or \
-                head["games"] < games:
+        if tuple(head["key"]) != tuple(json.loads(json.dumps(wanted))):
             raise SystemExit(f"{path} holds other games ({head['key']}, {head['games']} "
                              f"games); remove it or name another file")
-        return [GameRecord.from_json(json.loads(line)) for line in lines[1:games + 1]]
+        kept = [GameRecord.from_json(json.loads(line)) for line in lines[1:games + 1]]
+        if len(kept) >= games:
+            return kept
     game = registry.get_game(args.game)
-    progress = None if args.quiet else progress_bar(f"{game.info.name} {label}")
-    records = record_games(game, args.players, args.level, games, seed, options=options,
-                           every=args.every, workers=args.workers, cluster=args.cluster,
-                           progress=progress)
+    progress = None if args.quiet else progress_bar(
+        f"{game.info.name} {label}" + (f" {len(kept) + 1}-{games}" if kept else ""))
+    save = None
     if path:
-        head = {"key": [args.game, args.players, args.level, seed, args.every, options],
-                "games": games}
-        Path(path).write_text("\n".join(json.dumps(x) for x in
-                                        [head, *(r.to_json() for r in records)]) + "\n",
-                              encoding="utf-8")
+        # Saved as they end, the games played in order so far: a run stopped keeps them,
+        # and the same command goes on from there.
+        head = {"key": [args.game, args.players, args.level, seed, args.every, options]}
+        ended: dict[int, Any] = {}
+        saved = list(kept)
+
+        def save(g: int, record: Any) -> None:
+            ended[g] = record
+            grew = False
+            while len(saved) in ended:
+                saved.append(ended.pop(len(saved)))
+                grew = True
+            if grew:
+                lines = [json.dumps({**head, "games": len(saved)}),
+                         *(json.dumps(r.to_json()) for r in saved)]
+                partial = Path(f"{path}.part")
+                partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
+                partial.replace(path)
+
+    records = kept + record_games(game, args.players, args.level, games, seed,
+                                  options=options, every=args.every, workers=args.workers,
+                                  cluster=args.cluster, progress=progress, first=len(kept),
+                                  on_record=save)
     return records
 
 
@@ -45,6 +66,7 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
                             progress_bar: ProgressBar) -> int:
     from engine import registry
     from engine.forecast import (
+        INPUTS,
         ForecastModel,
         PlayerCountModel,
         model_file,
@@ -55,6 +77,9 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
 
     game = registry.get_game(args.game)
     game.info.check_players(args.players)
+    if args.with_playouts and not args.fit:
+        print("--with-playouts says how to fit: it needs --fit", file=sys.stderr)
+        return 2
     if args.plot:  # before the games, not after them
         try:
             import matplotlib  # noqa: F401
@@ -64,7 +89,8 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
     if args.fit:
         fitting = _records(args, options, progress_bar, args.fit_games, args.fit_seed,
                            "fitting games", args.save_fit_records)
-        sources = {"search": fit_source(fitting, "search"),
+        search_inputs = INPUTS["search"][1 if args.with_playouts else 0]
+        sources = {"search": fit_source(fitting, "search", search_inputs),
                    "playouts": fit_source(fitting, "playouts")}
         constant = Constant.of(fitting)
     else:
@@ -84,7 +110,9 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
             ["furnace", "calibration", game.info.name, "--players", str(args.players),
              "--fit", "--fit-games", str(args.fit_games), "--fit-seed", str(args.fit_seed),
              "--games", str(args.games), "--seed", str(args.seed), "--level", str(args.level),
-             "--every", str(args.every)] + (["--options", args.options] if args.options else []))
+             "--every", str(args.every)]
+            + (["--with-playouts"] if args.with_playouts else [])
+            + (["--options", args.options] if args.options else []))
         provenance = {"command": command, "fit_seed": args.fit_seed,
                       "fit_games": args.fit_games, "held_out_seed": args.seed,
                       "held_out_games": args.games, "level": args.level,

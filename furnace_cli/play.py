@@ -80,7 +80,7 @@ def hint_text(state: State, iterations: int, seed: int) -> str:
     """Advice for the seat to move, from that seat's information only."""
     seat = state.current_player()
     analysis = forecast_analysis(state, search_for(state, seat, iterations=iterations,
-                                                   seed=seed), seat)
+                                                   seed=seed), seat, seed=seed)
     lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
              f"best {analysis.best_move_text}"]
     # Solo has no one to beat: its "win" is reaching the target score.

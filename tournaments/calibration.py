@@ -27,7 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from engine.forecast import SourceModel, current_scores, logit, score_features
+from engine.forecast import (
+    FORECAST_PLAYOUTS,
+    INPUTS,
+    SourceModel,
+    banked_share,
+    current_scores,
+    logit,
+    score_features,
+)
 from engine.game import Game, State
 from engine.search._common import derive_seed
 from engine.search.bots import LevelBot
@@ -39,7 +47,12 @@ STAGES = ("first", "middle", "last")
 #: Equal-width bins of the expected calibration error.
 BINS = 10
 #: Random playouts per sampled position: EstimateScores' default.
-PLAYOUTS = 200
+PLAYOUTS = FORECAST_PLAYOUTS
+#: Segments of the banked share (:func:`engine.forecast.banked_share`) over which the
+#: expected score's coefficients change, at most.
+SEGMENTS = 5
+#: The fewest fitting rows (a seat at a sampled position) per coefficient a segment keeps.
+ROWS_PER_COEFFICIENT = 40
 
 
 @dataclass(frozen=True)
@@ -151,27 +164,36 @@ def record_game_by_name(name: str, num_players: int, level: int, seed: int, g: i
 def record_games(game: Game, num_players: int, level: int, games: int, seed: int, *,
                  options: Mapping[str, Any] | None = None, every: int = 5,
                  playouts: int = PLAYOUTS, workers: int = 1, cluster: str | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> list[GameRecord]:
-    """Record ``games`` games (:func:`record_game`), in game order whoever ran them."""
+                 progress: Callable[[int, int], None] | None = None,
+                 first: int = 0,
+                 on_record: Callable[[int, GameRecord], None] | None = None
+                 ) -> list[GameRecord]:
+    """Record games ``first`` to ``games - 1`` (:func:`record_game`), in game order
+    whoever ran them; ``on_record(g, record)`` hears of each game as it ends (to save
+    it: a long run stopped keeps what it played)."""
     from contextlib import closing
 
     from engine.batch import batched, open_batch
 
     jobs = [(game.info.name, num_players, level, seed, g, dict(options or {}), every, playouts)
-            for g in range(games)]
-    records: list[GameRecord | None] = [None] * games
+            for g in range(first, games)]
+    records: list[GameRecord | None] = [None] * len(jobs)
     if not batched(cluster, workers):
         for g, job in enumerate(jobs):
             records[g] = record_game_by_name(*job)
+            if on_record:
+                on_record(first + g, records[g])  # type: ignore[arg-type]
             if progress:
-                progress(g + 1, games)
+                progress(g + 1, len(jobs))
     else:
         with open_batch(workers, cluster) as batch, \
                 closing(batch.run(record_game_by_name, jobs)) as results:
             for done, (g, record) in enumerate(results, 1):
                 records[g] = record
+                if on_record:
+                    on_record(first + g, record)
                 if progress:
-                    progress(done, games)
+                    progress(done, len(jobs))
     return [r for r in records if r is not None]
 
 
@@ -188,18 +210,66 @@ def _source_name(source: str) -> str:
     return "search" if source.startswith("search") else "playouts"
 
 
-def fit_scores(records: Sequence[GameRecord], source: str) -> tuple[float, ...]:
+def _series(sample: Sample, source: str) -> dict[str, Sequence[float]]:
+    """The inputs of ``source``'s expected scores in ``sample`` (:data:`INPUTS`)."""
+    series: dict[str, Sequence[float]] = {"playouts": sample.playout_scores,
+                                          "current": sample.current}
+    if _source_name(source) == "search":
+        series["search"] = _source_stats(sample, source)[1]
+    return series
+
+
+def segment_edges(shares: Sequence[float], width: int,
+                  segments: int = SEGMENTS) -> tuple[float, ...]:
+    """Cuts of the banked shares into at most ``segments`` parts of equal counts, each
+    keeping at least :data:`ROWS_PER_COEFFICIENT` rows per coefficient (``width``): a
+    part too small is merged into its smaller neighbour."""
+    least = ROWS_PER_COEFFICIENT * width
+    k = max(1, min(segments, len(shares) // least))
+    values = np.asarray(shares, dtype=float)
+    edges = sorted({float(q) for q in np.quantile(values, [i / k for i in range(1, k)])}) \
+        if k > 1 else []
+    while edges:
+        counts = np.bincount(np.searchsorted(edges, values, side="left"),
+                             minlength=len(edges) + 1)
+        smallest = int(counts.argmin())
+        if counts[smallest] >= least:
+            break
+        if smallest == 0:
+            edges.pop(0)
+        elif smallest == len(edges) or counts[smallest - 1] <= counts[smallest + 1]:
+            edges.pop(smallest - 1)
+        else:
+            edges.pop(smallest)
+    return tuple(edges)
+
+
+def fit_scores(records: Sequence[GameRecord], source: str, inputs: tuple[str, ...]
+               ) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
     """Least squares of each seat's final score on its terms
-    (:func:`engine.forecast.score_features`), one row per seat and sample."""
+    (:func:`engine.forecast.score_features` of ``inputs``), one row per seat and
+    sample, in segments of the banked share: the segments' edges and one row of
+    coefficients per segment."""
+    expectation = "playouts" if "playouts" in inputs else inputs[0]
     rows: list[tuple[float, ...]] = []
     targets: list[float] = []
+    shares: list[float] = []
     for record in records:
         for sample in record.samples:
-            _, scores = _source_stats(sample, source)
-            rows.extend(score_features(scores, sample.current))
+            series = _series(sample, source)
+            seat_rows = score_features([series[name] for name in inputs])
+            rows.extend(seat_rows)
             targets.extend(record.scores)
-    coef, *_ = np.linalg.lstsq(np.asarray(rows), np.asarray(targets), rcond=None)
-    return tuple(float(x) for x in coef)
+            shares.extend([banked_share(series[expectation], sample.current)]
+                          * len(seat_rows))
+    design, y = np.asarray(rows), np.asarray(targets)
+    edges = segment_edges(shares, design.shape[1])
+    segment = np.searchsorted(edges, np.asarray(shares), side="left")
+    score = []
+    for i in range(len(edges) + 1):
+        coef, *_ = np.linalg.lstsq(design[segment == i], y[segment == i], rcond=None)
+        score.append(tuple(float(x) for x in coef))
+    return edges, tuple(score)
 
 
 def score_scale(records: Sequence[GameRecord]) -> float:
@@ -208,17 +278,19 @@ def score_scale(records: Sequence[GameRecord]) -> float:
     return max(1.0, float(np.std(finals))) if finals else 1.0
 
 
-def fit_wins(records: Sequence[GameRecord], source: str, score: tuple[float, ...],
-             scale: float, l2: float = 1.0, steps: int = 50) -> tuple[float, float, float]:
-    """Maximum likelihood (Newton) of the win map (:class:`engine.forecast.SourceModel`):
-    a conditional logit over the seats with 2 or more, a logistic regression with one."""
-    partial = SourceModel(score, (1.0, 0.0, 0.0), scale)
+def fit_wins(records: Sequence[GameRecord], source: str, inputs: tuple[str, ...],
+             edges: tuple[float, ...], score: tuple[tuple[float, ...], ...], scale: float,
+             l2: float = 1.0, steps: int = 50) -> tuple[float, float, float]:
+    """Maximum likelihood (Newton) of the win map (:class:`engine.forecast.SourceModel`)
+    over the expected scores of ``inputs``, ``edges`` and ``score``: a conditional logit
+    over the seats with 2 or more, a logistic regression with one."""
+    partial = SourceModel(inputs, edges, score, (1.0, 0.0, 0.0), scale)
     solo = bool(records) and len(records[0].scores) == 1
     groups = []  # per sample: (features per seat [logit w, score term, 1], outcome shares)
     for record in records:
         for sample in record.samples:
-            wins, scores = _source_stats(sample, source)
-            f = partial.expected_scores(scores, sample.current)
+            wins, _ = _source_stats(sample, source)
+            f = partial.expected_scores(_series(sample, source))
             n = len(f)
             if solo:
                 aim = 0.0 if record.target is None else (f[0] - record.target) / scale
@@ -275,10 +347,19 @@ def fit_wins(records: Sequence[GameRecord], source: str, score: tuple[float, ...
     return (float(theta[0]), float(theta[1]), float(theta[2]) if solo else 0.0)
 
 
-def fit_source(records: Sequence[GameRecord], source: str) -> SourceModel:
-    score = fit_scores(records, source)
+def fit_source(records: Sequence[GameRecord], source: str,
+               inputs: tuple[str, ...] | None = None) -> SourceModel:
+    """``source``'s model fitted on ``records``, its expected scores reading ``inputs``
+    (one of :data:`engine.forecast.INPUTS`; the first, without the position's
+    playouts, by default)."""
+    inputs = INPUTS[_source_name(source)][0] if inputs is None else inputs
+    if inputs not in INPUTS[_source_name(source)]:
+        raise ValueError(f"a {_source_name(source)} model reads one of "
+                         f"{INPUTS[_source_name(source)]}, not {inputs}")
+    edges, score = fit_scores(records, source, inputs)
     scale = score_scale(records)
-    return SourceModel(score, fit_wins(records, source, score, scale), scale)
+    return SourceModel(inputs, edges, score,
+                       fit_wins(records, source, inputs, edges, score, scale), scale)
 
 
 # -- measuring ----------------------------------------------------------------------------
@@ -347,7 +428,7 @@ def _forecasts(records: Sequence[GameRecord], source: str, model: SourceModel | 
             if model is None:
                 f_wins, f_scores = list(wins), list(scores)
             else:
-                f = model.forecast(wins, scores, sample.current, record.target)
+                f = model.forecast(wins, _series(sample, source), record.target)
                 f_wins, f_scores = list(f.win_probabilities), list(f.expected_scores)
             out.append((sample.stage, f_wins, f_scores, record.wins, record.scores))
     return out

@@ -40,11 +40,17 @@ for each), and sum them up (:func:`summarize`) to the same review.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.forecast import forecast_analysis
+from engine.forecast import (
+    PLAYOUT_SHARE,
+    forecast_analysis,
+    needs_playouts,
+    position_playouts,
+)
 from engine.game import State
 from engine.records import GameRecord, check_length, resolve_move, start_state
 from engine.search._common import derive_seed
@@ -52,7 +58,12 @@ from engine.search.analysis import Analysis, MoveStats
 from engine.search.budget import STOP_ITERATIONS, StopCallback
 from engine.search.config import config_for
 from engine.search.dispatch import make_tree
-from engine.search.review_settings import LABELS, ReviewSettings, review_settings_for
+from engine.search.review_settings import (
+    CONFIRMED,
+    LABELS,
+    ReviewSettings,
+    review_settings_for,
+)
 
 #: ``on_progress(done, total, decision)`` after each reviewed decision.
 ReviewProgress = Callable[[int, int, "Decision"], None]
@@ -253,7 +264,24 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
     """
     seat = state.current_player()
     measurements = settings.measurements
-    limit = None if time_limit is None else time_limit / (1 + 2 * measurements)
+    # A search's forecast reads the position's random playouts: run once per decision,
+    # first, in at most their share of its time.
+    playouts = None
+    if needs_playouts(state, settings.forecast_source):
+        started = time.monotonic()
+        playouts_end = None if time_limit is None else started + time_limit * PLAYOUT_SHARE
+
+        def stop_playouts() -> bool:
+            if playouts_end is not None and time.monotonic() > playouts_end:
+                return True
+            return should_stop is not None and should_stop()
+
+        playouts = position_playouts(state, seat, seed, stop_playouts)
+        if time_limit is not None:
+            time_limit = max(time_limit - (time.monotonic() - started), 1e-3)
+    # Every search gets an equal share of the time; a deeper look, ``confirm`` shares.
+    deeper = settings.confirm if settings.confirm > 1 else 0
+    limit = None if time_limit is None else time_limit / (1 + 2 * measurements + 2 * deeper)
     searches: list[Analysis] = []
     config = config_for(state)
     if settings.random_playouts:
@@ -261,17 +289,21 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
     if settings.leaf_value is not None:
         config = replace(config, leaf_value=settings.leaf_value)
 
-    def search(seed_: int, root_moves: tuple[int, ...] | None = None) -> Analysis:
+    def search(seed_: int, root_moves: tuple[int, ...] | None = None,
+               depth: int = 1) -> Analysis:
         analysis = make_tree(state, seed=seed_, observer=seat, root_moves=root_moves,
-                             config=config).search(budget, limit, should_stop=should_stop)
+                             config=config).search(
+            None if budget is None else budget * depth,
+            None if limit is None else limit * depth, should_stop=should_stop)
         # Losses and labels are on the forecast's scale (docs/forecasts.md).
-        analysis = forecast_analysis(state, analysis, seat, settings.forecast_source)
+        analysis = forecast_analysis(state, analysis, seat, settings.forecast_source,
+                                     playouts=playouts)
         searches.append(analysis)
         return analysis
 
-    def measure(seed_: int) -> tuple[MoveFigures, MoveFigures]:
-        return (_figures(search(seed_, (best_move,)), best_move, seat),
-                _figures(search(seed_, (played,)), played, seat))
+    def measure(seed_: int, depth: int = 1) -> tuple[MoveFigures, MoveFigures]:
+        return (_figures(search(seed_, (best_move,), depth), best_move, seat),
+                _figures(search(seed_, (played,), depth), played, seat))
 
     def severity(pair: tuple[MoveFigures, MoveFigures]) -> float:
         return settings.severity(*_losses(*pair))
@@ -286,6 +318,8 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
             for again in range(1, measurements):
                 pair = min(pair, measure(derive_seed("review played", seed, turn, again)),
                            key=severity)
+        if deeper and settings.label(*_losses(*pair)) in CONFIRMED:
+            pair = measure(derive_seed("review deeper", seed, turn), deeper)
         best, played_figures = pair
     probability_loss, score_loss = _losses(best, played_figures)
     return Decision(

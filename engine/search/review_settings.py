@@ -39,6 +39,8 @@ from engine.search.config import LEAF_VALUES, game_name
 LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
 #: The labels a threshold starts (the others need none).
 GRADED = LABELS[2:]
+#: The labels that stand only if a deeper look agrees (:attr:`ReviewSettings.confirm`).
+CONFIRMED = LABELS[3:]
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,13 @@ class ReviewSettings:
     #: playouts to the end, for a review whose searches' leaves are those
     #: (``random_playouts`` with a leaf played to the end).
     forecast_source: str = "search"
+    #: How many times deeper the look is that a mistake or a blunder must pass before
+    #: it stands: such a decision's pair of searches is run again with this many times
+    #: the budget (and a fresh seed), and the decision keeps that look's losses and
+    #: label, whatever they are.  1: no deeper look.  For a game where a strong
+    #: player's sound moves are flagged at the budget (docs/review.md, "A strong bot's
+    #: moves").
+    confirm: int = 1
 
     def __post_init__(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) \
@@ -103,6 +112,10 @@ class ReviewSettings:
                 or not 1 <= self.measurements <= 5:
             raise ValueError(f"measurements is an integer from 1 to 5, not "
                              f"{self.measurements!r}")
+        if isinstance(self.confirm, bool) or not isinstance(self.confirm, int) \
+                or not 1 <= self.confirm <= 20:
+            raise ValueError(f"confirm is an integer from 1 (no deeper look) to 20, not "
+                             f"{self.confirm!r}")
 
     def label(self, probability_loss: float, points_loss: float, best: bool = False) -> str:
         """The label of a move that lost ``probability_loss`` and ``points_loss`` against
@@ -132,6 +145,7 @@ class ReviewSettings:
 
     def to_json(self) -> dict[str, object]:
         return {"budget": self.budget, "measurements": self.measurements,
+                "confirm": self.confirm,
                 "random_playouts": self.random_playouts, "leaf_value": self.leaf_value,
                 "forecast_source": self.forecast_source,
                 "probability": dict(zip(GRADED, self.probability, strict=True)),
@@ -154,9 +168,12 @@ REVIEW_SETTINGS: dict[str, ReviewSettings] = {
     # and lose more there (docs/review.md, "What the labels are worth").  Those figures
     # are full random playouts', so the review keeps them whatever leaf play uses, and
     # its figures go through the forecast map fitted to random playouts to the end.
+    # A level-5 bot's moves flagged at 1,000 were confirmed at 10 times the budget half
+    # the time; a mistake or blunder now stands only if a look 4 times deeper agrees
+    # (73% confirmed; docs/review.md, "A strong bot's moves").
     "samara": ReviewSettings(budget=1000, probability=(0.05, 0.10, 0.20),
                              points=(3.0, 6.0, 12.0), measurements=2, random_playouts=True,
-                             leaf_value="heuristic", forecast_source="playouts"),
+                             leaf_value="heuristic", forecast_source="playouts", confirm=4),
     # Final margins are a few points (the search's margin scale is 3 points).  4,000
     # iterations, as long as 1,000 took on the Python tree: the moves flagged at 1,000
     # lost less when searched 10 times longer, those flagged at 4,000 do not

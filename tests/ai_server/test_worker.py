@@ -109,3 +109,33 @@ def test_no_full_collection_between_the_job_and_its_reply() -> None:
     assert worker.run_job(Connection(), 5, job, (), {}, None)
     assert during_job[0][2] == during_send[0][2] == NO_FULL_PASSES
     assert gc.get_threshold() == original
+
+
+def test_a_searchs_forecast_reads_playouts_seeded_by_the_call_within_its_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """BestMove's forecast reads the position's random playouts: run once, before the
+    search, with the call's seed, and stopped at a quarter of the time budget."""
+    import engine.forecast as forecast
+
+    calls: list[tuple[int | None, int, float]] = []
+    real = forecast.position_playouts
+
+    def playouts(state: Any, observer: int | None, seed: int, should_stop: Any) -> Any:
+        started = time.monotonic()
+        # Playouts that would run past their share (for 10 s at most: no hang).
+        while not should_stop() and time.monotonic() < started + 10:
+            time.sleep(0.005)
+        calls.append((observer, seed, time.monotonic() - started))
+        return real(state, observer, seed, lambda: True)  # one playout: a valid estimate
+
+    monkeypatch.setattr(forecast, "position_playouts", playouts)
+    state = registry.get_game("samara").new_game(5, num_players=2)
+    budget = 2.0
+    result = worker.search_state(state, iterations=None, time_end=time.monotonic() + budget,
+                                 deadline=None, seed=9, c=None, observer=0)
+    assert result is not None and result["stop_reason"] == worker.TIME_LIMIT
+    [(observer, seed, took)] = calls
+    assert (observer, seed) == (0, 9)
+    # Stopped at its share (a quarter of the budget), neither before nor at the end.
+    assert budget * forecast.PLAYOUT_SHARE - 0.01 <= took < budget
+    assert result["iterations"] >= 1  # the rest of the budget searched

@@ -19,23 +19,36 @@ from engine.forecast import (
 )
 from engine.search import estimate_scores, search_for
 
-#: A model whose forecasts differ plainly from the statistics it maps.
-SKEWED = SourceModel(score=(5.0, 0.5, 0.5, 0.1, -0.1), win=(0.5, 1.0, 0.3), scale=10.0)
+#: Models whose forecasts differ plainly from the statistics they map (two segments of
+#: the banked share each).
+SKEWED = SourceModel(inputs=("playouts", "current"), edges=(0.5,),
+                     score=((5.0, 0.5, 0.1, 0.5, -0.1), (1.0, 0.3, 0.0, 1.0, 0.0)),
+                     win=(0.5, 1.0, 0.3), scale=10.0)
+SKEWED_SEARCH = SourceModel(inputs=("search", "playouts", "current"), edges=(0.5,),
+                            score=((5.0, 0.4, 0.1, 0.2, 0.0, 0.5, -0.1),
+                                   (1.0, 0.2, 0.0, 0.2, 0.0, 0.9, 0.0)),
+                            win=(0.5, 1.0, 0.3), scale=10.0)
 
 
 @pytest.fixture
 def skewed(monkeypatch):
-    """Every game and player count forecasts with :data:`SKEWED`."""
+    """Every game and player count forecasts with :data:`SKEWED_SEARCH` and
+    :data:`SKEWED`; the search's model is answered."""
     def model(name: str) -> ForecastModel:
-        return ForecastModel(name, {n: PlayerCountModel(n, {"search": SKEWED,
+        return ForecastModel(name, {n: PlayerCountModel(n, {"search": SKEWED_SEARCH,
                                                             "playouts": SKEWED})
                                     for n in range(1, 6)})
     monkeypatch.setattr(forecast, "shipped_model", model)
-    return SKEWED
+    return SKEWED_SEARCH
+
+
+def identity(win: tuple[float, float, float], scale: float) -> SourceModel:
+    """A model whose expected scores are the playouts' means."""
+    return SourceModel(("playouts", "current"), (), ((0.0, 1.0, 0.0, 0.0, 0.0),), win, scale)
 
 
 def test_win_probabilities_sum_to_one_and_follow_the_statistics() -> None:
-    model = SourceModel(score=(0.0, 1.0, 0.0, 0.0, 0.0), win=(1.2, 0.8, 0.0), scale=5.0)
+    model = identity((1.2, 0.8, 0.0), 5.0)
     for wins in ([0.2, 0.5, 0.3], [0.0, 1.0, 0.0], [1 / 3] * 3):
         probs = model.win_probabilities(wins, [10.0, 12.0, 11.0], None)
         assert sum(probs) == pytest.approx(1.0)
@@ -45,7 +58,7 @@ def test_win_probabilities_sum_to_one_and_follow_the_statistics() -> None:
 
 
 def test_a_lone_seat_forecasts_its_chance_of_the_target() -> None:
-    model = SourceModel(score=(0.0, 1.0, 0.0, 0.0, 0.0), win=(0.0, 2.0, 0.0), scale=10.0)
+    model = identity((0.0, 2.0, 0.0), 10.0)
     (below,) = model.win_probabilities([1.0], [150.0], 160.0)
     (above,) = model.win_probabilities([1.0], [170.0], 160.0)
     (at,) = model.win_probabilities([1.0], [160.0], 160.0)
@@ -54,19 +67,38 @@ def test_a_lone_seat_forecasts_its_chance_of_the_target() -> None:
     assert above == pytest.approx(1 / (1 + math.exp(-2.0)))
 
 
+def test_the_expected_score_changes_coefficients_with_the_banked_share() -> None:
+    early = {"playouts": [40.0, 60.0], "current": [10.0, 10.0]}  # banked 0.2
+    late = {"playouts": [40.0, 60.0], "current": [30.0, 40.0]}  # banked 0.7
+    assert forecast.banked_share(early["playouts"], early["current"]) == pytest.approx(0.2)
+    assert SKEWED.segment(0.2) == 0 and SKEWED.segment(0.7) == 1
+    assert SKEWED.expected_scores(early) == pytest.approx(
+        [5 + 0.5 * 40 + 0.1 * 60 + 0.5 * 10 - 0.1 * 10, 5 + 0.5 * 60 + 0.1 * 40 + 0.5 * 10 - 0.1 * 10])
+    assert SKEWED.expected_scores(late) == pytest.approx([1 + 0.3 * 40 + 30, 1 + 0.3 * 60 + 40])
+    assert forecast.banked_share([0.0, 0.0], [5.0, 5.0]) == 0.0  # nothing expected yet
+    assert forecast.banked_share([10.0], [50.0]) == forecast.BANKED_MAX
+
+
 def test_model_files_round_trip_and_bad_ones_are_refused() -> None:
-    model = ForecastModel("samara", {2: PlayerCountModel(2, {"search": SKEWED},
-                                                         {"command": "furnace calibration"})})
+    model = ForecastModel("samara", {2: PlayerCountModel(
+        2, {"search": SKEWED_SEARCH, "playouts": SKEWED}, {"command": "furnace calibration"})})
     again = ForecastModel.from_json(json.loads(json.dumps(model.to_json())))
-    assert again.source(2, "search") == SKEWED
+    assert again.source(2, "search") == SKEWED_SEARCH
+    assert again.source(2, "playouts") == SKEWED
     assert again.counts[2].provenance == {"command": "furnace calibration"}
     assert again.source(3, "search") is None
-    for bad in ({"version": 7}, {"version": 1, "players": {"2": {"sources": {"x": {
-            "score": [0, 1, 0, 0, 0], "win": [1, 0, 0], "scale": 1}}}}},
-            {"version": 1, "players": {"2": {"sources": {"search": {
-                "score": [0, 1], "win": [1, 0, 0], "scale": 1}}}}},
-            {"version": 1, "players": {"2": {"sources": {"search": {
-                "score": [0, 1, 0, 0, 0], "win": [1, 0, 0], "scale": 0}}}}}):
+    good = SKEWED.to_json()
+
+    def file(source: str = "playouts", **change) -> dict:
+        return {"version": 2, "players": {"2": {"sources": {source: {**good, **change}}}}}
+
+    ForecastModel.from_json(file())
+    for bad in ({"version": 1, "players": {}}, file("x"),
+                file("search"),  # a search's model reads the search's figures too
+                file(score=[[0, 1]]), file(edges=[0.2, 0.5]), file(edges=[0.8, 0.2],
+                                                              score=good["score"] * 3),
+                file(win=[1, 0]), file(scale=0), file(inputs=["current"]),
+                file(score=[[math.nan, 1, 0, 0, 0], good["score"][1]])):
         with pytest.raises(ForecastModelError):
             ForecastModel.from_json(bad)
 
@@ -98,7 +130,10 @@ def test_the_headline_is_the_recommended_moves_forecast(skewed, name, players) -
     state = _position(name, players)
     seat = state.current_player()
     raw = search_for(state, seat, iterations=60, seed=3)
-    told = forecast_analysis(state, raw, seat)
+    told = forecast_analysis(state, raw, seat, seed=3)
+    playouts = [s.score_mean for s in estimate_scores(
+        state, seat, playouts=forecast.FORECAST_PLAYOUTS, seed=3).seats]
+    assert forecast.position_playouts(state, seat, 3) == playouts
     best = next(m for m in told.moves if m.move == told.best_move)
     assert told.win_probability == best.win_probabilities
     assert told.expected_scores == best.expected_scores
@@ -109,15 +144,51 @@ def test_the_headline_is_the_recommended_moves_forecast(skewed, name, players) -
     for before, after in zip(raw.moves, told.moves, strict=True):
         assert after.search_win_probabilities == before.win_probabilities
         assert after.search_expected_scores == before.expected_scores
-        # ...and the forecast is the model's map of them.
-        now = forecast.current_scores(state, seat)
-        want = skewed.forecast(before.win_probabilities, before.expected_scores, now,
-                               state.solo_target())
+        # ...and the forecast is the model's map of them, beside the position's random
+        # playouts (EstimateScores' means, seeded like the analysis) and the scores so far.
+        want = skewed.forecast(before.win_probabilities, {
+            "search": before.expected_scores, "playouts": playouts,
+            "current": forecast.current_scores(state, seat)}, state.solo_target())
         assert after.win_probabilities == pytest.approx(want.win_probabilities)
         assert after.expected_scores == pytest.approx(want.expected_scores)
     assert told.to_json()["search_statistics"] == {
         "win_shares": list(raw.win_probability), "mean_scores": list(raw.expected_scores)}
     assert forecast_analysis(state, told, seat) is told  # forecast once
+    # Given the playouts, the same forecast without running them again.
+    assert forecast_analysis(state, raw, seat, playouts=playouts) == told
+
+
+def test_a_search_model_without_the_playouts_runs_none(monkeypatch) -> None:
+    """Only a model that reads the position's playouts runs them (a search's, in a game
+    whose model file says so): the others' BestMoves cost no more than their search."""
+    plain = SourceModel(("search", "current"), (), ((1.0, 0.9, 0.0, 0.2, 0.0),),
+                        (0.5, 1.0, 0.0), 10.0)
+    monkeypatch.setattr(forecast, "shipped_model", lambda name: ForecastModel(
+        name, {2: PlayerCountModel(2, {"search": plain, "playouts": SKEWED})}))
+
+    def no_playouts(*args, **kwargs):
+        raise AssertionError("playouts run for a model that does not read them")
+
+    monkeypatch.setattr(forecast, "position_playouts", no_playouts)
+    state = _position("samara", 2)
+    raw = search_for(state, 0, iterations=30, seed=1)
+    assert not forecast.needs_playouts(state, "search")
+    told = forecast_analysis(state, raw, 0)
+    best = next(m for m in raw.moves if m.move == raw.best_move)
+    now = forecast.current_scores(state, 0)
+    assert told.expected_scores == pytest.approx(plain.expected_scores(
+        {"search": best.expected_scores, "current": now}))
+    # Its segments are cut on the search's own expectation.
+    assert plain.expectation == "search" and SKEWED_SEARCH.expectation == "playouts"
+
+
+def test_a_search_forecast_reads_the_positions_playouts(skewed) -> None:
+    state = _position("samara", 2)
+    raw = search_for(state, 0, iterations=30, seed=1)
+    low = forecast_analysis(state, raw, 0, playouts=[20.0, 80.0])
+    high = forecast_analysis(state, raw, 0, playouts=[80.0, 20.0])
+    assert low.expected_scores[0] < high.expected_scores[0]
+    assert low.win_probability[0] < high.win_probability[0]
 
 
 def test_the_solo_target_chance_is_the_calibrated_probability(skewed) -> None:
@@ -125,8 +196,10 @@ def test_the_solo_target_chance_is_the_calibrated_probability(skewed) -> None:
     told = forecast_analysis(state, search_for(state, 0, iterations=40, seed=2), 0)
     best = next(m for m in told.moves if m.move == told.best_move)
     (chance,) = told.win_probability
-    score = skewed.expected_scores(best.search_expected_scores,
-                                   forecast.current_scores(state, 0))[0]
+    score = skewed.expected_scores({
+        "search": best.search_expected_scores,
+        "playouts": forecast.position_playouts(state, 0, 0),
+        "current": forecast.current_scores(state, 0)})[0]
     assert chance == pytest.approx(skewed.win_probabilities(
         best.search_win_probabilities, [score], state.solo_target())[0])
     assert told.target == state.solo_target()
@@ -136,9 +209,9 @@ def test_estimates_answer_the_forecast_and_keep_the_playouts(skewed) -> None:
     state = _position("oh-my-goods", 2)
     raw = estimate_scores(state, 1, playouts=30, seed=4)
     told = forecast_estimate(state, raw)
-    want = skewed.forecast([s.win_probability for s in raw.seats],
-                           [s.score_mean for s in raw.seats],
-                           forecast.current_scores(state, 1), None)
+    want = SKEWED.forecast([s.win_probability for s in raw.seats],
+                           {"playouts": [s.score_mean for s in raw.seats],
+                            "current": forecast.current_scores(state, 1)}, None)
     assert [s.win_probability for s in told.seats] == pytest.approx(want.win_probabilities)
     assert [s.score_mean for s in told.seats] == pytest.approx(want.expected_scores)
     assert [s.playout_win_share for s in told.seats] == [s.win_probability for s in raw.seats]

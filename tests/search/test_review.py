@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -71,8 +72,9 @@ def test_throwing_away_a_winning_build_is_a_blunder_and_the_build_is_best() -> N
     assert thrown.win_probability_loss >= 0.5 and thrown.score_loss > 0
     assert thrown.accuracy < 50
     assert thrown.principal_variation[0] == WINNING_BUILD
-    # each move was searched alone with the whole budget
-    assert thrown.played.visits == thrown.best.visits == 200
+    # each move was searched alone with the whole budget, here the deeper look's (a
+    # blunder stands only if a look `confirm` times deeper agrees)
+    assert thrown.played.visits == thrown.best.visits == 200 * review_settings_for(state).confirm
     kept = judge(state, WINNING_BUILD)
     assert kept.label == "best" and kept.played == kept.best
     assert kept.win_probability_loss == 0 and kept.score_loss == 0 and kept.accuracy == 100
@@ -161,7 +163,9 @@ def test_a_decision_stopped_by_its_caller_still_measures_both_moves() -> None:
     budget in every search, the played move and the best move alike."""
     state = samara_position()
     played = state.parse_move(LOSING_BUILD)
-    settings = review_settings_for(state)
+    # Without a deeper look, whose own test is below: how many searches ran is then
+    # known from the decision alone.
+    settings = replace(review_settings_for(state), confirm=1)
     stopped = review_decision(state, played, len(SAMARA_MOVES), budget=500, seed=0,
                               settings=settings, should_stop=lambda: True)
     whole = review_decision(state, played, len(SAMARA_MOVES), budget=40, seed=0,
@@ -203,7 +207,7 @@ def test_a_flagged_loss_is_measured_again_and_the_smallest_stands() -> None:
         # The review's figures are forecasts of the searches' (docs/forecasts.md).
         figures = [forecast_analysis(state, make_tree(state, seed=seed, observer=1,
                                                       root_moves=(move,)).search(60),
-                                     1, strict.forecast_source).moves[0]
+                                     1, strict.forecast_source, seed=4).moves[0]
                    for move in (best, played)]
         probability = figures[0].win_probability - figures[1].win_probability
         points = (margin(figures[0].expected_scores, 1) - margin(figures[1].expected_scores, 1))
@@ -215,6 +219,35 @@ def test_a_flagged_loss_is_measured_again_and_the_smallest_stands() -> None:
                              points=(500, 600, 700), measurements=3)
     once = review_decision(state, played, turn, budget=60, seed=4, settings=lenient)
     assert once.label == "good" and once.iterations == 60 * 3
+
+
+def test_a_mistake_stands_only_if_a_deeper_look_agrees() -> None:
+    """With ``confirm=4`` a blunder's pair of searches is run again with 4 times the
+    budget and a fresh seed, and the decision is that look's, label and losses; a move
+    below a mistake is not looked at again."""
+    state = samara_position()
+    played = state.parse_move(LOSING_BUILD)
+    turn = len(SAMARA_MOVES)
+    strict = ReviewSettings(budget=60, probability=(0.05, 0.10, 0.20), points=(3, 6, 12),
+                            confirm=4)
+    decision = review_decision(state, played, turn, budget=60, seed=4, settings=strict)
+    assert decision.iterations == 60 * 3 + 60 * 4 * 2
+    best = decision.best.move
+    seed = derive_seed("review deeper", 4, turn)
+    figures = [forecast_analysis(state, make_tree(state, seed=seed, observer=1,
+                                                  root_moves=(move,)).search(240),
+                                 1, strict.forecast_source, seed=4).moves[0]
+               for move in (best, played)]
+    assert decision.win_probability_loss == pytest.approx(
+        figures[0].win_probability - figures[1].win_probability)
+    assert decision.label == strict.label(decision.win_probability_loss,
+                                          decision.score_loss)
+    lenient = ReviewSettings(budget=60, probability=(0.05, 3.0, 4.0),
+                             points=(3, 600, 700), confirm=4)
+    once = review_decision(state, played, turn, budget=60, seed=4, settings=lenient)
+    assert once.label == "inaccuracy" and once.iterations == 60 * 3
+    with pytest.raises(ValueError, match="confirm"):
+        ReviewSettings(budget=60, probability=(0.05, 0.1, 0.2), points=(3, 6, 12), confirm=0)
 
 
 def test_a_decision_with_a_time_budget_gives_each_search_a_share() -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import random
 
 import pytest
 
 from engine import registry
-from engine.forecast import SourceModel, logit
+from engine.forecast import INPUTS, SourceModel, logit
 from tournaments.calibration import (
     Constant,
     GameRecord,
@@ -21,12 +22,20 @@ from tournaments.calibration import (
     measure,
     record_game,
     reliability,
+    segment_edges,
 )
 
 
-def _sample(stage, wins, scores, current) -> Sample:
+def _sample(stage, wins, scores, current, playouts) -> Sample:
     return Sample(stage, 0, tuple(current), tuple(wins), tuple(scores), tuple(wins),
-                  tuple(scores), tuple(wins), tuple(scores))
+                  tuple(scores), tuple(wins), tuple(playouts))
+
+
+def model(score, win=(1.0, 0.0, 0.0), scale=10.0, edges=()) -> SourceModel:
+    """A search's model: ``score`` rows over 1, the search's, the playouts' and the
+    current scores (each: the seat's and the others' mean)."""
+    return SourceModel(INPUTS["search"][1], tuple(edges), tuple(tuple(r) for r in score),
+                       win, scale)
 
 
 def synthetic(truth: SourceModel, games: int, seed: int, players: int = 2,
@@ -39,37 +48,83 @@ def synthetic(truth: SourceModel, games: int, seed: int, players: int = 2,
         total = sum(wins)
         wins = [w / total for w in wins] if players > 1 else wins
         scores = [rng.uniform(20, 60) for _ in range(players)]
+        playouts = [rng.uniform(20, 60) for _ in range(players)]
         current = [rng.uniform(0, 30) for _ in range(players)]
-        f = truth.forecast(wins, scores, current, target)
+        f = truth.forecast(wins, {"search": scores, "playouts": playouts, "current": current},
+                           target)
         finals = tuple(e + rng.gauss(0, 2) for e in f.expected_scores)
         if players == 1:
             outcome = (1.0 if rng.random() < f.win_probabilities[0] else 0.0,)
         else:
             winner = rng.choices(range(players), f.win_probabilities)[0]
             outcome = tuple(1.0 if p == winner else 0.0 for p in range(players))
-        records.append(GameRecord((_sample(0, wins, scores, current),), finals, outcome, target))
+        records.append(GameRecord((_sample(0, wins, scores, current, playouts),), finals,
+                                  outcome, target))
     return records
 
 
 def test_the_score_fit_recovers_a_linear_map() -> None:
-    truth = SourceModel((4.0, 0.7, 0.4, 0.2, -0.3), (1.0, 0.0, 0.0), 10.0)
-    fitted = fit_scores(synthetic(truth, 3000, 1), "search")
-    assert fitted == pytest.approx(truth.score, abs=0.3)
+    truth = model([(4.0, 0.7, -0.2, 0.3, 0.1, 0.4, -0.3)])
+    edges, fitted = fit_scores(synthetic(truth, 3000, 1), "search", truth.inputs)
+    assert len(fitted) == len(edges) + 1 > 1  # segments of the banked share
+    for row in fitted:  # each segment's own line (its intercept the least sure)
+        assert row[0] == pytest.approx(truth.score[0][0], abs=1.5)
+        assert row[1:] == pytest.approx(truth.score[0][1:], abs=0.1)
+
+
+def test_a_search_model_reads_the_playouts_only_if_asked() -> None:
+    truth = model([(4.0, 0.7, -0.2, 0.3, 0.1, 0.4, -0.3)])
+    records = synthetic(truth, 500, 4)
+    assert fit_source(records, "search").inputs == ("search", "current")
+    assert fit_source(records, "search", INPUTS["search"][1]).inputs == truth.inputs
+    with pytest.raises(ValueError, match="reads one of"):
+        fit_source(records, "playouts", truth.inputs)
+
+
+def test_the_score_fit_finds_coefficients_that_change_with_the_banked_share() -> None:
+    truth = model([(10.0, 0.2, 0.0, 0.5, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.2, 0.0, 1.0, 0.0)],
+                  edges=(0.5,))
+    records = synthetic(truth, 4000, 8)
+    edges, score = fit_scores(records, "search", truth.inputs)
+    fitted = model(score, edges=edges)
+    held_out = synthetic(truth, 500, 9)
+    errors = [abs(a - b) for r in held_out for s in r.samples
+              for a, b in zip(fitted.expected_scores({"search": s.best_scores,
+                                                      "playouts": s.playout_scores,
+                                                      "current": s.current}),
+                              truth.expected_scores({"search": s.best_scores,
+                                                     "playouts": s.playout_scores,
+                                                     "current": s.current}), strict=True)]
+    assert sum(errors) / len(errors) < 1.5  # one line through both would miss by ~5
+
+
+def test_segments_keep_enough_rows_for_their_coefficients() -> None:
+    shares = [0.0] * 500 + [i / 1000 for i in range(1000)]
+    edges = segment_edges(shares, width=7)
+    counts = [sum(1 for x in shares if bisect.bisect_left(edges, x) == i)
+              for i in range(len(edges) + 1)]
+    # The quantile cut at 0.1 left 100 rows (under 40 per coefficient): merged.
+    assert edges == pytest.approx((0.0, 0.4, 0.7), abs=0.001)
+    assert min(counts) >= 40 * 7 and sum(counts) == len(shares)
+    assert segment_edges([i / 100 for i in range(100)], width=7) == ()  # too few for two
+    assert segment_edges([0.5] * 2000, width=7) == ()  # one value: one segment
 
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_the_win_fit_recovers_a_conditional_logit(players) -> None:
-    truth = SourceModel((0.0, 1.0, 0.0, 0.0, 0.0), (0.6, 0.8, 0.0), 10.0)
+    truth = model([(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)], (0.6, 0.8, 0.0))
     records = synthetic(truth, 6000, 2, players)
-    u, v, k = fit_wins(records, "search", truth.score, truth.scale)
+    u, v, k = fit_wins(records, "search", truth.inputs, truth.edges, truth.score,
+                       truth.scale)
     assert (u, v) == pytest.approx((0.6, 0.8), abs=0.12)
     assert k == 0.0
 
 
 def test_the_solo_fit_recovers_its_intercept() -> None:
-    truth = SourceModel((0.0, 1.0, 0.0, 0.0, 0.0), (0.5, 1.5, -0.7), 10.0)
+    truth = model([(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)], (0.5, 1.5, -0.7))
     records = synthetic(truth, 6000, 3, players=1, target=50.0)
-    assert fit_wins(records, "search", truth.score, truth.scale) == \
+    assert fit_wins(records, "search", truth.inputs, truth.edges, truth.score,
+                    truth.scale) == \
         pytest.approx((0.5, 1.5, -0.7), abs=0.2)
 
 
@@ -89,10 +144,11 @@ def test_calibration_figures_of_known_forecasts() -> None:
 
 
 def test_a_fitted_model_beats_the_raw_statistics_it_maps() -> None:
-    truth = SourceModel((10.0, 0.5, 0.6, 0.1, 0.0), (0.5, 0.5, 0.0), 10.0)
+    truth = model([(10.0, 0.5, 0.1, 0.2, 0.0, 0.6, 0.0)], (0.5, 0.5, 0.0))
     fitting, held_out = synthetic(truth, 3000, 6), synthetic(truth, 2000, 7)
-    model = fit_source(fitting, "search")
-    report = measure(held_out, {"search": model, "playouts": model}, Constant.of(fitting))
+    report = measure(held_out, {"search": fit_source(fitting, "search", INPUTS["search"][1]),
+                                "playouts": fit_source(fitting, "playouts")},
+                     Constant.of(fitting))
     for key in ("ece", "slope", "brier", "brier_constant", "score_mae", "score_bias",
                 "score_mae_playouts", "score_mae_constant", "games", "positions"):
         assert key in report
