@@ -348,6 +348,7 @@ def search_state(
         PLAYOUT_SHARE,
         forecast_analysis,
         needs_playouts,
+        playouts_for,
         position_playouts,
     )
     from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
@@ -369,7 +370,8 @@ def search_state(
         started = time.monotonic()
         share = started + (end - started) * PLAYOUT_SHARE
         playouts = position_playouts(state, observer, seed,
-                                     _Stopper(slot, ((share, TIME_LIMIT),)).should_stop)
+                                     _Stopper(slot, ((share, TIME_LIMIT),)).should_stop,
+                                     count=playouts_for(iterations))
     limit = max(end - time.monotonic(), 1e-3)
     stopper = _Stopper(slot)
 

@@ -326,16 +326,26 @@ def forecaster(state: State, source: str) -> SourceModel | None:
     return shipped_model(_game_name(state)).source(state.num_players, source)
 
 
+def playouts_for(iterations: int | None) -> int:
+    """How many random playouts a search of ``iterations`` (None: a time budget) has its
+    forecast read: :data:`FORECAST_PLAYOUTS`, or fewer for a small search, whose
+    playouts cost at most :data:`PLAYOUT_SHARE` of its iterations (a 30-iteration
+    search does not pay for 200 playouts)."""
+    if iterations is None:
+        return FORECAST_PLAYOUTS
+    return max(1, min(FORECAST_PLAYOUTS, math.ceil(iterations * PLAYOUT_SHARE)))
+
+
 def position_playouts(state: State, observer: int | None, seed: int,
-                      should_stop: Callable[[], bool] | None = None) -> list[float]:
-    """Every seat's mean final score over :data:`FORECAST_PLAYOUTS` random playouts of
-    ``state`` as ``observer`` sees it: what EstimateScores answers as
-    ``playout_score_mean`` with the same seed (the ``playouts`` input of a search's
-    forecast).  ``should_stop`` may cut them short (fewer playouts, the same means'
-    meaning)."""
+                      should_stop: Callable[[], bool] | None = None,
+                      count: int = FORECAST_PLAYOUTS) -> list[float]:
+    """Every seat's mean final score over ``count`` random playouts of ``state`` as
+    ``observer`` sees it: what EstimateScores answers as ``playout_score_mean`` with
+    the same seed and count (the ``playouts`` input of a search's forecast).
+    ``should_stop`` may cut them short (fewer playouts, the same means' meaning)."""
     from engine.search.estimate import estimate_scores  # the search imports this module
 
-    estimate = estimate_scores(state, observer, playouts=FORECAST_PLAYOUTS, seed=seed,
+    estimate = estimate_scores(state, observer, playouts=count, seed=seed,
                                should_stop=should_stop)
     return [seat.score_mean for seat in estimate.seats]
 
@@ -344,7 +354,8 @@ def forecast_from(state: State, observer: int | None, source: str,
                   wins: Sequence[float], scores: Sequence[float],
                   model: SourceModel | None = None,
                   current: Sequence[float] | None = None,
-                  playouts: Sequence[float] | None = None, seed: int = 0) -> Forecast:
+                  playouts: Sequence[float] | None = None, seed: int = 0,
+                  playout_count: int = FORECAST_PLAYOUTS) -> Forecast:
     """The forecast of ``state`` from ``source``'s win shares and mean scores per seat.
 
     A search's forecast also reads the position's random playouts (``playouts``, from
@@ -366,7 +377,7 @@ def forecast_from(state: State, observer: int | None, source: str,
     series = {"current": now, source: scores}
     if model.reads_playouts:
         series["playouts"] = playouts if playouts is not None \
-            else position_playouts(state, observer, seed)
+            else position_playouts(state, observer, seed, count=playout_count)
     return model.forecast(wins, series, state.solo_target())
 
 
@@ -396,7 +407,8 @@ def forecast_analysis(state: State, analysis: Any, observer: int | None = None,
     ``source`` names the map: ``"search"`` for the game's own search, ``"playouts"`` for
     a search whose leaves are uniformly random playouts to the end (a review's,
     ``ReviewSettings.forecast_source``).  A search's forecast reads the position's
-    random playouts: ``playouts`` (:func:`position_playouts`), or run here with ``seed``.
+    random playouts: ``playouts`` (:func:`position_playouts`), or run here with ``seed``
+    (as many as :func:`playouts_for` the search's iterations).
     """
     if analysis.search_win_probabilities is not None:
         return analysis
@@ -405,7 +417,8 @@ def forecast_analysis(state: State, analysis: Any, observer: int | None = None,
     if model is not None and not state.is_terminal():
         now = current_scores(state, observer)
         if playouts is None and needs_playouts(state, source):
-            playouts = position_playouts(state, observer, seed)
+            playouts = position_playouts(state, observer, seed,
+                                         count=playouts_for(analysis.iterations))
     moves = []
     best = None
     for m in analysis.moves:

@@ -49,6 +49,7 @@ from engine.forecast import (
     PLAYOUT_SHARE,
     forecast_analysis,
     needs_playouts,
+    playouts_for,
     position_playouts,
 )
 from engine.game import State
@@ -256,7 +257,8 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
     ``budget`` is each search's iterations; ``time_limit`` (seconds, optional) is the
     most the whole decision may take: each of its searches gets an equal share of it
     (a third, or ``1 / (1 + 2 * settings.measurements)``), so that the played and the
-    best move are searched alike whichever way it ends.
+    best move are searched alike whichever way it ends; a deeper look
+    (``settings.confirm``) searches ``confirm`` shares each, beyond it.
     ``should_stop`` is passed to every search (a service's cancel or deadline; a
     search stops between two iterations, after at least one, so both moves are
     measured however soon it is asked to).  One of ``budget`` and ``time_limit`` is
@@ -276,12 +278,14 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
                 return True
             return should_stop is not None and should_stop()
 
-        playouts = position_playouts(state, seat, seed, stop_playouts)
+        playouts = position_playouts(state, seat, seed, stop_playouts,
+                                     count=playouts_for(budget))
         if time_limit is not None:
             time_limit = max(time_limit - (time.monotonic() - started), 1e-3)
-    # Every search gets an equal share of the time; a deeper look, ``confirm`` shares.
+    # Every search gets an equal share of the time; a deeper look's, ``confirm`` times as
+    # much again (a flagged decision takes longer than the others).
     deeper = settings.confirm if settings.confirm > 1 else 0
-    limit = None if time_limit is None else time_limit / (1 + 2 * measurements + 2 * deeper)
+    limit = None if time_limit is None else time_limit / (1 + 2 * measurements)
     searches: list[Analysis] = []
     config = config_for(state)
     if settings.random_playouts:

@@ -117,15 +117,16 @@ def test_a_searchs_forecast_reads_playouts_seeded_by_the_call_within_its_time(
     search, with the call's seed, and stopped at a quarter of the time budget."""
     import engine.forecast as forecast
 
-    calls: list[tuple[int | None, int, float]] = []
+    calls: list[tuple[int | None, int, float, int]] = []
     real = forecast.position_playouts
 
-    def playouts(state: Any, observer: int | None, seed: int, should_stop: Any) -> Any:
+    def playouts(state: Any, observer: int | None, seed: int, should_stop: Any,
+                 count: int = 0) -> Any:
         started = time.monotonic()
         # Playouts that would run past their share (for 10 s at most: no hang).
         while not should_stop() and time.monotonic() < started + 10:
             time.sleep(0.005)
-        calls.append((observer, seed, time.monotonic() - started))
+        calls.append((observer, seed, time.monotonic() - started, count))
         return real(state, observer, seed, lambda: True)  # one playout: a valid estimate
 
     monkeypatch.setattr(forecast, "position_playouts", playouts)
@@ -134,8 +135,12 @@ def test_a_searchs_forecast_reads_playouts_seeded_by_the_call_within_its_time(
     result = worker.search_state(state, iterations=None, time_end=time.monotonic() + budget,
                                  deadline=None, seed=9, c=None, observer=0)
     assert result is not None and result["stop_reason"] == worker.TIME_LIMIT
-    [(observer, seed, took)] = calls
-    assert (observer, seed) == (0, 9)
+    [(observer, seed, took, count)] = calls
+    assert (observer, seed, count) == (0, 9, forecast.FORECAST_PLAYOUTS)  # a time budget
     # Stopped at its share (a quarter of the budget), neither before nor at the end.
     assert budget * forecast.PLAYOUT_SHARE - 0.01 <= took < budget
     assert result["iterations"] >= 1  # the rest of the budget searched
+    # An iteration budget: a quarter of it in playouts, at most 200.
+    worker.search_state(state, iterations=40, time_end=time.monotonic() + 0.4,
+                        deadline=None, seed=9, c=None, observer=0)
+    assert calls[-1][3] == forecast.playouts_for(40) == 10

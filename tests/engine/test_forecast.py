@@ -131,9 +131,12 @@ def test_the_headline_is_the_recommended_moves_forecast(skewed, name, players) -
     seat = state.current_player()
     raw = search_for(state, seat, iterations=60, seed=3)
     told = forecast_analysis(state, raw, seat, seed=3)
-    playouts = [s.score_mean for s in estimate_scores(
-        state, seat, playouts=forecast.FORECAST_PLAYOUTS, seed=3).seats]
-    assert forecast.position_playouts(state, seat, 3) == playouts
+    # As many playouts as a quarter of the search's 60 iterations: a small search
+    # does not pay for 200.
+    assert forecast.playouts_for(60) == 15 and forecast.playouts_for(5000) == 200
+    assert forecast.playouts_for(None) == forecast.FORECAST_PLAYOUTS
+    playouts = [s.score_mean for s in estimate_scores(state, seat, playouts=15, seed=3).seats]
+    assert forecast.position_playouts(state, seat, 3, count=15) == playouts
     best = next(m for m in told.moves if m.move == told.best_move)
     assert told.win_probability == best.win_probabilities
     assert told.expected_scores == best.expected_scores
@@ -198,7 +201,7 @@ def test_the_solo_target_chance_is_the_calibrated_probability(skewed) -> None:
     (chance,) = told.win_probability
     score = skewed.expected_scores({
         "search": best.search_expected_scores,
-        "playouts": forecast.position_playouts(state, 0, 0),
+        "playouts": forecast.position_playouts(state, 0, 0, count=forecast.playouts_for(40)),
         "current": forecast.current_scores(state, 0)})[0]
     assert chance == pytest.approx(skewed.win_probabilities(
         best.search_win_probabilities, [score], state.solo_target())[0])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine import registry
-from engine.forecast import forecast_analysis
+from engine.forecast import forecast_analysis, playouts_for, position_playouts
 from engine.game import State
 from engine.records import GameRecord, RecordError, resolve_move, start_state
 from engine.search import make_bot, make_tree
@@ -234,9 +234,11 @@ def test_a_mistake_stands_only_if_a_deeper_look_agrees() -> None:
     assert decision.iterations == 60 * 3 + 60 * 4 * 2
     best = decision.best.move
     seed = derive_seed("review deeper", 4, turn)
+    # The position's playouts: the review's, as many as its budget of 60 pays for.
+    playouts = position_playouts(state, 1, 4, count=playouts_for(60))
     figures = [forecast_analysis(state, make_tree(state, seed=seed, observer=1,
                                                   root_moves=(move,)).search(240),
-                                 1, strict.forecast_source, seed=4).moves[0]
+                                 1, strict.forecast_source, playouts=playouts).moves[0]
                for move in (best, played)]
     assert decision.win_probability_loss == pytest.approx(
         figures[0].win_probability - figures[1].win_probability)
