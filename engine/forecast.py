@@ -122,6 +122,12 @@ def score_features(series: Sequence[Sequence[float]]) -> list[tuple[float, ...]]
     return rows
 
 
+def expectation_of(inputs: Sequence[str]) -> str:
+    """The input a model's banked share divides by: the playouts' if it reads them, else
+    the source's own (the first)."""
+    return "playouts" if "playouts" in inputs else inputs[0]
+
+
 def banked_share(expected: Sequence[float], current: Sequence[float]) -> float:
     """How far the game has gone, as any game can say it: the scores so far over the
     final scores the playouts (or else the source) expect, summed over the seats,
@@ -153,8 +159,8 @@ class SourceModel:
 
     @property
     def expectation(self) -> str:
-        """The input the banked share divides by: the playouts' if read, else the source's."""
-        return "playouts" if "playouts" in self.inputs else self.inputs[0]
+        """The input the banked share divides by (:func:`expectation_of`)."""
+        return expectation_of(self.inputs)
 
     @property
     def reads_playouts(self) -> bool:

@@ -33,6 +33,7 @@ from engine.forecast import (
     SourceModel,
     banked_share,
     current_scores,
+    expectation_of,
     logit,
     score_features,
 )
@@ -250,7 +251,7 @@ def fit_scores(records: Sequence[GameRecord], source: str, inputs: tuple[str, ..
     (:func:`engine.forecast.score_features` of ``inputs``), one row per seat and
     sample, in segments of the banked share: the segments' edges and one row of
     coefficients per segment."""
-    expectation = "playouts" if "playouts" in inputs else inputs[0]
+    expectation = expectation_of(inputs)
     rows: list[tuple[float, ...]] = []
     targets: list[float] = []
     shares: list[float] = []
