@@ -47,6 +47,7 @@ import bisect
 import json
 import math
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -354,6 +355,28 @@ def position_playouts(state: State, observer: int | None, seed: int,
     estimate = estimate_scores(state, observer, playouts=count, seed=seed,
                                should_stop=should_stop)
     return [seat.score_mean for seat in estimate.seats]
+
+
+def playouts_within(state: State, observer: int | None, seed: int, iterations: int | None,
+                    time_limit: float | None,
+                    should_stop: Callable[[], bool] | None = None
+                    ) -> tuple[list[float], float | None]:
+    """The random playouts a search of ``iterations`` in ``time_limit`` seconds (either
+    may be None) has its forecast read, run before it: :func:`playouts_for` of them,
+    stopped at :data:`PLAYOUT_SHARE` of the time or by ``should_stop``.  Returns their
+    means and the seconds left of ``time_limit`` for the search (None without one)."""
+    started = time.monotonic()
+    end = None if time_limit is None else started + time_limit * PLAYOUT_SHARE
+
+    def stop() -> bool:
+        if end is not None and time.monotonic() >= end:
+            return True
+        return should_stop is not None and should_stop()
+
+    playouts = position_playouts(state, observer, seed, stop, count=playouts_for(iterations))
+    if time_limit is None:
+        return playouts, None
+    return playouts, max(time_limit - (time.monotonic() - started), 1e-3)
 
 
 def forecast_from(state: State, observer: int | None, source: str,

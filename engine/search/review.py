@@ -40,17 +40,14 @@ for each), and sum them up (:func:`summarize`) to the same review.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.forecast import (
-    PLAYOUT_SHARE,
     forecast_analysis,
     needs_playouts,
-    playouts_for,
-    position_playouts,
+    playouts_within,
 )
 from engine.game import State
 from engine.records import GameRecord, check_length, resolve_move, start_state
@@ -270,18 +267,8 @@ def review_decision(state: State, played: int, turn: int, *, budget: int | None,
     # first, in at most their share of its time.
     playouts = None
     if needs_playouts(state, settings.forecast_source):
-        started = time.monotonic()
-        playouts_end = None if time_limit is None else started + time_limit * PLAYOUT_SHARE
-
-        def stop_playouts() -> bool:
-            if playouts_end is not None and time.monotonic() > playouts_end:
-                return True
-            return should_stop is not None and should_stop()
-
-        playouts = position_playouts(state, seat, seed, stop_playouts,
-                                     count=playouts_for(budget))
-        if time_limit is not None:
-            time_limit = max(time_limit - (time.monotonic() - started), 1e-3)
+        playouts, time_limit = playouts_within(state, seat, seed, budget, time_limit,
+                                               should_stop)
     # Every search gets an equal share of the time; a deeper look's, ``confirm`` times as
     # much again (a flagged decision takes longer than the others).
     deeper = settings.confirm if settings.confirm > 1 else 0

@@ -250,3 +250,31 @@ def test_without_a_model_the_statistics_are_answered(monkeypatch) -> None:
     best = next(m for m in raw.moves if m.move == raw.best_move)
     assert told.win_probability == best.win_probabilities
     assert not forecast.is_fitted(state, "search")
+
+
+def test_playouts_within_a_time_limit_take_their_share_and_say_what_is_left(
+        monkeypatch) -> None:
+    """A search and a review run the forecast's playouts alike: before the search, as
+    many as its iterations warrant, stopped at their share of the time or by the caller,
+    and the search gets the rest of the time."""
+    import time
+
+    ran: list[tuple[int, float]] = []
+
+    def playouts(state, observer, seed, should_stop, count=0):
+        started = time.monotonic()
+        while not should_stop() and time.monotonic() < started + 10:  # no hang
+            time.sleep(0.002)
+        ran.append((count, time.monotonic() - started))
+        return [1.0, 2.0]
+
+    monkeypatch.setattr(forecast, "position_playouts", playouts)
+    state = _position("samara", 2)
+    means, left = forecast.playouts_within(state, 0, 3, None, 0.4)
+    (count, took), = ran
+    assert means == [1.0, 2.0] and count == forecast.FORECAST_PLAYOUTS
+    assert took >= 0.4 * forecast.PLAYOUT_SHARE - 0.002
+    assert left is not None and 1e-3 <= left <= max(0.4 - took, 1e-3)
+    # An iteration budget alone: fewer playouts, no time to share; the caller's stop.
+    means, left = forecast.playouts_within(state, 0, 3, 40, None, lambda: True)
+    assert left is None and ran[-1][0] == forecast.playouts_for(40) == 10
