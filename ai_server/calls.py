@@ -10,7 +10,7 @@ here: a request message in, a response message (or a :class:`RequestError`) out.
   worker when the call outruns its deadline or the server's ``max_call_time``.
 * :func:`search_call` and :func:`estimate_call` are the jobs of the *search pool*:
   BestMove and Analyze, EstimateScores, from the request to the response, the search
-  itself in :mod:`ai_server.worker`.
+  itself in :mod:`ai_server.jobs`.
 
 Positions are rebuilt and validated by the game
 (``registry.get_game(name).state_from_json``), a proposed move is judged by the engine
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import copyreg
 import dataclasses
-import math
 import secrets
 import traceback
 from collections.abc import Callable
@@ -47,11 +46,12 @@ import grpc
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 
-from ai_server import codecs, errors, messages, records, sealing, worker
+from ai_server import codecs, errors, jobs, messages, records, sealing
 from ai_server.codecs import DecodedState
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid, precondition
 from ai_server.observe import CALL, CallRecord, note
+from ai_server.search_requests import SearchRequest
 from engine import records as engine_records
 from engine import registry
 from engine.game import (
@@ -65,14 +65,9 @@ from engine.game import (
     events_seen_by,
 )
 from engine.move_checks import MoveFault, hidden_moves_reason, judge_move
-from engine.search.config import config_for
-from engine.search.levels import MAX_LEVEL, MIN_LEVEL
+from engine.search.analysis import Analysis
 from engine.seats import player_name, seat_label, seat_range
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
-
-#: Largest exploration constant accepted.
-MAX_EXPLORATION = 10.0
-
 
 
 # -- messages between processes ---------------------------------------------------------
@@ -522,17 +517,12 @@ def run_call(method: str, request: Message, *, slot: int | None = None,
 # -- searches ------------------------------------------------------------------------------
 @dataclass
 class SearchPlan:
-    """What a BestMove/Analyze request asks the search, checked against the position."""
+    """A BestMove/Analyze request's position, checked against what it asks."""
 
     state: State
+    #: The iteration budget in this position (:meth:`SearchRequest.iterations_for`).
     iterations: int | None
-    time_limit: float | None
-    seed: int
-    c: float | None
-    max_candidates: int
     observer: int | None = None
-    #: Strength level (``engine.search.levels``); 0: none, the most visited move.
-    level: int = 0
     #: BestMove ``play``: the loaded position, to play the chosen move in.
     played: Loaded | None = None
     #: ``play`` for a mover whose moves the observer cannot know: the search is the
@@ -540,45 +530,9 @@ class SearchPlan:
     withhold: bool = False
 
 
-def requested_time(request: Any, config: ServerConfig, analyze: bool) -> float | None:
-    """The time budget a BestMove/Analyze request asks for, read without the position
-    (None: none); :func:`plan_search` checks it with the rest."""
-    budget = request.budget
-    if 0 < budget.time_limit_ms:
-        return budget.time_limit_ms / 1000
-    if analyze and budget.iterations <= 0 and not request.level:
-        return min(config.default_analyze_time, config.max_time)
-    return None
-
-
-def _budget(config: ServerConfig, budget: pb.SearchBudget, analyze: bool, state: State,
-            level: int = 0) -> tuple[int | None, float | None]:
-    cfg = config
-    if not 0 <= budget.iterations <= cfg.max_iterations:
-        raise invalid(f"budget.iterations must be in 0..{cfg.max_iterations} "
-                      f"(0: no iteration budget), got {budget.iterations}",
-                      "budget.iterations", errors.OUT_OF_RANGE)
-    max_ms = int(cfg.max_time * 1000)
-    if not 0 <= budget.time_limit_ms <= max_ms:
-        raise invalid(f"budget.time_limit_ms must be in 0..{max_ms} "
-                      f"(0: no time budget), got {budget.time_limit_ms}",
-                      "budget.time_limit_ms", errors.OUT_OF_RANGE)
-    iterations = int(budget.iterations) or None
-    time_limit = budget.time_limit_ms / 1000 if budget.time_limit_ms else None
-    if iterations is None and time_limit is None:
-        if level:
-            # The client asked for a level, not a number: a server that allows
-            # fewer iterations caps it rather than refusing the call.
-            iterations = min(config_for(state).level(level).iterations, cfg.max_iterations)
-        elif analyze:
-            time_limit = min(cfg.default_analyze_time, cfg.max_time)
-        else:
-            iterations = cfg.default_iterations
-    return iterations, time_limit
-
-
-def plan_search(request: Any, config: ServerConfig, analyze: bool) -> SearchPlan:
-    """The position and budget of a BestMove/Analyze request, every field checked."""
+def plan_search(request: Any, asked: SearchRequest, config: ServerConfig) -> SearchPlan:
+    """The position of a BestMove/Analyze request whose other fields ``asked`` holds,
+    every check that needs it made."""
     loaded = load(request.state, request.HasField("state"))
     state = loaded.state
     seat = seat_of(request, state)
@@ -609,67 +563,54 @@ def plan_search(request: Any, config: ServerConfig, analyze: bool) -> SearchPlan
                       f"for {player_name(player)} needs its own view (observer_seat "
                       f"{player}) or the host's (no observer_seat)", "state.observer_seat",
                       errors.OBSERVER_CANNOT_SEE_MOVER)
-    level = int(request.level)
-    if level and not MIN_LEVEL <= level <= MAX_LEVEL:
-        raise invalid(f"level must be in {MIN_LEVEL}..{MAX_LEVEL} ({MIN_LEVEL} weakest; "
-                      f"0: no level), got {level}", "level", errors.OUT_OF_RANGE)
-    iterations, time_limit = _budget(config, request.budget, analyze, state, level)
+    iterations = asked.iterations_for(state, config)
     note(budget_iterations=iterations or 0,
-         budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
-    exploration = float(request.exploration)
-    if exploration != 0 and not (math.isfinite(exploration)
-                                 and 0 < exploration <= MAX_EXPLORATION):
-        raise invalid(f"exploration must be in (0, {MAX_EXPLORATION}] (0: default), "
-                      f"got {exploration}", "exploration", errors.OUT_OF_RANGE)
-    c = exploration or None  # None: the search's own default
-    if request.max_candidates < 0:
-        raise invalid("max_candidates must not be negative", "max_candidates",
-                      errors.OUT_OF_RANGE)
-    return SearchPlan(state=state, iterations=iterations, time_limit=time_limit,
-                      seed=int(request.seed), c=c, max_candidates=int(request.max_candidates),
-                      observer=observer, level=level, played=played, withhold=withhold)
+         budget_ms=int(round(asked.time_limit * 1000)) if asked.time_limit else 0)
+    return SearchPlan(state=state, iterations=iterations, observer=observer, played=played,
+                      withhold=withhold)
 
 
-def _searched(result: dict[str, Any]) -> None:
-    note(iterations=result["iterations"], search_ms=result["elapsed"] * 1000,
-         stop_reason=result.get("stop_reason") or None)
+def _searched(result: jobs.SearchResult) -> None:
+    note(iterations=result.analysis.iterations, search_ms=result.analysis.elapsed * 1000,
+         stop_reason=result.stop_reason or None)
 
 
-def search_call(method: str, request: Any, config: ServerConfig, *, time_end: float,
+def search_call(method: str, request: Any, asked: SearchRequest, config: ServerConfig, *,
+                time_end: float,
                 deadline: float | None, slot: int | None = None,
                 report: Callable[[pb.Analysis], None] | None = None,
                 progress_interval: float = 0.5, received: float | None = None,
                 queued: float = 0.0) -> Answer:
     """The search pool's job for BestMove (a BestMoveResponse) and Analyze (the final
-    ``Analysis``; ``report`` gets the updates).  ``time_end`` and ``deadline`` are
+    ``Analysis``; ``report`` gets the updates); ``asked``: the request as the servicer
+    read it (:func:`ai_server.search_requests.read_search`).  ``time_end`` and ``deadline`` are
     ``time.monotonic()`` times, and so is ``received``, when the server received the
     call; ``queued`` is how long the job waited for a worker (see
-    :func:`ai_server.worker.search_state`)."""
-    analyze = method == "Analyze"
-
+    :func:`ai_server.jobs.search_state`)."""
     def work() -> Message | None:
-        plan = plan_search(request, config, analyze)
+        plan = plan_search(request, asked, config)
         on_progress = None
         if report is not None:
             send = report
 
-            def on_progress(data: dict[str, Any]) -> None:
-                send(messages.analysis_message(data, plan.max_candidates))
+            def on_progress(update: Analysis) -> None:
+                send(messages.analysis_message(update, asked.max_candidates))
 
-        result = worker.search_state(
+        result = jobs.search_state(
             plan.state, iterations=plan.iterations, time_end=time_end, deadline=deadline,
-            seed=plan.seed, c=plan.c, observer=plan.observer, level=plan.level, slot=slot,
+            seed=asked.seed, c=asked.c, observer=plan.observer, level=asked.level, slot=slot,
             report=on_progress, progress_interval=progress_interval, received=received,
             queued=queued)
         if result is None:
             return None  # cancelled before it ran
         _searched(result)
-        analysis = messages.analysis_message(result, plan.max_candidates)
-        if analyze:
+        analysis = messages.analysis_message(result.analysis, asked.max_candidates,
+                                             result.stop_reason, result.queued_seconds)
+        if asked.analyze:
             return analysis
         move = analysis.best_move
-        if "chosen" in result:  # a level's choice
-            chosen_id, chosen_text = result["chosen"]
+        if result.chosen is not None:  # a level's choice
+            chosen_id, chosen_text = result.chosen
             move = pb.Move(id=chosen_id, text=chosen_text)
         response = pb.BestMoveResponse() if plan.withhold else \
             pb.BestMoveResponse(move=move, analysis=analysis)
@@ -701,7 +642,7 @@ def estimate_call(request: pb.EstimateScoresRequest, config: ServerConfig, *,
         loaded = load(request.state, request.HasField("state"))
         playouts = estimate_playouts(request, config)
         # With observer_seat: from that seat's information; without: the host's.
-        result = worker.estimate_state(loaded.state, playouts=playouts, seed=int(request.seed),
+        result = jobs.estimate_state(loaded.state, playouts=playouts, seed=int(request.seed),
                                        time_end=time_end, deadline=deadline,
                                        observer=loaded.decoded.observer_seat, slot=slot)
         if result is None:

@@ -9,27 +9,22 @@ have their own codecs (:mod:`ai_server.codecs`, :mod:`ai_server.records`,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ai_server import codecs, errors, worker
+from ai_server import codecs, errors, stops
 from ai_server.errors import invalid
 from engine import registry
 from engine.game import CHANCE, TERMINAL, GameInfo, State
 from engine.move_checks import MoveFault, MoveVerdict
+from engine.search.analysis import Analysis
 from engine.search.review import Decision, MoveFigures, SeatSummary
 from engine.state_schema import json_schema, schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
-_STOP_REASONS = {
-    worker.ITERATIONS: pb.SEARCH_STOP_REASON_ITERATIONS,
-    worker.TIME_LIMIT: pb.SEARCH_STOP_REASON_TIME_LIMIT,
-    worker.DEADLINE: pb.SEARCH_STOP_REASON_DEADLINE,
-    worker.CANCELLED: pb.SEARCH_STOP_REASON_CANCELLED,
-    worker.MEMORY: pb.SEARCH_STOP_REASON_MEMORY,
-    worker.SHUTDOWN: pb.SEARCH_STOP_REASON_SHUTDOWN,
-    worker.PREEMPTED: pb.SEARCH_STOP_REASON_PREEMPTED,
-    worker.QUEUE_WAIT: pb.SEARCH_STOP_REASON_QUEUE_WAIT,
-}
+#: The wire's name of each stop reason is the server's, prefixed.
+_STOP_REASONS = {name: pb.SearchStopReason.Value(f"SEARCH_STOP_REASON_{name}")
+                 for name in stops.ALL}
 
 
 def option_default(value: bool | int | str) -> pb.OptionValue:
@@ -107,44 +102,49 @@ def move_message(state: State, move: int) -> pb.Move:
 MAX_COUNT = 2**31 - 1
 
 
-def analysis_message(data: dict[str, Any], max_candidates: int = 0) -> pb.Analysis:
-    """The ``Analysis`` message of a worker's result dict (counts capped at MAX_COUNT)."""
-    best_id, best_text = data["best"]
-    moves = data["moves"][:max_candidates] if max_candidates else data["moves"]
+def analysis_message(analysis: Analysis, max_candidates: int = 0, stop_reason: str = "",
+                     queued_seconds: float = 0.0) -> pb.Analysis:
+    """The ``Analysis`` message of a search's analysis (counts capped at MAX_COUNT);
+    ``stop_reason`` is the server's (:mod:`ai_server.stops`), ``queued_seconds`` how long
+    the search waited for a worker."""
+    moves = analysis.moves[:max_candidates] if max_candidates else analysis.moves
     return pb.Analysis(
-        player=data["player"],
-        best_move=pb.Move(id=best_id, text=best_text),
-        iterations=min(data["iterations"], MAX_COUNT),
-        elapsed_seconds=data["elapsed"],
-        win_probabilities=data["win_probabilities"],
-        expected_scores=data["expected_scores"],
+        player=analysis.player,
+        best_move=pb.Move(id=analysis.best_move, text=analysis.best_move_text),
+        iterations=min(analysis.iterations, MAX_COUNT),
+        elapsed_seconds=analysis.elapsed,
+        win_probabilities=analysis.win_probability,
+        expected_scores=analysis.expected_scores,
         moves=[
             pb.MoveAnalysis(
-                move=pb.Move(id=m["id"], text=m["text"]),
-                visits=min(m["visits"], MAX_COUNT),
-                win_probabilities=m["win_probabilities"],
-                expected_scores=m["expected_scores"],
-                win_probability=m["win_probability"],
-                search_statistics=search_statistics_message(m),
+                move=pb.Move(id=m.move, text=m.text),
+                visits=min(m.visits, MAX_COUNT),
+                win_probabilities=m.win_probabilities,
+                expected_scores=m.expected_scores,
+                win_probability=m.win_probability,
+                search_statistics=search_statistics_message(m.search_win_probabilities,
+                                                            m.search_expected_scores),
             )
             for m in moves
         ],
-        principal_variation=[pb.Move(id=i, text=t) for i, t in data["pv"]],
-        stop_reason=_STOP_REASONS.get(data.get("stop_reason", ""),
-                                      pb.SEARCH_STOP_REASON_UNSPECIFIED),
-        target=data.get("target"),
-        queued_seconds=data.get("queued_seconds", 0.0),
-        search_statistics=search_statistics_message(data),
+        principal_variation=[pb.Move(id=i, text=t) for i, t in zip(
+            analysis.principal_variation_moves, analysis.principal_variation, strict=False)],
+        stop_reason=_STOP_REASONS.get(stop_reason, pb.SEARCH_STOP_REASON_UNSPECIFIED),
+        target=analysis.target,
+        queued_seconds=queued_seconds,
+        search_statistics=search_statistics_message(analysis.search_win_probabilities,
+                                                    analysis.search_expected_scores),
     )
 
 
-def search_statistics_message(data: dict[str, Any]) -> pb.SearchStatistics | None:
-    """The search's own statistics kept beside a forecast (``search_statistics`` of a
-    worker's analysis or move dict), or None where there are none."""
-    stats = data.get("search_statistics")
-    if stats is None:
+def search_statistics_message(win_shares: Sequence[float] | None,
+                              mean_scores: Sequence[float] | None
+                              ) -> pb.SearchStatistics | None:
+    """The search's own statistics kept beside a forecast, or None where there are none
+    (an analysis not forecast)."""
+    if win_shares is None or mean_scores is None:
         return None
-    return pb.SearchStatistics(win_shares=stats["win_shares"], mean_scores=stats["mean_scores"])
+    return pb.SearchStatistics(win_shares=win_shares, mean_scores=mean_scores)
 
 
 #: The wire's code of each :class:`~engine.move_checks.MoveFault`, and the request
@@ -209,7 +209,7 @@ def review_decision_message(decision: Decision, stop_reason: str, index: int,
                             total: int, view: dict[str, Any] | None = None,
                             status: pb.GameStatus | None = None) -> pb.ReviewedDecision:
     """ReviewGame's message of a judged decision, the ``index``-th of ``total``
-    (``stop_reason``: its searches', as :mod:`ai_server.worker` names them), with the
+    (``stop_reason``: its searches', as :mod:`ai_server.stops` names them), with the
     position before it as the seat saw it (``view``) and its ``status`` when given."""
     return pb.ReviewedDecision(
         turn=decision.turn, seat=decision.seat, choices=decision.choices,

@@ -255,14 +255,17 @@ class WorkerPool:
     client's job may preempt it (None: never),
     ``memory_limit`` the resident memory in bytes past which a search stops (0: none),
     ``nice`` how many steps below this process's scheduling priority the workers run,
-    ``name`` what the pool's workers are called in logs and process names.
+    ``name`` what the pool's workers are called in logs and process names,
+    ``preload`` the modules its jobs come from, which a worker imports before it says
+    it is ready.
     """
 
     def __init__(self, workers: int, max_queue: int, *, max_queue_wait: float = 10.0,
                  max_per_client: int = 0, max_running_share: float = 1.0,
                  short_workers: int = 0, short_job: float = 1.0, spares: int = 0,
                  preempt_after: float | None = PREEMPT_AFTER,
-                 memory_limit: int = 0, nice: int = 0, name: str = "search") -> None:
+                 memory_limit: int = 0, nice: int = 0, name: str = "search",
+                 preload: tuple[str, ...] = ()) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         if max_queue < 0:
@@ -290,6 +293,7 @@ class WorkerPool:
         #: root): then the workers of long killable jobs are demoted while they run.
         self._can_restore = _can_raise_priority()
         self.name = name
+        self.preload = tuple(preload)
         self._ctx = multiprocessing.get_context("spawn")
         self.flags = self._ctx.RawArray("b", self.processes)
         self._lock = threading.Lock()
@@ -859,7 +863,7 @@ class WorkerPool:
         process = self._ctx.Process(
             target=worker.worker_main,
             args=(child_conn, self._lifeline_r, self.flags, slot, os.getpid(),
-                  self.memory_limit, self.nice, self.name),
+                  self.memory_limit, self.nice, self.name, self.preload),
             name=f"furnace-{self.name}-{slot}", daemon=True)
         try:
             process.start()

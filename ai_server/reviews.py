@@ -6,7 +6,7 @@ listed and counted against the server's ``max_review_decisions``, the budget
 checked against its limits), then one job of the search pool per decision,
 :func:`decision_call`, each admitted, queued, stopped and counted as one search.
 The judging is the engine's (:func:`engine.search.review.review_decision`, through
-:func:`ai_server.worker.review_decision_state`), seeded by the decision's index in
+:func:`ai_server.jobs.review_decision_state`), seeded by the decision's index in
 the record, so judging the decisions one job at a time gives the review
 :func:`engine.search.review.review_game` gives for the same seed and budget.
 
@@ -25,15 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ai_server import calls, errors, messages, records, sealing, worker
+from ai_server import calls, errors, jobs, messages, records, sealing
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
 from ai_server.errors import invalid
 from ai_server.observe import note
+from ai_server.search_requests import ReviewBudget
 from engine import records as engine_records
 from engine.game import FurnaceError, State
 from engine.search.review import Decision, decisions_of
-from engine.search.review_settings import review_settings_for
 from engine.seats import seat_label
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
@@ -62,33 +62,12 @@ class ReviewStep:
     """One judged decision as a search-pool job hands it back."""
 
     decision: Decision
-    #: The stop reason of its searches (``ai_server.worker``'s).
+    #: The stop reason of its searches (:mod:`ai_server.stops`).
     stop_reason: str
     #: The position before the move as the deciding seat saw it (its observation),
     #: and that position's status, when the plan asks for them.
     view: dict[str, Any] | None = None
     status: pb.GameStatus | None = None
-
-
-def review_budget(budget: pb.SearchBudget, config: ServerConfig,
-                  state: State) -> tuple[int | None, float | None]:
-    """A review request's budget per decision, checked against the server's limits
-    (neither given: the game's review budget, capped by ``max_iterations``)."""
-    if budget.iterations == 1 or not 0 <= budget.iterations <= config.max_iterations:
-        raise invalid(f"budget.iterations must be 0 (the game's review budget) or in "
-                      f"2..{config.max_iterations} (a decision searches the best and the "
-                      f"played move), got {budget.iterations}", "budget.iterations",
-                      errors.OUT_OF_RANGE)
-    max_ms = int(config.max_time * 1000)
-    if not 0 <= budget.time_limit_ms <= max_ms:
-        raise invalid(f"budget.time_limit_ms must be in 0..{max_ms} (0: no time budget), "
-                      f"got {budget.time_limit_ms}", "budget.time_limit_ms",
-                      errors.OUT_OF_RANGE)
-    iterations = int(budget.iterations) or None
-    time_limit = budget.time_limit_ms / 1000 if budget.time_limit_ms else None
-    if iterations is None and time_limit is None:
-        iterations = min(review_settings_for(state).budget, config.max_iterations)
-    return iterations, time_limit
 
 
 def review_form(request: pb.ReviewGameRequest) -> str:
@@ -104,15 +83,17 @@ def review_form(request: pb.ReviewGameRequest) -> str:
     return str(form)
 
 
-def plan_review(request: pb.ReviewGameRequest, config: ServerConfig) -> ReviewPlan:
-    """The checked plan of a ReviewGame request (every fault a status naming its field)."""
+def plan_review(request: pb.ReviewGameRequest, budget: ReviewBudget,
+                config: ServerConfig) -> ReviewPlan:
+    """The checked plan of a ReviewGame request whose ``budget`` the servicer read (every
+    fault a status naming its field)."""
     form = review_form(request)
     loaded = calls.load(request.state, True)
     state = loaded.state
     seat = calls.seat_of(request, state)
     observer = loaded.decoded.observer_seat
     if form == calls.SEALED:
-        return _plan_sealed(request, config, loaded, seat)
+        return _plan_sealed(request, budget, config, loaded, seat)
     if observer is not None and state.info.private_information:
         # A seat's judged decisions show what it held (its options reflect its hand).
         if seat is not None and seat != observer:
@@ -127,11 +108,12 @@ def plan_review(request: pb.ReviewGameRequest, config: ServerConfig) -> ReviewPl
     found = tuple((turn, position.current_player())
                   for turn, position, _ in decisions_of(record, seats))
     whose = "of every seat" if seat is None else f"of {seat_label(seat)}"
-    return _plan(request, config, state, record, seats, found, whose, "state.record.moves")
+    return _plan(request, budget, config, state, record, seats, found, whose,
+                 "state.record.moves")
 
 
-def _plan_sealed(request: pb.ReviewGameRequest, config: ServerConfig, loaded: calls.Loaded,
-                 seat: int | None) -> ReviewPlan:
+def _plan_sealed(request: pb.ReviewGameRequest, budget: ReviewBudget, config: ServerConfig,
+                 loaded: calls.Loaded, seat: int | None) -> ReviewPlan:
     """The plan of a review of a sealed state: its record, its seat's decisions only."""
     sealed_for = loaded.decoded.observer_seat
     assert sealed_for is not None  # a sealed state is sealed for a seat
@@ -153,16 +135,16 @@ def _plan_sealed(request: pb.ReviewGameRequest, config: ServerConfig, loaded: ca
     except FurnaceError:  # its words could quote a move the holder did not see
         raise invalid("the sealed state's record does not replay in this server's version "
                       "of the game", "state.sealed", errors.INVALID_STATE) from None
-    return _plan(request, config, loaded.state, record, (sealed_for,), found,
+    return _plan(request, budget, config, loaded.state, record, (sealed_for,), found,
                  f"of {seat_label(sealed_for)}", "state.sealed", views=True)
 
 
-def _plan(request: pb.ReviewGameRequest, config: ServerConfig, state: State,
-          record: engine_records.GameRecord, seats: tuple[int, ...],
+def _plan(request: pb.ReviewGameRequest, budget: ReviewBudget, config: ServerConfig,
+          state: State, record: engine_records.GameRecord, seats: tuple[int, ...],
           found: tuple[tuple[int, int], ...], whose: str, moves_field: str,
           views: bool = False) -> ReviewPlan:
     """The plan of the decisions ``found``, their number and budget checked."""
-    iterations, time_limit = review_budget(request.budget, config, state)
+    iterations, time_limit = budget.iterations_for(state, config), budget.time_limit
     note(budget_iterations=iterations or 0,
          budget_ms=int(round(time_limit * 1000)) if time_limit else 0)
     if len(found) > config.max_review_decisions:
@@ -176,18 +158,18 @@ def _plan(request: pb.ReviewGameRequest, config: ServerConfig, state: State,
                       time_limit=time_limit, seed=int(request.seed), views=views)
 
 
-def plan_call(request: pb.ReviewGameRequest, config: ServerConfig, *,
+def plan_call(request: pb.ReviewGameRequest, budget: ReviewBudget, config: ServerConfig, *,
               slot: int | None = None) -> Answer:
     """The call pool's job of a ReviewGame call: its :class:`ReviewPlan`."""
     with sealing.using(config.sealer):  # a sealed game is opened with the server's keys
-        return calls.answer("ReviewGame", lambda: plan_review(request, config))
+        return calls.answer("ReviewGame", lambda: plan_review(request, budget, config))
 
 
 def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: float | None,
                   slot: int | None = None) -> Answer:
     """The search pool's job of the ``index``-th decision of ``plan``: a
     :class:`ReviewStep` (None if cancelled before it ran).  ``time_end`` and
-    ``deadline`` are ``time.monotonic()`` times (see :func:`worker.search_state`)."""
+    ``deadline`` are ``time.monotonic()`` times (see :func:`ai_server.jobs.search_state`)."""
     def work() -> ReviewStep | None:
         turn, seat = plan.decisions[index]
         moves = plan.record.moves
@@ -199,7 +181,7 @@ def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: fl
         if plan.views:
             view = state.observation(seat)
             status = messages.status_message(state)
-        result = worker.review_decision_state(
+        result = jobs.review_decision_state(
             state, played, turn, iterations=plan.iterations, time_limit=plan.time_limit,
             seed=plan.seed, time_end=time_end, deadline=deadline, slot=slot)
         if result is None:

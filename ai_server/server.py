@@ -53,6 +53,8 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 #: On shutdown, searches still running this long before the grace period ends (at
 #: most half of it) are stopped and answer their best move so far.
 SHUTDOWN_LEAD = 0.5
+#: What the pools' jobs come from: a worker imports them before it says it is ready.
+JOB_MODULES = ("ai_server.calls", "ai_server.jobs", "ai_server.reviews")
 #: Where the metrics are served without ``metrics_host``.
 METRICS_HOST = "127.0.0.1"
 
@@ -184,7 +186,8 @@ async def create_server(
                       short_workers=config.short_search_workers,
                       short_job=config.short_search_seconds,
                       preempt_after=config.preempt_after,
-                      memory_limit=config.max_search_memory_bytes, nice=config.worker_nice)
+                      memory_limit=config.max_search_memory_bytes, nice=config.worker_nice,
+                      preload=JOB_MODULES)
     # The other calls' game work: at the front process's priority (cheap calls must not
     # wait behind searches for a core), killed when it outruns its time.
     call_pool = WorkerPool(config.call_workers, config.max_call_queue,
@@ -192,7 +195,8 @@ async def create_server(
                            max_per_client=config.max_calls_per_client,
                            max_running_share=config.max_worker_share,
                            spares=config.call_spares, preempt_after=config.preempt_after,
-                           memory_limit=config.max_call_memory_bytes, name="call")
+                           memory_limit=config.max_call_memory_bytes, name="call",
+                           preload=JOB_MODULES)
     metrics = ServerMetrics(pool, config.workers, call_pool)
     health_server: grpc.aio.Server | None = None
     health_bound: int | None = None

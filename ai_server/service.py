@@ -36,13 +36,14 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from ai_server import calls, codecs, errors, messages, reviews, worker
+from ai_server import calls, codecs, errors, messages, reviews, stops
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
 from ai_server.errors import RequestError, invalid
 from ai_server.identity import AddressGrouping, client_identity
 from ai_server.observe import note
 from ai_server.pool import MIN_RETRY, Job, WorkerPool
+from ai_server.search_requests import read_review_budget, read_search
 from engine.game import FurnaceError
 from engine.search.review import Decision, summarize
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -231,11 +232,6 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
         retry could help nor queued behind the searches that hold the pool."""
         self.pool.admit(self._client(context))
 
-    def _search_time(self, request: Any, analyze: bool) -> tuple[float | None, bool]:
-        """A search request's time budget, and whether it most likely runs all of it."""
-        time_limit = calls.requested_time(request, self.config, analyze)
-        return time_limit, time_limit is not None and request.budget.iterations == 0
-
     # -- RPCs ----------------------------------------------------------------------------
     @unary
     async def ListGames(self, request: pb.ListGamesRequest,
@@ -270,10 +266,10 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def BestMove(self, request: pb.BestMoveRequest,
                        context: grpc.aio.ServicerContext) -> pb.BestMoveResponse:
         codecs.check_state_given(request.state, "state", request.HasField("state"))
+        asked = read_search(request, self.config, analyze=False)
         self._admit(context)
-        time_limit, timed = self._search_time(request, analyze=False)
-        job = self._search(context, calls.search_call, "BestMove", request, self.config,
-                           time_limit=time_limit, timed=timed, what="the search",
+        job = self._search(context, calls.search_call, "BestMove", request, asked, self.config,
+                           time_limit=asked.time_limit, timed=asked.timed, what="the search",
                            received=True)
         response: pb.BestMoveResponse = self._response("BestMove", await self._finish(job))
         return response
@@ -289,6 +285,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             raise invalid(f"update_interval_ms must be in {min_ms}..{MAX_UPDATE_INTERVAL_MS} "
                           f"(0: {int(cfg.default_update_interval * 1000)}), got {interval_ms}",
                           "update_interval_ms", errors.OUT_OF_RANGE)
+        asked = read_search(request, cfg, analyze=True)
         self._admit(context)
         loop = asyncio.get_running_loop()
         # Only the newest update waits to be sent: a client that reads slowly gets
@@ -304,9 +301,8 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens
                 loop.call_soon_threadsafe(keep, update)
 
-        time_limit, timed = self._search_time(request, analyze=True)
-        job = self._search(context, calls.search_call, "Analyze", request, cfg,
-                           time_limit=time_limit, timed=timed, what="the search",
+        job = self._search(context, calls.search_call, "Analyze", request, asked, cfg,
+                           time_limit=asked.time_limit, timed=asked.timed, what="the search",
                            progress=on_progress, progress_interval=interval_ms / 1000,
                            received=True)
         outcome = asyncio.ensure_future(self._finish(job))
@@ -349,11 +345,12 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def ReviewGame(self, request: pb.ReviewGameRequest, context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[pb.ReviewGameResponse]:
         reviews.review_form(request)
+        budget = read_review_budget(request.budget, self.config)
         self._admit(context)
         end = time.monotonic() + self.config.max_call_time
         deadline = self._deadline(context)
         job = self.call_pool.submit(
-            reviews.plan_call, request, self.config, client=self._client(context),
+            reviews.plan_call, request, budget, self.config, client=self._client(context),
             stop_by=end if deadline is None else min(end, deadline), killable=True,
             what="reading the record to review")
         plan: reviews.ReviewPlan = self._response("ReviewGame", await self._finish(job))
@@ -381,7 +378,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             note(iterations=iterations, searches=len(judged))
             yield pb.ReviewGameResponse(decision=messages.review_decision_message(
                 step.decision, step.stop_reason, index, total, step.view, step.status))
-            if step.stop_reason in (worker.DEADLINE, worker.SHUTDOWN):
+            if step.stop_reason in (stops.DEADLINE, stops.SHUTDOWN):
                 break
         note(iterations=iterations, searches=len(judged), stop_reason=None)
         for seat in plan.seats:

@@ -1,13 +1,12 @@
-"""The worker processes: their main loop and the searches they run.
+"""The worker processes: their main loop, and how a job running in one stops.
 
 A worker is a ``spawn``-ed process that :mod:`ai_server.pool` starts with
 :func:`worker_main`; the search pool's and the call pool's workers are alike, only
-their jobs differ (:mod:`ai_server.calls`).  It talks to the server over one
-connection (a ``multiprocessing`` pipe): it announces itself (``ready``), then
-receives one job at a time and answers it (``result`` or ``error``), sending Analyze
-``progress`` on the way.  Nothing here knows a game or holds search logic: the
-searches of a position the game has validated call :mod:`engine.search`
-(``make_tree(...).search``, ``estimate_scores``) and return plain picklable data.
+their jobs differ (:mod:`ai_server.calls`, :mod:`ai_server.jobs`).  It talks to the
+server over one connection (a ``multiprocessing`` pipe): it announces itself
+(``ready``), then receives one job at a time and answers it (``result`` or ``error``),
+sending Analyze ``progress`` on the way.  Nothing here knows a game, a search or a
+job: a job is a function the pool sends, and it stops through :class:`Stopper`.
 
 Stopping: the pool shares one flag byte per worker (``flags[slot]``); a job stops
 between two iterations once it is non-zero (:data:`FLAG_CANCEL`: the caller is
@@ -28,6 +27,7 @@ holds: end of file means the server is gone, and the worker exits at once.
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import signal
 import threading
@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, MutableSequence
 from typing import Any
 
+from ai_server import stops
 from engine.processes import set_parent_death_signal, set_process_name
 from engine.search.collector import without_full_collections
 
@@ -51,19 +52,9 @@ FLAG_SHUTDOWN = 2
 #: Another client's job waits for this worker: answer the best move so far.
 FLAG_YIELD = 3
 
-# Stop reasons reported with an analysis (``stop_reason``).
-ITERATIONS = "ITERATIONS"
-TIME_LIMIT = "TIME_LIMIT"
-DEADLINE = "DEADLINE"
-CANCELLED = "CANCELLED"
-MEMORY = "MEMORY"
-SHUTDOWN = "SHUTDOWN"
-#: Stopped early for a waiting client's job (the pool's fair shares).
-PREEMPTED = "PREEMPTED"
-#: Its time budget ran out mostly while it waited for a worker.
-QUEUE_WAIT = "QUEUE_WAIT"
 #: What each stop flag makes a job answer.
-_FLAG_REASONS = {FLAG_CANCEL: CANCELLED, FLAG_SHUTDOWN: SHUTDOWN, FLAG_YIELD: PREEMPTED}
+_FLAG_REASONS = {FLAG_CANCEL: stops.CANCELLED, FLAG_SHUTDOWN: stops.SHUTDOWN,
+                 FLAG_YIELD: stops.PREEMPTED}
 
 #: Iterations (or playouts) between two reads of the resident memory.
 MEMORY_CHECK_EVERY = 256
@@ -132,11 +123,14 @@ def lower_priority(nice: int) -> None:
 
 def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int,
                 parent_pid: int, memory_limit: int, nice: int = 0,
-                name: str = "search") -> None:
+                name: str = "search", preload: tuple[str, ...] = ()) -> None:
     """A worker process: say ``ready``, then run jobs until told to exit (or orphaned).
 
     ``nice``: how far below the server's priority it runs (:func:`lower_priority`);
-    ``name``: its pool's, in the process name ``furnace-NAME``.
+    ``name``: its pool's, in the process name ``furnace-NAME``; ``preload``: the
+    modules its jobs come from, imported (with every game) before it says ``ready``, so
+    that its first job does not pay for them.  The pool names them: the process knows
+    no job.
 
     Messages from the pool: ``("job", id, fn, args, kwargs, progress)``, ``("exit",)``.
     To the pool: ``("ready", pid)``, ``("started", id)``, ``("progress", id, data)``,
@@ -150,10 +144,10 @@ def worker_main(conn: Any, lifeline: Any, flags: MutableSequence[int], slot: int
     lower_priority(nice)
     _FLAGS = flags
     _MEMORY_LIMIT = memory_limit
-    from ai_server import calls  # noqa: F401 - imported up front, with the games
     from engine import registry
-    from engine.search import dispatch, estimate  # noqa: F401
 
+    for module in preload:
+        importlib.import_module(module)
     registry.list_games()
     start_memory = resident_bytes() or 0
     conn.send(("ready", os.getpid()))
@@ -238,11 +232,11 @@ def _should_retire(start_memory: int) -> bool:
 
 
 # -- stopping -----------------------------------------------------------------------------
-def _flag(slot: int | None) -> int:
+def flag(slot: int | None) -> int:
     return _FLAGS[slot] if slot is not None and _FLAGS is not None else 0
 
 
-class _Stopper:
+class Stopper:
     """The ``should_stop`` of a job: its flag, the memory cap, and optional end times.
 
     ``why`` says what stopped it (a stop reason), once it answered True.
@@ -257,13 +251,13 @@ class _Stopper:
         def should_stop() -> bool:
             nonlocal count
             if flags is not None and flags[index]:
-                self.why = _FLAG_REASONS.get(flags[index], SHUTDOWN)
+                self.why = _FLAG_REASONS.get(flags[index], stops.SHUTDOWN)
                 return True
             count += 1
             if memory_limit and count % MEMORY_CHECK_EVERY == 1:
                 resident = resident_bytes()
                 if resident is not None and resident > memory_limit:
-                    self.why = MEMORY
+                    self.why = stops.MEMORY
                     return True
             if ends:
                 now = time.monotonic()
@@ -274,205 +268,6 @@ class _Stopper:
             return False
 
         self.should_stop = should_stop
-
-
-def _encode_analysis(analysis: Any, stop_reason: str = "") -> dict[str, Any]:
-    """Plain data of an :class:`engine.search.Analysis`, picklable for the pool."""
-    return {
-        "player": analysis.player,
-        "best": (analysis.best_move, analysis.best_move_text),
-        "iterations": analysis.iterations,
-        "elapsed": analysis.elapsed,
-        "win_probabilities": list(analysis.win_probability),
-        "expected_scores": list(analysis.expected_scores),
-        "moves": [
-            {
-                "id": m.move,
-                "text": m.text,
-                "visits": m.visits,
-                "win_probability": m.win_probability,
-                "win_probabilities": list(m.win_probabilities),
-                "expected_scores": list(m.expected_scores),
-                **_statistics(m.search_win_probabilities, m.search_expected_scores),
-            }
-            for m in analysis.moves
-        ],
-        "pv": list(zip(analysis.principal_variation_moves, analysis.principal_variation,
-                       strict=False)),
-        "stop_reason": stop_reason,
-        "target": analysis.target,
-        **_statistics(analysis.search_win_probabilities, analysis.search_expected_scores),
-    }
-
-
-def _statistics(wins: Any, scores: Any) -> dict[str, Any]:
-    if wins is None:
-        return {}
-    return {"search_statistics": {"win_shares": list(wins), "mean_scores": list(scores)}}
-
-
-# -- jobs ---------------------------------------------------------------------------------
-def search_state(
-    state: Any,
-    *,
-    iterations: int | None,
-    time_end: float,
-    deadline: float | None,
-    seed: int,
-    c: float | None,
-    observer: int | None = None,
-    level: int = 0,
-    slot: int | None = None,
-    report: Callable[[dict[str, Any]], None] | None = None,
-    progress_interval: float = 0.5,
-    received: float | None = None,
-    queued: float = 0.0,
-) -> dict[str, Any] | None:
-    """Search ``state`` for the seat to move; None if cancelled before it ran.
-
-    ``observer`` is whose information the search may use (``None``: the host;
-    the engine's ``make_tree`` refuses a seat that cannot know the mover's moves).
-    With a ``level`` (``engine.search.levels``) the result's ``chosen`` is the level's
-    choice of a move, drawn from the final analysis with a generator derived from
-    ``seed``; the analysis itself is the search's, whatever the level.
-    ``time_end`` (the time budget's end, the server's cap included) and ``deadline``
-    (a little before the call's deadline) are ``time.monotonic()`` times; the
-    search stops at the first of them, at ``iterations``, on its flag or at the
-    memory cap.  ``report`` receives progress every ``progress_interval`` seconds.
-    ``queued`` is how long the job waited for a worker (the result's
-    ``queued_seconds``) and ``received`` (``time.monotonic()``) when the server
-    received the call: a search whose time budget, counted from then, ran out
-    mostly in the wait stops with :data:`QUEUE_WAIT`.
-    """
-    from engine.forecast import (
-        PLAYOUT_SHARE,
-        forecast_analysis,
-        needs_playouts,
-        playouts_for,
-        position_playouts,
-    )
-    from engine.search.budget import STOP_ITERATIONS, STOP_REQUESTED
-    from engine.search.config import config_for
-    from engine.search.dispatch import make_tree
-    from engine.search.levels import choice_rng
-
-    if _flag(slot) == FLAG_CANCEL:
-        return None
-    tree = make_tree(state, c, seed, observer)
-    drop_after_reply(tree)
-    end, end_reason = time_end, TIME_LIMIT
-    if deadline is not None and deadline < time_end:
-        end, end_reason = deadline, DEADLINE
-    playouts = None
-    if needs_playouts(state, "search"):
-        # The forecast reads the position's random playouts, run first and within the
-        # budget (fewer playouts on a short one); the rest of the time searches.
-        started = time.monotonic()
-        share = started + (end - started) * PLAYOUT_SHARE
-        playouts = position_playouts(state, observer, seed,
-                                     _Stopper(slot, ((share, TIME_LIMIT),)).should_stop,
-                                     count=playouts_for(iterations))
-    limit = max(end - time.monotonic(), 1e-3)
-    stopper = _Stopper(slot)
-
-    on_progress = None
-    if report is not None:
-        send = report
-
-        def on_progress(analysis: Any) -> None:
-            send(_encode_analysis(forecast_analysis(state, analysis, observer,
-                                                    playouts=playouts)))
-
-    analysis = tree.search(iterations, limit, should_stop=stopper.should_stop,
-                           on_progress=on_progress, progress_interval=progress_interval)
-    analysis = forecast_analysis(state, analysis, observer, playouts=playouts)
-    if analysis.stop_reason == STOP_ITERATIONS:
-        reason = ITERATIONS
-    elif analysis.stop_reason == STOP_REQUESTED:
-        reason = stopper.why
-    else:
-        reason = end_reason
-        if reason == TIME_LIMIT and received is not None \
-                and queued > (time_end - received) / 2:
-            reason = QUEUE_WAIT
-    result = _encode_analysis(analysis, reason)
-    result["queued_seconds"] = queued
-    if level:
-        move = config_for(state).level(level).choose(analysis, choice_rng(seed))
-        result["chosen"] = (move, next(m.text for m in analysis.moves if m.move == move))
-    return result
-
-
-def estimate_state(
-    state: Any,
-    *,
-    playouts: int,
-    seed: int,
-    time_end: float,
-    deadline: float | None,
-    observer: int | None = None,
-    slot: int | None = None,
-) -> dict[str, Any] | None:
-    """``engine.search.estimate_scores`` of ``state`` as ``observer`` sees it (None: the host).
-
-    Returns per-seat win share, score mean, sample standard deviation, min and
-    max, and the number of playouts run (fewer when the job was stopped, its time
-    ran out or the deadline was near); None if cancelled before it ran.
-    """
-    from engine.forecast import forecast_estimate
-    from engine.search import estimate_scores
-
-    if _flag(slot) == FLAG_CANCEL:
-        return None
-    ends = ((time_end, TIME_LIMIT),) + (((deadline, DEADLINE),) if deadline is not None else ())
-    estimate = estimate_scores(state, observer, playouts=playouts, seed=seed,
-                               should_stop=_Stopper(slot, ends).should_stop)
-    return {
-        "seats": [seat.to_json() for seat in forecast_estimate(state, estimate).seats],
-        "playouts": estimate.playouts,
-        "elapsed": estimate.elapsed,
-    }
-
-
-def review_decision_state(
-    state: Any,
-    played: int,
-    turn: int,
-    *,
-    iterations: int | None,
-    time_limit: float | None,
-    seed: int,
-    time_end: float,
-    deadline: float | None,
-    slot: int | None = None,
-) -> tuple[Any, str] | None:
-    """One decision of a game review (``engine.search.review.review_decision``): the
-    move ``played`` in ``state``, the ``turn``-th move of its game, judged from the
-    mover's information with ``iterations`` per search and ``time_limit`` for the
-    whole decision.  Returns the engine's ``Decision`` and the stop reason of its
-    searches (the first that ended otherwise than by its iterations); None if
-    cancelled before it ran.
-    """
-    from engine.search.budget import STOP_REQUESTED, STOP_TIME_LIMIT
-    from engine.search.review import review_decision
-    from engine.search.review_settings import review_settings_for
-
-    if _flag(slot) == FLAG_CANCEL:
-        return None
-    ends = ((time_end, TIME_LIMIT),) + (((deadline, DEADLINE),) if deadline is not None else ())
-    stopper = _Stopper(slot, ends)
-    # A search runs at least one iteration however soon it is stopped, so a decision
-    # stopped early still measures both moves (on fewer iterations: its stop reason).
-    decision = review_decision(state, played, turn, budget=iterations, seed=seed,
-                               settings=review_settings_for(state), time_limit=time_limit,
-                               should_stop=stopper.should_stop)
-    if decision.stop_reason == STOP_REQUESTED:
-        reason = stopper.why
-    elif decision.stop_reason == STOP_TIME_LIMIT:
-        reason = TIME_LIMIT
-    else:
-        reason = ITERATIONS
-    return decision, reason
 
 
 def crash() -> None:  # pragma: no cover - runs in a worker that dies
@@ -494,6 +289,6 @@ def hog_job(size: int, *, slot: int | None = None) -> int:
 def sleep_job(seconds: float, *, slot: int | None = None) -> int:
     """Sleep up to ``seconds``, stopping early on the flag; the worker's pid (tests)."""
     end = time.monotonic() + seconds
-    while time.monotonic() < end and not _flag(slot):
+    while time.monotonic() < end and not flag(slot):
         time.sleep(0.01)
     return os.getpid()

@@ -12,7 +12,7 @@ of ``[tool.importlinter]`` in pyproject.toml, with no import let through.
 * ``furnace_cli``, the ``furnace`` application, may import them all.
 
 The tests below walk the import graph themselves: no circle inside a game package (but
-through its kernel bridge) or in the protocol core, and the kernels (``ext``, Cython,
+through its kernel bridge), in the protocol core or in the server, and the kernels (``ext``, Cython,
 outside import-linter's sight) import only the protocol and their own game, loaded by one
 bridge each.
 """
@@ -134,6 +134,17 @@ def test_the_protocol_core_has_no_circle() -> None:
     top = [m for m in graph.modules if m.count(".") == 1 and m.split(".")[1] not in
            {"samara", "oh_my_goods", "stephens", "search"}]
     assert mutual_pairs(graph, top) == []
+
+
+def test_the_server_has_no_circle() -> None:
+    """No two modules of ``ai_server`` import each other, at load or inside a function:
+    the worker process knows no job (the pool names the modules to preload), the jobs
+    and the messages share the stop reasons of :mod:`ai_server.stops`."""
+    import grimp
+
+    graph = grimp.build_graph("ai_server", include_external_packages=False,
+                              exclude_type_checking_imports=True, cache_dir=None)
+    assert mutual_pairs(graph, sorted(graph.modules)) == []
 
 
 def test_kernels_import_only_the_protocol_and_their_game() -> None:

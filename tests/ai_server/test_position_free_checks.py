@@ -111,3 +111,56 @@ def test_position_free_ranges_are_checked_before_admission(srv: BackgroundServer
         for call in running:
             call.cancel()
     wait_for(lambda: pool.outstanding == 0, timeout=30, what="the searches stop")
+
+
+def _with_state(request: Any, state: pb.GameState) -> Any:
+    request.state.CopyFrom(state)
+    return request
+
+
+#: Fields that need no position, out of range: each refused at once, whatever the pool
+#: is doing (the budget, level and exploration were read in the worker, after the wait).
+RANGE_CASES = [
+    ("BestMove", pb.BestMoveRequest(budget=pb.SearchBudget(iterations=-1)),
+     "budget.iterations"),
+    ("BestMove", pb.BestMoveRequest(budget=pb.SearchBudget(time_limit_ms=10**9)),
+     "budget.time_limit_ms"),
+    ("BestMove", pb.BestMoveRequest(level=99), "level"),
+    ("BestMove", pb.BestMoveRequest(exploration=float("nan")), "exploration"),
+    ("BestMove", pb.BestMoveRequest(max_candidates=-1), "max_candidates"),
+    ("Analyze", pb.AnalyzeRequest(budget=pb.SearchBudget(iterations=10**12)),
+     "budget.iterations"),
+    ("Analyze", pb.AnalyzeRequest(level=-2), "level"),
+    ("Analyze", pb.AnalyzeRequest(exploration=11.0), "exploration"),
+    ("ReviewGame", pb.ReviewGameRequest(budget=pb.SearchBudget(iterations=1)),
+     "budget.iterations"),
+    ("ReviewGame", pb.ReviewGameRequest(budget=pb.SearchBudget(time_limit_ms=-5)),
+     "budget.time_limit_ms"),
+]
+
+
+@pytest.mark.parametrize("holders", [1, 2], ids=["every-worker-busy", "client-at-quota"])
+def test_a_bad_budget_level_or_exploration_is_refused_at_once(
+        srv: BackgroundServer, stub: pb_grpc.FurnaceServiceStub, holders: int) -> None:
+    """With the only worker busy (a search would queue) or the client at its quota (it
+    would be refused CLIENT_QUOTA, a reason to retry), a request whose budget, level,
+    exploration or max_candidates is out of range is INVALID_ARGUMENT, OUT_OF_RANGE."""
+    assert srv.server is not None
+    pool = srv.server.pool
+    game = stub.NewGame(pb.NewGameRequest(game="samara", num_players=2, seed=1))
+    record = stub.ApplyMove(pb.ApplyMoveRequest(
+        state=game.state, move=pb.Move(id=stub.LegalMoves(pb.LegalMovesRequest(
+            state=game.state)).moves[0].id), state_format=pb.STATE_FORMAT_RECORD)).state
+    running = [hold(stub, game.state) for _ in range(holders)]
+    try:
+        wait_for(lambda: pool.searching_pids() and pool.outstanding == holders,
+                 what="the searches hold the pool")
+        for method, request, field in RANGE_CASES:
+            state = record if method == "ReviewGame" else game.state
+            error = ask(stub, method, _with_state(request, state))
+            assert rpc_error_info(error) == (grpc.StatusCode.INVALID_ARGUMENT, [field],
+                                             errors.OUT_OF_RANGE), (method, error.details())
+    finally:
+        for call in running:
+            call.cancel()
+    wait_for(lambda: pool.outstanding == 0, timeout=30, what="the searches stop")

@@ -19,6 +19,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from ai_server import messages
 from ai_server.config import ServerConfig
+from engine.search.analysis import Analysis, MoveStats
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
@@ -77,12 +78,11 @@ def test_json_answers_carry_numbers(stub) -> None:
 
 
 def test_counts_are_capped_not_wrapped() -> None:
-    data = {"best": (0, "wait"), "player": 0, "iterations": 2**40, "elapsed": 1.0,
-            "win_probabilities": [0.5, 0.5], "expected_scores": [1.0, 1.0], "pv": [],
-            "moves": [{"id": 0, "text": "wait", "visits": 2**33 + 5,
-                       "win_probabilities": [0.5, 0.5], "expected_scores": [1.0, 1.0],
-                       "win_probability": 0.5}]}
-    analysis = messages.analysis_message(data)
+    analysis = messages.analysis_message(Analysis(
+        player=0, best_move=0, best_move_text="wait", iterations=2**40, elapsed=1.0,
+        win_probability=(0.5, 0.5), expected_scores=(1.0, 1.0),
+        moves=[MoveStats(move=0, text="wait", visits=2**33 + 5, win_probability=0.5,
+                         expected_scores=(1.0, 1.0), win_probabilities=(0.5, 0.5))]))
     assert analysis.iterations == 2**31 - 1
     assert analysis.moves[0].visits == 2**31 - 1
 

@@ -1,4 +1,5 @@
-"""The search worker's jobs, run in this process (the pool's tests run them in workers)."""
+"""The worker process's loop and replies, run in this process (the pool's tests run
+them in workers)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from typing import Any
 
 import pytest
 
-import engine.search.dispatch as dispatch
-from ai_server import worker
+from ai_server import jobs, worker
 from engine import registry
 from engine.search.collector import NO_FULL_PASSES
 
@@ -32,14 +32,14 @@ class RecordingConnection:
 def trees(monkeypatch: pytest.MonkeyPatch) -> list[weakref.ref[Any]]:
     """Weak references to every tree the jobs make."""
     made: list[weakref.ref[Any]] = []
-    make_tree = dispatch.make_tree
+    make_tree = jobs.make_tree
 
     def recording_make_tree(*args: Any, **kwargs: Any) -> Any:
         tree = make_tree(*args, **kwargs)
         made.append(weakref.ref(tree))
         return tree
 
-    monkeypatch.setattr(dispatch, "make_tree", recording_make_tree)
+    monkeypatch.setattr(jobs, "make_tree", recording_make_tree)
     return made
 
 
@@ -48,9 +48,9 @@ def test_a_search_tree_is_freed_only_after_the_reply_is_sent(
     # Freeing a big tree takes a tenth of a second; before the reply, it delayed
     # answers a call near its deadline was waiting for (a CI run missed one).
     state = registry.get_game("samara").new_game(5, num_players=2)
-    result = worker.search_state(state, iterations=300, time_end=time.monotonic() + 60,
+    result = jobs.search_state(state, iterations=300, time_end=time.monotonic() + 60,
                                  deadline=None, seed=1, c=None)
-    assert result is not None and result["iterations"] == 300
+    assert result is not None and result.analysis.iterations == 300
     [tree] = trees
     assert tree() is not None
     connection = RecordingConnection(tree)
@@ -109,38 +109,3 @@ def test_no_full_collection_between_the_job_and_its_reply() -> None:
     assert worker.run_job(Connection(), 5, job, (), {}, None)
     assert during_job[0][2] == during_send[0][2] == NO_FULL_PASSES
     assert gc.get_threshold() == original
-
-
-def test_a_searchs_forecast_reads_playouts_seeded_by_the_call_within_its_time(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """BestMove's forecast reads the position's random playouts: run once, before the
-    search, with the call's seed, and stopped at a quarter of the time budget."""
-    import engine.forecast as forecast
-
-    calls: list[tuple[int | None, int, float, int]] = []
-    real = forecast.position_playouts
-
-    def playouts(state: Any, observer: int | None, seed: int, should_stop: Any,
-                 count: int = 0) -> Any:
-        started = time.monotonic()
-        # Playouts that would run past their share (for 10 s at most: no hang).
-        while not should_stop() and time.monotonic() < started + 10:
-            time.sleep(0.005)
-        calls.append((observer, seed, time.monotonic() - started, count))
-        return real(state, observer, seed, lambda: True)  # one playout: a valid estimate
-
-    monkeypatch.setattr(forecast, "position_playouts", playouts)
-    state = registry.get_game("samara").new_game(5, num_players=2)
-    budget = 2.0
-    result = worker.search_state(state, iterations=None, time_end=time.monotonic() + budget,
-                                 deadline=None, seed=9, c=None, observer=0)
-    assert result is not None and result["stop_reason"] == worker.TIME_LIMIT
-    [(observer, seed, took, count)] = calls
-    assert (observer, seed, count) == (0, 9, forecast.FORECAST_PLAYOUTS)  # a time budget
-    # Stopped at its share (a quarter of the budget), neither before nor at the end.
-    assert budget * forecast.PLAYOUT_SHARE - 0.01 <= took < budget
-    assert result["iterations"] >= 1  # the rest of the budget searched
-    # An iteration budget: a quarter of it in playouts, at most 200.
-    worker.search_state(state, iterations=40, time_end=time.monotonic() + 0.4,
-                        deadline=None, seed=9, c=None, observer=0)
-    assert calls[-1][3] == forecast.playouts_for(40) == 10
