@@ -586,7 +586,7 @@ def search_call(method: str, request: Any, asked: SearchRequest, config: ServerC
     read it (:func:`ai_server.search_requests.read_search`).  ``time_end`` and ``deadline`` are
     ``time.monotonic()`` times, and so is ``received``, when the server received the
     call; ``queued`` is how long the job waited for a worker (see
-    :func:`ai_server.jobs.search_state`)."""
+    :func:`ai_server.jobs.run_search`)."""
     def work() -> Message | None:
         plan = plan_search(request, asked, config)
         on_progress = None
@@ -596,7 +596,7 @@ def search_call(method: str, request: Any, asked: SearchRequest, config: ServerC
             def on_progress(update: Analysis) -> None:
                 send(messages.analysis_message(update, asked.max_candidates))
 
-        result = jobs.search_state(
+        result = jobs.run_search(
             plan.state, iterations=plan.iterations, time_end=time_end, deadline=deadline,
             seed=asked.seed, c=asked.c, observer=plan.observer, level=asked.level, slot=slot,
             report=on_progress, progress_interval=progress_interval, received=received,
@@ -642,9 +642,9 @@ def estimate_call(request: pb.EstimateScoresRequest, config: ServerConfig, *,
         loaded = load(request.state, request.HasField("state"))
         playouts = estimate_playouts(request, config)
         # With observer_seat: from that seat's information; without: the host's.
-        result = jobs.estimate_state(loaded.state, playouts=playouts, seed=int(request.seed),
-                                       time_end=time_end, deadline=deadline,
-                                       observer=loaded.decoded.observer_seat, slot=slot)
+        result = jobs.run_estimate(loaded.state, playouts=playouts, seed=int(request.seed),
+                                     time_end=time_end, deadline=deadline,
+                                     observer=loaded.decoded.observer_seat, slot=slot)
         if result is None:
             return None
         note(playouts=result["playouts"])

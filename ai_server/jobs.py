@@ -50,7 +50,7 @@ def _ends(time_end: float, deadline: float | None) -> tuple[tuple[float, str], .
     return ends + ((deadline, stops.DEADLINE),) if deadline is not None else ends
 
 
-def search_state(
+def run_search(
     state: Any,
     *,
     iterations: int | None,
@@ -120,7 +120,7 @@ def search_state(
     return SearchResult(analysis, reason, queued, chosen)
 
 
-def estimate_state(
+def run_estimate(
     state: Any,
     *,
     playouts: int,
@@ -148,7 +148,7 @@ def estimate_state(
     }
 
 
-def review_decision_state(
+def run_review_decision(
     state: Any,
     played: int,
     turn: int,

@@ -6,7 +6,7 @@ listed and counted against the server's ``max_review_decisions``, the budget
 checked against its limits), then one job of the search pool per decision,
 :func:`decision_call`, each admitted, queued, stopped and counted as one search.
 The judging is the engine's (:func:`engine.search.review.review_decision`, through
-:func:`ai_server.jobs.review_decision_state`), seeded by the decision's index in
+:func:`ai_server.jobs.run_review_decision`), seeded by the decision's index in
 the record, so judging the decisions one job at a time gives the review
 :func:`engine.search.review.review_game` gives for the same seed and budget.
 
@@ -169,7 +169,7 @@ def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: fl
                   slot: int | None = None) -> Answer:
     """The search pool's job of the ``index``-th decision of ``plan``: a
     :class:`ReviewStep` (None if cancelled before it ran).  ``time_end`` and
-    ``deadline`` are ``time.monotonic()`` times (see :func:`ai_server.jobs.search_state`)."""
+    ``deadline`` are ``time.monotonic()`` times (see :func:`ai_server.jobs.run_search`)."""
     def work() -> ReviewStep | None:
         turn, seat = plan.decisions[index]
         moves = plan.record.moves
@@ -181,7 +181,7 @@ def decision_call(plan: ReviewPlan, index: int, *, time_end: float, deadline: fl
         if plan.views:
             view = state.observation(seat)
             status = messages.status_message(state)
-        result = jobs.review_decision_state(
+        result = jobs.run_review_decision(
             state, played, turn, iterations=plan.iterations, time_limit=plan.time_limit,
             seed=plan.seed, time_end=time_end, deadline=deadline, slot=slot)
         if result is None:

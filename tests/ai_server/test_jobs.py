@@ -31,8 +31,8 @@ def test_a_searchs_forecast_reads_playouts_seeded_by_the_call_within_its_time(
     monkeypatch.setattr(forecast, "position_playouts", playouts)
     state = registry.get_game("samara").new_game(5, num_players=2)
     budget = 2.0
-    result = jobs.search_state(state, iterations=None, time_end=time.monotonic() + budget,
-                                 deadline=None, seed=9, c=None, observer=0)
+    result = jobs.run_search(state, iterations=None, time_end=time.monotonic() + budget,
+                             deadline=None, seed=9, c=None, observer=0)
     assert result is not None and result.stop_reason == stops.TIME_LIMIT
     [(observer, seed, took, count)] = calls
     assert (observer, seed, count) == (0, 9, forecast.FORECAST_PLAYOUTS)  # a time budget
@@ -40,6 +40,6 @@ def test_a_searchs_forecast_reads_playouts_seeded_by_the_call_within_its_time(
     assert budget * forecast.PLAYOUT_SHARE - 0.01 <= took < budget
     assert result.analysis.iterations >= 1  # the rest of the budget searched
     # An iteration budget: a quarter of it in playouts, at most 200.
-    jobs.search_state(state, iterations=40, time_end=time.monotonic() + 0.4,
-                        deadline=None, seed=9, c=None, observer=0)
+    jobs.run_search(state, iterations=40, time_end=time.monotonic() + 0.4,
+                    deadline=None, seed=9, c=None, observer=0)
     assert calls[-1][3] == forecast.playouts_for(40) == 10

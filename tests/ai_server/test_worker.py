@@ -48,8 +48,8 @@ def test_a_search_tree_is_freed_only_after_the_reply_is_sent(
     # Freeing a big tree takes a tenth of a second; before the reply, it delayed
     # answers a call near its deadline was waiting for (a CI run missed one).
     state = registry.get_game("samara").new_game(5, num_players=2)
-    result = jobs.search_state(state, iterations=300, time_end=time.monotonic() + 60,
-                                 deadline=None, seed=1, c=None)
+    result = jobs.run_search(state, iterations=300, time_end=time.monotonic() + 60,
+                             deadline=None, seed=1, c=None)
     assert result is not None and result.analysis.iterations == 300
     [tree] = trees
     assert tree() is not None
