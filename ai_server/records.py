@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ai_server import codecs, errors
+from ai_server import codecs, errors, messages
 from ai_server.codecs import DecodedState
 from ai_server.errors import RequestError, invalid
 from engine import records, registry
@@ -29,20 +29,14 @@ from engine.game import (
     State,
     UnknownGameError,
 )
+from engine.move_checks import MoveFault
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 #: The GameState field of a record, and its form in DecodedState.
 RECORD = codecs.RECORD
 
-#: engine.records' kinds of a bad move -> (ErrorInfo reason, IllegalReason), as ApplyMove.
-_MOVE_REASONS = {
-    records.EMPTY: (errors.INVALID_MOVE, pb.ILLEGAL_REASON_EMPTY),
-    records.UNPARSEABLE: (errors.INVALID_MOVE, pb.ILLEGAL_REASON_UNPARSEABLE),
-    records.NOT_A_MOVE: (errors.INVALID_MOVE, pb.ILLEGAL_REASON_NOT_A_MOVE),
-    records.MISMATCH: (errors.INVALID_MOVE, pb.ILLEGAL_REASON_ID_TEXT_MISMATCH),
-    records.GAME_OVER: (errors.ILLEGAL_MOVE, pb.ILLEGAL_REASON_GAME_OVER),
-    records.ILLEGAL: (errors.ILLEGAL_MOVE, pb.ILLEGAL_REASON_RULES),
-}
+#: The faults of a record's move that the rules find (the others name no move).
+_REFUSED_BY_RULES = (MoveFault.RULES, MoveFault.GAME_OVER)
 
 
 def option_values(info: GameInfo, options: Any, field: str) -> dict[str, bool | int | str]:
@@ -132,7 +126,8 @@ def _start(record: pb.GameRecord, where: str) -> State:
 def move_error(exc: records.RecordMoveError, where: str) -> RequestError:
     """A bad move of a record as the status ApplyMove would give it, naming
     ``where.moves[k]`` (and ``.id`` or ``.text``)."""
-    reason, code = _MOVE_REASONS[exc.kind]
+    code, _ = messages.ILLEGAL_REASONS[exc.kind]
+    reason = errors.ILLEGAL_MOVE if exc.kind in _REFUSED_BY_RULES else errors.INVALID_MOVE
     return invalid(f"{where}.{exc}", f"{where}.{exc.field}", reason,
                    illegal_reason=pb.IllegalReason.Name(code))
 

@@ -43,6 +43,7 @@ from engine.game import (
     MoveParseError,
     State,
 )
+from engine.move_checks import MoveFault, judge_move
 from engine.validation import short_repr
 
 #: Most moves a record may hold: a replay costs time in proportion, and no game of
@@ -58,13 +59,6 @@ FILE_VERSION = 1
 #: A move of a record: its id, its text, or both (which must then agree).
 MoveEntry = int | str | tuple[int, str]
 
-# Why a move of a record is refused (RecordMoveError.kind), as ApplyMove words it.
-EMPTY = "empty"
-UNPARSEABLE = "unparseable"
-NOT_A_MOVE = "not_a_move"
-MISMATCH = "id_text_mismatch"
-GAME_OVER = "game_over"
-ILLEGAL = "illegal"
 
 
 class RecordError(FurnaceError):
@@ -81,10 +75,12 @@ class RecordMoveError(RecordError):
 
     ``part`` is the part of the move at fault: ``"id"`` (no move of the game),
     ``"text"`` (not the game's notation), or None (the move itself: illegal there,
-    or id and text disagree); ``kind`` says which (``ILLEGAL``, ``UNPARSEABLE``...).
+    or id and text disagree); ``kind`` says which, in the words of ApplyMove's judge
+    (:class:`~engine.move_checks.MoveFault`: ``RULES``, ``UNPARSEABLE``...).
     """
 
-    def __init__(self, message: str, index: int, kind: str, part: str | None = None) -> None:
+    def __init__(self, message: str, index: int, kind: MoveFault,
+                 part: str | None = None) -> None:
         where = f"moves[{index}]" + (f".{part}" if part else "")
         super().__init__(f"moves[{index}]: {message}", where)
         self.index = index
@@ -138,58 +134,57 @@ def _split(entry: Any, index: int) -> tuple[int | None, str | None]:
         move_id, text = entry, None
     if move_id is not None and (not isinstance(move_id, int) or isinstance(move_id, bool)):
         raise RecordMoveError(f"a move id is an integer, got {short_repr(move_id)}", index,
-                              NOT_A_MOVE, "id")
+                              MoveFault.NOT_A_MOVE, "id")
     if text is not None and not isinstance(text, str):
         raise RecordMoveError(f"a move text is a string, got {short_repr(text)}", index,
-                              UNPARSEABLE, "text")
+                              MoveFault.UNPARSEABLE, "text")
     text = text.strip() if text is not None else None
     if move_id is None and not text:
-        raise RecordMoveError("give the move's id or its text", index, EMPTY)
+        raise RecordMoveError("give the move's id or its text", index, MoveFault.EMPTY)
     return move_id, text or None
 
 
 def resolve_move(state: State, index: int, entry: MoveEntry) -> int:
     """Move ``index`` of a record (``entry``) checked in ``state``, the position it is
     played in: its id, legal there.  Raises :class:`RecordMoveError` as ApplyMove
-    would refuse it.  ``state`` may be a kernel twin: every check it makes is the
-    reference rules' (the twin's notation and reasons are theirs)."""
+    would refuse it (its judge, :func:`~engine.move_checks.judge_move`, finds the
+    fault).  ``state`` may be a kernel twin: every check it makes is the reference
+    rules' (the twin's notation and reasons are theirs)."""
     move_id, text = _split(entry, index)
-    move = move_id
-    if text is not None:
+    if text is None or move_id is None:
+        # The common case, a move given one way and legal: a kernel says so without
+        # leaving C, and nothing need be judged.
         try:
-            parsed = state.parse_move(text)
-        except MoveParseError as exc:
-            raise RecordMoveError(str(exc), index, UNPARSEABLE, "text") from None
-        if move_id is not None and parsed != move_id:
-            if not _is_move_code(state, move_id):
-                raise RecordMoveError(f"move id {move_id} is not a move of {state.info.title}",
-                                      index, NOT_A_MOVE, "id")
-            raise RecordMoveError(f"id {move_id} is {state.move_to_text(move_id)!r} but text "
-                                  f"{text!r} is move {parsed}", index, MISMATCH)
-        move = parsed
-    assert move is not None
+            move = move_id if text is None else state.parse_move(text)
+        except MoveParseError:
+            move = None
+        if move is not None and _legal(state, move):
+            return move
+    verdict = judge_move(state, move_id, text or "")
+    if verdict.legal:
+        assert verdict.move is not None
+        return verdict.move
+    fault, why = verdict.fault, verdict.reason
+    assert fault is not None
+    if fault is MoveFault.UNPARSEABLE:
+        raise RecordMoveError(why, index, fault, "text")
+    if fault is MoveFault.NOT_A_MOVE:
+        raise RecordMoveError(why, index, fault, "id")
+    if fault is MoveFault.ID_TEXT_MISMATCH:
+        assert move_id is not None and text is not None
+        raise RecordMoveError(f"id {move_id} is {state.move_to_text(move_id)!r} but text "
+                              f"{text!r} is move {state.parse_move(text)}", index, fault)
+    shown = text if text is not None else verdict.text
+    if fault is MoveFault.GAME_OVER:
+        raise RecordMoveError(f"cannot play {shown!r}: {why}", index, fault)
+    raise RecordMoveError(f"illegal move {shown!r}: {why}", index, fault)
+
+
+def _legal(state: State, move: int) -> bool:
     player = state.current_player()
     if player == CHANCE:
-        if any(m == move for m, _ in state.chance_outcomes()):
-            return move
-    elif player != TERMINAL and state.why_illegal(move) is None:
-        return move  # the common case: a kernel says so without leaving C
-    if text is None and not _is_move_code(state, move):
-        raise RecordMoveError(f"move id {move} is not a move of {state.info.title}", index,
-                              NOT_A_MOVE, "id")
-    shown = text if text is not None else state.move_to_text(move)
-    if player == TERMINAL:
-        raise RecordMoveError(f"cannot play {shown!r}: the game is over", index, GAME_OVER)
-    why = "not a chance outcome of this position" if player == CHANCE else \
-        state.why_illegal(move)
-    raise RecordMoveError(f"illegal move {shown!r}: {why}", index, ILLEGAL)
-
-
-def _is_move_code(state: State, move: int) -> bool:
-    try:
-        return bool(state.is_move_code(move))
-    except (FurnaceError, ValueError, IndexError, KeyError, OverflowError, TypeError):
-        return False
+        return any(m == move for m, _ in state.chance_outcomes())
+    return player != TERMINAL and state.why_illegal(move) is None
 
 
 def replay(record: GameRecord, *, kernel: bool = True) -> State:

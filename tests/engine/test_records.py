@@ -15,6 +15,7 @@ import pytest
 
 from engine import records, registry
 from engine.game import InvalidStateError, State
+from engine.move_checks import MoveFault
 from engine.records import GameRecord, RecordError, RecordMoveError, replay
 
 GAMES = [("samara", 2), ("oh-my-goods", 3), ("stephens", 2)]
@@ -87,12 +88,12 @@ def test_a_bad_move_is_named_by_its_index(name: str, players: int, kernel: bool)
     illegal = next(m for m in ids if before.why_illegal(m) is not None)
     assert before.is_move_code(illegal)
     cases: list[tuple[Any, str, str | None]] = [
-        (illegal, records.ILLEGAL, None),
-        ("no such move at all", records.UNPARSEABLE, "text"),
-        (-1, records.NOT_A_MOVE, "id"),
+        (illegal, MoveFault.RULES, None),
+        ("no such move at all", MoveFault.UNPARSEABLE, "text"),
+        (-1, MoveFault.NOT_A_MOVE, "id"),
         ((ids[k], texts[k + 1]) if ids[k] != ids[k + 1] else (illegal, texts[k]),
-         records.MISMATCH, None),
-        ("", records.EMPTY, None),
+         MoveFault.ID_TEXT_MISMATCH, None),
+        ("", MoveFault.EMPTY, None),
     ]
     for entry, kind, part in cases:
         moves: list[Any] = [*ids[:k], entry, *ids[k + 1:]]
@@ -109,7 +110,7 @@ def test_a_bad_move_is_named_by_its_index(name: str, players: int, kernel: bool)
 def test_a_move_after_the_end(kernel: bool) -> None:
     final, ids, _ = played_game("samara", 2, seed=4)
     error = _bad(GameRecord("samara", 2, seed=4, moves=[*ids, ids[-1]]), kernel)
-    assert (error.index, error.kind) == (len(ids), records.GAME_OVER)
+    assert (error.index, error.kind) == (len(ids), MoveFault.GAME_OVER)
 
 
 def test_too_many_moves_are_refused_before_any_replay() -> None:
