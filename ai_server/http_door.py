@@ -94,6 +94,8 @@ UNARY_TYPES = "application/json, application/proto, application/grpc-web+proto, 
     "application/grpc-web+json"
 STREAM_TYPES = "application/connect+json, application/connect+proto, " \
     "application/grpc-web+proto, application/grpc-web+json"
+#: A unary Connect call's media types, refused on a streaming method.
+UNARY_MEDIA = ("application/json", "application/proto")
 NATIVE_GRPC_REFUSAL = (b"This HTTP/1.1 port speaks the Connect protocol and gRPC-Web (see "
                        b"Accept-Post); native gRPC needs HTTP/2: call the server's gRPC port.\n")
 
@@ -321,6 +323,11 @@ def _utf8_headers(scope: dict[str, Any]) -> dict[str, Any]:
     return {**scope, "headers": fixed}
 
 
+def _media(content_type: str) -> str:
+    """A content type's media type, parameters left out, in lower case."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
 def is_native_grpc(content_type: str) -> bool:
     """Whether a content type asks for native gRPC (``application/grpc``, ``+proto``...).
 
@@ -328,7 +335,7 @@ def is_native_grpc(content_type: str) -> bool:
     ...                              "application/grpc-web+proto", "application/json")]
     [True, True, False, False]
     """
-    media = content_type.split(";", 1)[0].strip().lower()
+    media = _media(content_type)
     return media == "application/grpc" or media.startswith("application/grpc+")
 
 
@@ -531,6 +538,9 @@ class HttpDoor:
             if is_native_grpc(kind):
                 await self._refuse_native_grpc(scope, send, kind, streaming)
                 return
+            if streaming and _media(kind) in UNARY_MEDIA:
+                await _refuse_unary_on_stream(scope, send)
+                return
             # Enveloped bodies as connectrpc tells them: gRPC-Web, and Connect's streams.
             if kind == "application/grpc-web" or kind.startswith("application/grpc-web+"):
                 receive = OneMessage(receive, _header(scope, b"grpc-encoding"),
@@ -597,6 +607,18 @@ def state_schemas(games: pb.ListGamesResponse | None) -> dict[str, bytes]:
     if games is None:
         return {}
     return {g.name: g.state_schema.encode() for g in games.games if g.state_schema}
+
+
+async def _refuse_unary_on_stream(scope: dict[str, Any], send: Any) -> None:
+    """415 for a streaming method called with a unary method's content type, naming the
+    types a stream takes (connectrpc answered an empty body and offered the type sent)."""
+    method = scope.get("path", "").rsplit("/", 1)[-1]
+    body = (f"{method} streams its answers: send its request as a Connect stream "
+            f"(Content-Type application/connect+json or application/connect+proto, the "
+            f"message in an envelope) or through gRPC-Web (see Accept-Post); "
+            f"application/json and application/proto are for unary methods.\n").encode()
+    await _respond(send, 415, body, "text/plain; charset=utf-8",
+                   extra=[(b"accept-post", STREAM_TYPES.encode())])
 
 
 async def _respond(send: Any, status: int, body: bytes, kind: str,

@@ -84,6 +84,21 @@ def test_other_content_types_are_unsupported_media_types(door: BackgroundServer)
         assert status == 415 and "application/json" in headers["accept-post"]
 
 
+@pytest.mark.parametrize("method", ["Analyze", "ReviewGame"])
+@pytest.mark.parametrize("kind", ["application/json", "application/proto",
+                                  "Application/JSON; charset=utf-8"])
+def test_a_unary_content_type_on_a_stream_names_the_stream_types(
+        door: BackgroundServer, method: str, kind: str) -> None:
+    """A streaming method called as a unary one (plain JSON or proto) is 415 with the
+    types a stream takes, in the Accept-Post header and in words: connectrpc answered
+    an empty body and offered the very type sent."""
+    status, headers, body = post(url(door, method), b"{}", kind)
+    assert status == 415
+    accepted = [t.strip() for t in headers["accept-post"].split(",")]
+    assert "application/connect+json" in accepted and "application/json" not in accepted
+    assert method.encode() in body and b"application/connect+json" in body
+
+
 def raw_exchange(port: int, data: bytes, timeout: float = 30.0) -> bytes:
     """What the server answers ``data`` on a new connection, up to its closing it."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
