@@ -168,6 +168,8 @@ def test_new_game_without_a_seed_draws_one(grpc_stub: pb_grpc.FurnaceServiceStub
     zero = grpc_stub.NewGame(pb.NewGameRequest(game="oh-my-goods", num_players=2, seed=0,
                                                state_format=pb.STATE_FORMAT_JSON))
     assert zero.seed == 0 and zero.state.json == registry_json("oh-my-goods", 0)
+    # The seed 0 is answered, not left out as a proto3 default: JSON clients store it.
+    assert zero.HasField("seed") and json_format.MessageToDict(zero)["seed"] == "0"
 
 
 def registry_json(name: str, seed: int) -> str:
