@@ -56,8 +56,9 @@ def game_options(game: Game, index: int,
 
 def kernel_player_counts(game: Game) -> tuple[int, ...]:
     """The player counts the game's kernel plays: those whose new game hands search a
-    twin.  A kernel may leave some to the reference rules (Stephens' leaves the solo
-    game); none at all when the kernel is not built or ``FURNACE_PURE_PYTHON`` is set."""
+    twin.  A kernel may leave some to the reference rules (each plays every count today:
+    Stephens' plays the solo game too); none at all when the kernel is not built or
+    ``FURNACE_PURE_PYTHON`` is set."""
     counts = []
     for n in game.info.player_counts:
         state = game.new_game(0, n, game_options(game, 0))
