@@ -35,6 +35,7 @@ from random import Random
 from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.samara.catalogue import LASTING_POWERS, POWERS
 from engine.samara.rules import INFO, Decision, Foreman, SamaraState, Worker, is_move_code
+from engine.samara.vocabulary import DECISION_KIND, GIVE_KINDS
 
 include "splitmix64.pxi"
 include "search_ops.pxi"
@@ -148,9 +149,12 @@ ctypedef struct St:
     Decision_t pending[MAX_PENDING]
 
 
-KIND_NAMES = {K_GIVE: "give", K_WEAKEN: "weaken", K_BURY: "bury", K_IMPRISON: "imprison"}
-KIND_CODES = {name: code for code, name in KIND_NAMES.items()}
-ONLY_NAMES = ("any", "saw", "trowel", "glass")
+# The decisions' kinds and the tools a "give" accepts, in the rules' words and order
+# (their codes, K_GIVE... and ONLY_ANY..., are checked against these by
+# checks/kernel_interface.py).
+KIND_CODES = dict(DECISION_KIND)
+KIND_NAMES = {code: name for name, code in KIND_CODES.items()}
+ONLY_NAMES = tuple(GIVE_KINDS)
 POWER_CODES = {name: i for i, name in enumerate(POWERS)}
 MASK64 = (1 << 64) - 1
 

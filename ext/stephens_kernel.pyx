@@ -51,7 +51,9 @@ from engine.stephens.vocabulary import (
     ANY,
     AUTOMA,
     AUTOMA_ACTIONS,
+    BONUS_GAINS,
     DIRECTIONS,
+    FURNACE_ACTIONS,
     FURNACES,
     INFLUENCE_DISK,
     NOBODY,
@@ -261,8 +263,6 @@ cdef enum:
 EFFECTS = (INFLUENCE_DISK, *ABILITY_EFFECTS)
 #: The bytes text_context writes (KernelState.text_context_of returns).
 TEXT_CONTEXT_BYTES = TEXT_CONTEXT
-BONUS_GAINS = ("influence", "coin", "accessory", "acquire", "assign")
-FURNACE_ACTIONS = ("activate", "contract", "investment")
 FRAME_NAMES = tuple(FRAME_KINDS)
 # Frames of the solo game only.
 SOLO_FRAMES = ("automa", "remove")
