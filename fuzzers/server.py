@@ -253,14 +253,14 @@ class Generator:
 
     def _valid(self, rng: random.Random) -> tuple[str, str, bytes]:
         method = rng.choice(METHODS)
-        return "valid", method, self.request(method, rng).SerializeToString()
+        return "valid", method, self.request(method, rng).SerializeToString(deterministic=True)
 
     def _costly(self, rng: random.Random) -> tuple[str, str, bytes]:
         method = rng.choice(STATE_METHODS)
         if not self.costly:
             return self._valid(rng)
         request = self.request(method, rng, self.costly)
-        return "costly position", method, request.SerializeToString()
+        return "costly position", method, request.SerializeToString(deterministic=True)
 
     # -- damaged encodings ---------------------------------------------------------
     def _random(self, rng: random.Random) -> tuple[str, str, bytes]:
@@ -272,12 +272,12 @@ class Generator:
 
     def _truncated(self, rng: random.Random) -> tuple[str, str, bytes]:
         method = rng.choice(STATE_METHODS)
-        body = self.request(method, rng).SerializeToString()
+        body = self.request(method, rng).SerializeToString(deterministic=True)
         return "truncated", method, body[:rng.randrange(max(len(body), 1))]
 
     def _flipped(self, rng: random.Random) -> tuple[str, str, bytes]:
         method = rng.choice(METHODS)
-        body = bytearray(self.request(method, rng).SerializeToString())
+        body = bytearray(self.request(method, rng).SerializeToString(deterministic=True))
         if body:
             for _ in range(rng.choice([1, 1, 2, 3, 8])):
                 body[rng.randrange(len(body))] ^= 1 << rng.randrange(8)
@@ -287,7 +287,7 @@ class Generator:
         method = rng.choice(STATE_METHODS)
         request = self.request(method, rng)
         mutate(request, rng, rng.randrange(1, 5))
-        return "mutated fields", method, request.SerializeToString()
+        return "mutated fields", method, request.SerializeToString(deterministic=True)
 
     # -- hostile, well-formed ------------------------------------------------------
     def _hostile(self, rng: random.Random) -> tuple[str, str, bytes]:
@@ -318,7 +318,7 @@ class Generator:
         if message.HasField("oh_my_goods"):
             card = rng.choice(["mill-1", "x" * 2000, "é" * 600])
             message.oh_my_goods.deck.extend([card] * rng.choice([10, 6000]))
-        return "LegalMoves", pb.LegalMovesRequest(state=message).SerializeToString()
+        return "LegalMoves", pb.LegalMovesRequest(state=message).SerializeToString(deterministic=True)
 
     def _h_deep_nesting(self, rng: random.Random) -> tuple[str, bytes]:
         """Nested unknown groups, or nested JSON in a json/opaque state."""
@@ -328,14 +328,14 @@ class Generator:
         choice = rng.randrange(3)
         if choice == 0:
             groups = tag(99, 3) * depth + tag(99, 4) * depth
-            return method, groups + pb.ListGamesRequest().SerializeToString()
+            return method, groups + pb.ListGamesRequest().SerializeToString(deterministic=True)
         text = "[" * depth + "]" * depth
         if choice == 1:
             text = '{"game": "samara", "spots": ' + text + "}"
             state = pb.GameState(json=text)
         else:
             state = pb.GameState(opaque=zlib.compress(text.encode()))
-        return method, request_type(state=state).SerializeToString()
+        return method, request_type(state=state).SerializeToString(deterministic=True)
 
     def _h_nested_messages(self, rng: random.Random) -> tuple[str, bytes]:
         """Known messages nested through a repeated field, many times over."""
@@ -352,7 +352,7 @@ class Generator:
         extremes = [-(2**63), -(2**31), -1, 0, 2**31 - 1, 2**32 - 1, 2**63 - 1, 10**9]
         floats = [float("nan"), float("inf"), -float("inf"), -0.0, 1e308, -1e-308]
         set_numbers(request, rng, extremes, floats)
-        return method, request.SerializeToString()
+        return method, request.SerializeToString(deterministic=True)
 
     def _h_long_strings(self, rng: random.Random) -> tuple[str, bytes]:
         """Long game names, move texts, option names (some non-ASCII, some with quotes)."""
@@ -362,32 +362,32 @@ class Generator:
         text = (text * (length // max(len(text), 1) + 1))[:length]
         target = rng.randrange(4)
         if target == 0:
-            return "NewGame", pb.NewGameRequest(game=text, num_players=2).SerializeToString()
+            return "NewGame", pb.NewGameRequest(game=text, num_players=2).SerializeToString(deterministic=True)
         if target == 1:
             request = pb.NewGameRequest(game="samara", num_players=2)
             request.options[text].bool_value = True
-            return "NewGame", request.SerializeToString()
+            return "NewGame", request.SerializeToString(deterministic=True)
         method = rng.choice(["CheckMove", "ApplyMove"])
         request = self.request(method, rng)
         request.move.text = text  # type: ignore[attr-defined]
         if target == 3:
             request.move.id = rng.choice([0, 1, 2**62])  # type: ignore[attr-defined]
-        return method, request.SerializeToString()
+        return method, request.SerializeToString(deterministic=True)
 
     def _h_unknown_game(self, rng: random.Random) -> tuple[str, bytes]:
         name = rng.choice(["chess", "SAMARA", " samara", "samara\x00", "", "../samara",
                            "oh_my_goods", "x" * rng.choice([10, 500])])
         if rng.random() < 0.5:
-            return "NewGame", pb.NewGameRequest(game=name, num_players=2).SerializeToString()
+            return "NewGame", pb.NewGameRequest(game=name, num_players=2).SerializeToString(deterministic=True)
         data = dict(rng.choice(self.positions), game=name)
         method = rng.choice(STATE_METHODS)
         state = codecs.encode_state(data, rng.choice([codecs.OPAQUE, codecs.JSON]))
-        return method, getattr(pb, f"{method}Request")(state=state).SerializeToString()
+        return method, getattr(pb, f"{method}Request")(state=state).SerializeToString(deterministic=True)
 
     def _h_zip_bomb(self, rng: random.Random) -> tuple[str, bytes]:
         blob = _zip_bomb(rng.choice([2 << 20, 64 << 20]))
         return "LegalMoves", pb.LegalMovesRequest(
-            state=pb.GameState(opaque=blob)).SerializeToString()
+            state=pb.GameState(opaque=blob)).SerializeToString(deterministic=True)
 
     def _h_crafted_state(self, rng: random.Random) -> tuple[str, bytes]:
         """A real state with impossible contents (counts, seats, enums, copies): typed
@@ -417,18 +417,18 @@ class Generator:
     def _with_state(self, method: str, rng: random.Random, state: pb.GameState) -> bytes:
         request = self.request(method, rng)
         request.state.CopyFrom(state)  # type: ignore[attr-defined]
-        return request.SerializeToString()
+        return request.SerializeToString(deterministic=True)
 
     def _h_map_flood(self, rng: random.Random) -> tuple[str, bytes]:
         request = pb.NewGameRequest(game="samara", num_players=2)
         for i in range(rng.choice([100, 6000])):
             request.options[f"o{i}"].int_value = i
-        return "NewGame", request.SerializeToString()
+        return "NewGame", request.SerializeToString(deterministic=True)
 
     def _h_two_forms(self, rng: random.Random) -> tuple[str, bytes]:
         """A GameState with several oneof members on the wire (the last one wins)."""
         data = rng.choice(self.positions)
-        parts = [codecs.encode_state(data, form).SerializeToString()
+        parts = [codecs.encode_state(data, form).SerializeToString(deterministic=True)
                  for form in ("typed", codecs.JSON, codecs.OPAQUE, codecs.JSON_OBJECT)]
         rng.shuffle(parts)
         return "LegalMoves", wrap_state(b"".join(parts))
@@ -447,7 +447,7 @@ class Generator:
 
     def _h_wrong_method(self, rng: random.Random) -> tuple[str, bytes]:
         """A valid request of one method sent to another."""
-        body = self.request(rng.choice(METHODS), rng).SerializeToString()
+        body = self.request(rng.choice(METHODS), rng).SerializeToString(deterministic=True)
         return rng.choice(METHODS), body
 
 

@@ -7,7 +7,12 @@ depends on the machine's speed (a search stopped by its time, the call's deadlin
 a wait for a worker) is compared by its status only, and the fields that time the work
 (``elapsed_seconds``, ``queued_seconds``) are cleared before the digest.
 
-    python scripts/answer_digests.py --requests 5000 --seed 7 > after.jsonl
+    python scripts/answer_digests.py --requests 5000 --keep-cases cases.pickle > before.jsonl
+    python scripts/answer_digests.py --cases cases.pickle > after.jsonl   # the other checkout
+
+The generator's cases are kept with ``--keep-cases`` and answered again with ``--cases``:
+a case holding a protobuf map is serialized in an order that may differ from one
+process to the next, so two runs that each generate their cases answer different bytes.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import pickle
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -87,18 +93,29 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--cases", metavar="FILE",
+                        help="answer the cases kept in FILE (made by --keep-cases), so that "
+                             "two checkouts answer the very same bytes")
+    parser.add_argument("--keep-cases", metavar="FILE", help="keep the cases made in FILE")
     args = parser.parse_args()
-    generator = Generator(args.seed)
+    if args.cases:
+        with open(args.cases, "rb") as kept:
+            cases = pickle.load(kept)[:args.requests]
+    else:
+        cases = list(Generator(args.seed).cases(args.requests))
+    if args.keep_cases:
+        with open(args.keep_cases, "wb") as keep:
+            pickle.dump(cases, keep)
     with BackgroundServer(workers=2, max_queue=64, max_searches_per_client=0,
                           max_queue_wait=60.0) as server, \
             grpc.insecure_channel(server.address) as channel, \
             ThreadPoolExecutor(args.concurrency) as pool:
         lines = pool.map(lambda case: answer(channel, case, args.timeout),
-                         generator.cases(args.requests))
+                         cases)
         for done, line in enumerate(lines, 1):
             print(json.dumps(line, sort_keys=True))
             if done % 500 == 0:
-                print(f"answer_digests: {done}/{args.requests}", file=sys.stderr)
+                print(f"answer_digests: {done}/{len(cases)}", file=sys.stderr)
     return 0
 
 
