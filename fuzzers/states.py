@@ -715,7 +715,7 @@ def fuzz(name: str, states: int, seed: int, players: int | None = None, workers:
     name = game.info.name
     start = time.perf_counter()
     counts = dict.fromkeys((REJECTED, ACCEPTED, *PROBLEMS), 0)
-    examples: list[str] = []
+    problems: list[tuple[int, str]] = []
     fields: dict[str, int] = {}
     indices = list(range(first, first + states))
     if workers == 0 and not cluster:
@@ -733,8 +733,11 @@ def fuzz(name: str, states: int, seed: int, players: int | None = None, workers:
         if verdict == REJECTED:
             field_name = _named_field(message)
             fields[field_name] = fields.get(field_name, 0) + 1
-        elif verdict in PROBLEMS and len(examples) < MAX_EXAMPLES:
-            examples.append(f"state {index} ({mutation}): {verdict}: {short_text(message)}")
+        elif verdict in PROBLEMS:
+            problems.append((index, f"state {index} ({mutation}): {verdict}: "
+                                    f"{short_text(message)}"))
+    # Workers finish in any order: the report lists by state, the same for every run.
+    examples = [text for _, text in sorted(problems)[:MAX_EXAMPLES]]
     return {
         "game": name, "seed": seed, "players": players, "states": states,
         "rejected": counts[REJECTED], "accepted": counts[ACCEPTED],
@@ -742,9 +745,19 @@ def fuzz(name: str, states: int, seed: int, players: int | None = None, workers:
         "disagreements": counts[DISAGREEMENT], "unexplained_rejections": counts[UNEXPLAINED],
         "problems": sum(counts[p] for p in PROBLEMS),
         "examples": examples,
-        "rejected_by_field": dict(sorted(fields.items(), key=lambda kv: -kv[1])[:15]),
+        "rejected_by_field": top_fields(fields),
         "seconds": round(time.perf_counter() - start, 1),
     }
+
+
+def top_fields(fields: dict[str, int], most: int = 15) -> dict[str, int]:
+    """The ``most`` fields that refused the most states, ties by name (not by the order
+    the workers finished in).
+
+    >>> top_fields({"b": 2, "c": 1, "a": 2}, most=2)
+    {'a': 2, 'b': 2}
+    """
+    return dict(sorted(fields.items(), key=lambda kv: (-kv[1], kv[0]))[:most])
 
 
 _FIELD = re.compile(r"[A-Za-z_][\w\-]*(?:\[\d*\]|\.[A-Za-z_][\w\-]*)*")
