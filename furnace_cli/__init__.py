@@ -227,6 +227,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     if args.server:
+        if args.seed is None:
+            from furnace_cli.play import fresh_seed
+
+            args.seed = fresh_seed()
+            print(dealt_line(args.seed))
         from clients.cli import connection_kwargs
         from clients.play import play_remote
 
@@ -235,6 +240,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from furnace_cli.play import play_local
 
     return play_local(args)
+
+
+def dealt_line(seed: int) -> str:
+    return f"Dealt from seed {seed} (--seed {seed} deals this game again)."
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -267,7 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", default="mcts:2000", help="bot spec(s) for the other seats")
     p.add_argument("--iterations", type=int, default=2000,
                    help="search budget of hints (and of remote bots)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=None,
+                   help="deal this game (default: a fresh one, its seed printed so that "
+                   "--seed deals it again)")
     p.add_argument("--options", help="game options, e.g. powers=false")
     p.add_argument("--load", help="resume a game saved with 'save FILE' (a game record; "
                    "a position saved before records loads too)")

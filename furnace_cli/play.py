@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -188,16 +189,26 @@ def banner(seat: int, bots: dict[int, str]) -> str:
             + ". Type 'help' for commands.")
 
 
+def fresh_seed() -> int:
+    """A seed for a game nobody asked to deal again (below 2**53, as NewGame draws)."""
+    return secrets.randbelow(2**53)
+
+
 def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
                output: Callable[[str], object] = print) -> int:
-    from furnace_cli import _options
+    from furnace_cli import _options, dealt_line
 
+    seed, dealt = args.seed, ""
     if args.load:
         state, record = load_game(args.load, args.game)
+        seed = 0 if seed is None else seed  # the bots' and hints' generator
     else:
+        if seed is None:
+            seed = fresh_seed()
+            dealt = dealt_line(seed)
         options = _options(args.options)
-        state = registry.get_game(args.game).new_game(args.seed, args.players, options)
-        record = GameRecord(state.info.name, state.num_players, options, seed=args.seed)
+        state = registry.get_game(args.game).new_game(seed, args.players, options)
+        record = GameRecord(state.info.name, state.num_players, options, seed=seed)
     if not 0 <= args.seat < state.num_players:
         raise FurnaceError(f"--seat must be in {seat_range(state.num_players)}, got {args.seat}")
     if args.iterations < 1:
@@ -206,6 +217,7 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
     specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:2000"]
     others = [p for p in range(state.num_players) if p != human]
     bots = {seat: make_bot(specs[k % len(specs)]) for k, seat in enumerate(others)}
-    table = LocalTable(state, record, human, bots, args.iterations, random.Random(args.seed))
-    run(table, banner(human, {s: b.name for s, b in bots.items()}), input_fn, output)
+    table = LocalTable(state, record, human, bots, args.iterations, random.Random(seed))
+    run(table, banner(human, {s: b.name for s, b in bots.items()}) + (f"\n{dealt}" if dealt else ""),
+        input_fn, output)
     return 0

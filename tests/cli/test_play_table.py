@@ -14,7 +14,7 @@ def _play(lines: list[str], game: str, *extra: str) -> list[str]:
 
 def test_a_solo_banner_names_no_empty_list_of_bots() -> None:
     """Issue 27: solo said ``You are P1 (seat 0). . Type 'help'``."""
-    banner = _play(["quit"], "stephens", "--players", "1")[0]
+    banner = _play(["quit"], "stephens", "--players", "1", "--seed", "3")[0]
     assert ". ." not in banner
     assert banner == "You are P1 (seat 0), playing solo. Type 'help' for commands."
 
@@ -99,3 +99,16 @@ def test_the_end_of_a_game_offers_its_review() -> None:
     assert rows and all(line.split()[-1] in ("best", "good", "inaccuracy", "mistake",
                                              "blunder") for line in rows)
     assert re.match(r"P1: \d+ decisions .*accuracy \d", after[-1])
+
+
+def test_without_a_seed_each_game_is_a_fresh_deal_that_its_seed_deals_again() -> None:
+    """``furnace play`` dealt seed 0 every time; now it draws a seed, prints it, and
+    ``--seed`` with it deals the same game."""
+    first, second = (_play(["board", "quit"], "oh-my-goods") for _ in range(2))
+    seeds = [re.search(r"\nDealt from seed (\d+) \(--seed \1 deals this game again\)\.$",
+                       printed[0]) for printed in (first, second)]
+    assert seeds[0] and seeds[1] and seeds[0].group(1) != seeds[1].group(1)
+    assert first[1:] != second[1:]
+    again = _play(["board", "quit"], "oh-my-goods", "--seed", seeds[0].group(1))
+    assert "Dealt from seed" not in again[0]
+    assert again[1:] == first[1:] and first[0].startswith(again[0])
