@@ -406,3 +406,31 @@ def test_a_pinned_page_seed_deals_the_same_game(table_server: BackgroundServer,
     a, b, other = first_board(PAGE_SEED), first_board(PAGE_SEED), first_board(PAGE_SEED + 1)
     assert a and a == b
     assert other != a
+
+
+_TEXT_MONTH = re.compile(r"^\s*(?:NOW )?([A-Z][a-z]{2}) \(\+(\d+)\):", re.M)
+_DRAWN_MONTH = re.compile(r"^([A-Z][a-z]{2}) \((now|\+\d+)\)$")
+
+
+@needs_chromium
+def test_the_samara_time_track_names_the_text_boards_months(table_server: BackgroundServer,
+                                                            browser: Any) -> None:
+    """The drawn time track counted months one off from the engine ("Aug (now)" where
+    the text board said Sep) and numbered its boxes by place in the list, not by
+    months ahead (a track skips empty months)."""
+    start(browser, table_server, "samara", 2)
+    for _ in range(12):
+        wait_for(browser, lambda: phase(browser) in ("human", "over"), "the human's turn")
+        if phase(browser) == "over":
+            break
+        text = str(browser.find_element("id", "board").get_attribute("textContent"))
+        expected = [(name, int(ahead)) for name, ahead in _TEXT_MONTH.findall(text)]
+        labels = [t.get_attribute("textContent") for t in
+                  browser.find_elements("css selector", "#drawn svg text")]
+        drawn_months = [(m.group(1), 0 if m.group(2) == "now" else int(m.group(2)[1:]))
+                        for m in map(_DRAWN_MONTH.match, labels) if m]
+        assert expected and drawn_months == expected, (drawn_months, expected)
+        before = len(browser.find_elements("css selector", "#log li"))
+        browser.find_elements("css selector", "#moves button.move")[0].click()
+        wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
+                 and len(browser.find_elements("css selector", "#log li")) > before, "the move")

@@ -130,12 +130,16 @@ function samara(o: Observation, ctx: BoardContext): SVGSVGElement {
   const trackTop = top + rows * 62 + 24;
   parts.push(label(4, trackTop + 12, "Time track (workers by the month they return):", { "font-weight": 600 }));
   const track = list(o.track);
+  const now = num(o.month);
   track.forEach((entry, k) => {
     const e = obj(entry);
     const x = 10 + k * 120;
     const month = num(e.month);
-    const children: SVGElement[] = [box(x, trackTop + 18, 114, 44, k === 0 ? "#fbe9d9" : "#f4f1ea"),
-      label(x + 4, trackTop + 30, `${MONTHS[(month - 1) % 12] ?? month}${k === 0 ? " (now)" : ` (+${k})`}`,
+    // Month 0 is January, as the engine names months (its text board too); a track skips
+    // empty months, so the distance is the months', not the position in the list.
+    const name = MONTHS[((month % 12) + 12) % 12] ?? String(month);
+    const children: SVGElement[] = [box(x, trackTop + 18, 114, 44, month === now ? "#fbe9d9" : "#f4f1ea"),
+      label(x + 4, trackTop + 30, `${name}${month === now ? " (now)" : ` (+${month - now})`}`,
             { "font-size": 10, fill: "#5b6570" })];
     let px = x + 10;
     for (const worker of list(e.workers)) {
