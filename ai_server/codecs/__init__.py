@@ -45,6 +45,9 @@ JSON_OBJECT = "json_object"
 UNTYPED = (OPAQUE, JSON, JSON_OBJECT)
 #: A game record (GameState.record): replayed by ai_server.records, not decoded here.
 RECORD = "record"
+#: Every form a GameState may hold (the ``state`` oneof, sealed included), as the .proto
+#: lists them.
+STATE_FORMS = tuple(f.name for f in pb.GameState.DESCRIPTOR.oneofs_by_name["state"].fields)
 #: Largest integer a double (a Struct number) holds exactly.
 MAX_EXACT_INT = 2**53
 
@@ -209,9 +212,8 @@ def state_field(where: str, form: str, path: str | None) -> str:
 
 def missing_state(field: str = "state") -> errors.RequestError:
     """The refusal of a request without a position in ``field``."""
-    return errors.invalid(
-        f"{field} is required: set one of {', '.join([*_BY_FIELD, *UNTYPED, RECORD])}",
-        field, errors.MISSING_FIELD)
+    return errors.invalid(f"{field} is required: set one of {', '.join(STATE_FORMS)}",
+                          field, errors.MISSING_FIELD)
 
 
 def check_state_given(message: pb.GameState, field: str = "state",

@@ -112,3 +112,12 @@ def test_response_form_rules() -> None:
     assert codecs.response_form("samara", pb.STATE_FORMAT_JSON, "samara") == "json"
     with pytest.raises(RequestError):
         codecs.response_form("samara", 99, "samara")
+
+
+def test_a_missing_state_names_every_form_the_state_may_take() -> None:
+    """Issue 38: the MISSING_FIELD words left out ``sealed``."""
+    with pytest.raises(RequestError) as caught:
+        codecs.check_state_given(pb.GameState(), "state")
+    words = str(caught.value)
+    forms = [f.name for f in pb.GameState.DESCRIPTOR.oneofs_by_name["state"].fields]
+    assert "sealed" in forms and all(form in words for form in forms), words
