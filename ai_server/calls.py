@@ -623,24 +623,13 @@ def search_call(method: str, request: Any, asked: SearchRequest, config: ServerC
         return answer(method, work)
 
 
-def estimate_playouts(request: pb.EstimateScoresRequest, config: ServerConfig) -> int:
-    """An EstimateScores request's playouts, checked against the server's limit (no
-    position needed: the servicer checks them before the call waits for a worker)."""
-    playouts = request.playouts or config.default_playouts
-    if not 1 <= playouts <= config.max_playouts:
-        raise invalid(f"playouts must be in 0..{config.max_playouts} "
-                      f"(0: {config.default_playouts}), got {request.playouts}",
-                      "playouts", errors.OUT_OF_RANGE)
-    return int(playouts)
-
-
-def estimate_call(request: pb.EstimateScoresRequest, config: ServerConfig, *,
+def estimate_call(request: pb.EstimateScoresRequest, playouts: int, config: ServerConfig, *,
                   time_end: float, deadline: float | None,
                   slot: int | None = None) -> Answer:
-    """The search pool's job for EstimateScores."""
+    """The search pool's job for EstimateScores; ``playouts``: the request's, as the
+    servicer read them (:func:`ai_server.search_requests.read_playouts`)."""
     def work() -> Message | None:
         loaded = load(request.state, request.HasField("state"))
-        playouts = estimate_playouts(request, config)
         # With observer_seat: from that seat's information; without: the host's.
         result = jobs.run_estimate(loaded.state, playouts=playouts, seed=int(request.seed),
                                      time_end=time_end, deadline=deadline,

@@ -1,10 +1,11 @@
 """A search request read once: every field that needs no position, checked and typed.
 
-The servicer reads a BestMove, Analyze or ReviewGame request here before the call is
-admitted or queued: a budget, level, exploration or ``max_candidates`` out of range is
-refused at once (``INVALID_ARGUMENT``, ``OUT_OF_RANGE``), whatever the pools are doing,
-and the job in the worker gets the typed request (:class:`SearchRequest`,
-:class:`ReviewBudget`) and checks only what needs the position.
+The servicer reads a BestMove, Analyze, EstimateScores or ReviewGame request here before
+the call is admitted or queued: a budget, level, exploration, ``max_candidates``, update
+interval or playout count out of range is refused at once (``INVALID_ARGUMENT``,
+``OUT_OF_RANGE``), whatever the pools are doing, and the job in the worker gets the
+typed request (:class:`SearchRequest`, :class:`ReviewBudget`, a playout count) and
+checks only what needs the position.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 #: The largest exploration constant a request may set.
 MAX_EXPLORATION = 10.0
+#: Longest Analyze update interval accepted, in milliseconds.
+MAX_UPDATE_INTERVAL_MS = 60_000
 
 
 def _time_limit(budget: pb.SearchBudget, config: ServerConfig) -> float | None:
@@ -123,3 +126,25 @@ def read_review_budget(budget: pb.SearchBudget, config: ServerConfig) -> ReviewB
                       errors.OUT_OF_RANGE)
     return ReviewBudget(iterations=int(budget.iterations) or None,
                         time_limit=_time_limit(budget, config))
+
+
+def read_update_interval(request: pb.AnalyzeRequest, config: ServerConfig) -> float:
+    """An Analyze request's seconds between two updates (0: the server's default)."""
+    interval_ms = request.update_interval_ms or int(config.default_update_interval * 1000)
+    min_ms = int(round(config.min_update_interval * 1000))
+    if not min_ms <= interval_ms <= MAX_UPDATE_INTERVAL_MS:
+        raise invalid(f"update_interval_ms must be in {min_ms}..{MAX_UPDATE_INTERVAL_MS} "
+                      f"(0: {int(config.default_update_interval * 1000)}), got {interval_ms}",
+                      "update_interval_ms", errors.OUT_OF_RANGE)
+    return interval_ms / 1000
+
+
+def read_playouts(request: pb.EstimateScoresRequest, config: ServerConfig) -> int:
+    """An EstimateScores request's playouts (0: the server's default), checked against
+    the server's limit."""
+    playouts = request.playouts or config.default_playouts
+    if not 1 <= playouts <= config.max_playouts:
+        raise invalid(f"playouts must be in 0..{config.max_playouts} "
+                      f"(0: {config.default_playouts}), got {request.playouts}",
+                      "playouts", errors.OUT_OF_RANGE)
+    return int(playouts)

@@ -43,7 +43,12 @@ from ai_server.errors import RequestError, invalid
 from ai_server.identity import AddressGrouping, client_identity
 from ai_server.observe import note
 from ai_server.pool import MIN_RETRY, Job, WorkerPool
-from ai_server.search_requests import read_review_budget, read_search
+from ai_server.search_requests import (
+    read_playouts,
+    read_review_budget,
+    read_search,
+    read_update_interval,
+)
 from engine.game import FurnaceError
 from engine.search.review import Decision, summarize
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
@@ -54,8 +59,6 @@ log = logging.getLogger(__name__)
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 
-#: Longest Analyze update interval accepted, in milliseconds.
-MAX_UPDATE_INTERVAL_MS = 60_000
 
 
 async def abort(context: grpc.aio.ServicerContext, error: RequestError) -> None:
@@ -279,12 +282,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                       context: grpc.aio.ServicerContext) -> AsyncIterator[pb.AnalyzeResponse]:
         cfg = self.config
         codecs.check_state_given(request.state, "state", request.HasField("state"))
-        interval_ms = request.update_interval_ms or int(cfg.default_update_interval * 1000)
-        min_ms = int(round(cfg.min_update_interval * 1000))
-        if not min_ms <= interval_ms <= MAX_UPDATE_INTERVAL_MS:
-            raise invalid(f"update_interval_ms must be in {min_ms}..{MAX_UPDATE_INTERVAL_MS} "
-                          f"(0: {int(cfg.default_update_interval * 1000)}), got {interval_ms}",
-                          "update_interval_ms", errors.OUT_OF_RANGE)
+        interval = read_update_interval(request, cfg)
         asked = read_search(request, cfg, analyze=True)
         self._admit(context)
         loop = asyncio.get_running_loop()
@@ -303,7 +301,7 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
 
         job = self._search(context, calls.search_call, "Analyze", request, asked, cfg,
                            time_limit=asked.time_limit, timed=asked.timed, what="the search",
-                           progress=on_progress, progress_interval=interval_ms / 1000,
+                           progress=on_progress, progress_interval=interval,
                            received=True)
         outcome = asyncio.ensure_future(self._finish(job))
         sequence = 0
@@ -333,9 +331,9 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
     async def EstimateScores(self, request: pb.EstimateScoresRequest,
                              context: grpc.aio.ServicerContext) -> pb.EstimateScoresResponse:
         codecs.check_state_given(request.state, "state", request.HasField("state"))
-        calls.estimate_playouts(request, self.config)
+        playouts = read_playouts(request, self.config)
         self._admit(context)
-        job = self._search(context, calls.estimate_call, request, self.config,
+        job = self._search(context, calls.estimate_call, request, playouts, self.config,
                            time_limit=None, timed=False, what="the estimate")
         response: pb.EstimateScoresResponse = self._response(
             "EstimateScores", await self._finish(job))
