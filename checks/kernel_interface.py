@@ -113,9 +113,10 @@ def index_in(module: str, tuple_name: str, *, offset: int = 0,
     return find
 
 
-def length_of(module: str, name: str) -> Callable[[str], int | None]:
+def length_of(module: str, name: str, *, offset: int = 0) -> Callable[[str], int | None]:
+    """The length of a vocabulary, plus ``offset``."""
     def find(word: str) -> int | None:
-        return len(getattr(_modules((module,))[0], name))
+        return len(getattr(_modules((module,))[0], name)) + offset
 
     return find
 
@@ -135,10 +136,8 @@ STEPHENS = "engine.stephens"
 #: How each kernel's constants find their twins, tried in order.
 TWINS: dict[str, tuple[tuple[tuple[str, ...], Twin], ...]] = {
     "samara": (
-        (("K_WAIT", "K_VACATION", "K_RECRUIT", "K_TOOL", "K_BUILD", "K_GIVE", "K_WEAKEN",
-          "K_BURY", "K_IMPRISON"), Twin("K_", same_name(f"{SAMARA}.vocabulary"))),
-        (("T_SAW", "T_COMPASS", "T_SQUARE", "T_GLASS_A", "T_GLASS_B"),
-         Twin("T_", index_in(f"{SAMARA}.catalogue", "TOOL_NAMES", spell=_dashed))),
+        ((), Twin("K_", same_name(f"{SAMARA}.vocabulary"))),
+        ((), Twin("T_", index_in(f"{SAMARA}.catalogue", "TOOL_NAMES", spell=_dashed))),
         ((), Twin("P_", index_in(f"{SAMARA}.catalogue", "POWERS"))),
         ((), Twin("ONLY_", index_in(f"{SAMARA}.vocabulary", "GIVE_KINDS"))),
         (("NFEATURES",), Twin("", length_of(f"{SAMARA}.features", "FEATURES"))),
@@ -160,25 +159,22 @@ TWINS: dict[str, tuple[tuple[tuple[str, ...], Twin], ...]] = {
                                           "ACC_GAINED": "ACCESSORIES_GAINED"}))),
         ((), Twin("E_", lambda word: 0 if word == "INFLUENCE" else index_in(
             f"{STEPHENS}.vocabulary", "ABILITY_EFFECTS", offset=1, spell=_effect)(word))),
-        (("NEFFECTS",), Twin("", lambda word: 1 + len(importlib.import_module(
-            f"{STEPHENS}.vocabulary").ABILITY_EFFECTS))),
+        (("NEFFECTS",), Twin("", length_of(f"{STEPHENS}.vocabulary", "ABILITY_EFFECTS",
+                                            offset=1))),
         ((), Twin("G_", index_in(f"{STEPHENS}.vocabulary", "BONUS_GAINS"))),
         ((), Twin("A_", index_in(f"{STEPHENS}.vocabulary", "FURNACE_ACTIONS"))),
         ((), Twin("AU_", index_in(f"{STEPHENS}.vocabulary", "AUTOMA_ACTIONS"))),
-        (("AUTOMA_SEAT",), Twin("", lambda word: importlib.import_module(
-            f"{STEPHENS}.vocabulary").AUTOMA)),
+        (("AUTOMA_SEAT", "NO_SEAT", "ANY_COLOUR"), Twin("", same_name(
+            f"{STEPHENS}.vocabulary",
+            rename={"AUTOMA_SEAT": "AUTOMA", "NO_SEAT": "NOBODY", "ANY_COLOUR": "ANY"}))),
         ((), Twin("AUTOMA_", same_name(f"{STEPHENS}.solo"))),
         ((), Twin("C_R_", lambda word: _field_index("remove", word))),
         ((), Twin("C_S_", lambda word: _field_index(
             "supply", "accessories" if word == "ACC" else word))),
         ((), Twin("C_", lambda word: _field_index(None, word))),
         (("NFEATURES",), Twin("", length_of(f"{STEPHENS}.features", "FEATURES"))),
-        (("NO_SEAT",), Twin("", lambda word: importlib.import_module(
-            f"{STEPHENS}.vocabulary").NOBODY)),
-        (("ANY_COLOUR",), Twin("", lambda word: importlib.import_module(
-            f"{STEPHENS}.vocabulary").ANY)),
-        (("INVESTMENTS_STEP",), Twin("", lambda word: importlib.import_module(
-            f"{STEPHENS}.stack").INVESTMENT_STEP)),
+        (("INVESTMENTS_STEP",), Twin("", same_name(
+            f"{STEPHENS}.stack", rename={"INVESTMENTS_STEP": "INVESTMENT_STEP"}))),
         ((), Twin("", same_name(f"{STEPHENS}.vocabulary", f"{STEPHENS}.moves",
                                 f"{STEPHENS}.flow", f"{STEPHENS}.reset",
                                 f"{STEPHENS}.acquisition", f"{STEPHENS}.activation",
