@@ -227,11 +227,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     if args.server:
-        if args.seed is None:
-            from furnace_cli.play import fresh_seed
+        from furnace_cli.play import game_seed
 
-            args.seed = fresh_seed()
-            print(dealt_line(args.seed))
+        args.seed, dealt = game_seed(args.seed)
+        if dealt:
+            print(dealt)
         from clients.cli import connection_kwargs
         from clients.play import play_remote
 
@@ -241,9 +241,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     return play_local(args)
 
-
-def dealt_line(seed: int) -> str:
-    return f"Dealt from seed {seed} (--seed {seed} deals this game again)."
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -189,23 +189,25 @@ def banner(seat: int, bots: dict[int, str]) -> str:
             + ". Type 'help' for commands.")
 
 
-def fresh_seed() -> int:
-    """A seed for a game nobody asked to deal again (below 2**53, as NewGame draws)."""
-    return secrets.randbelow(2**53)
+def game_seed(asked: int | None) -> tuple[int, str]:
+    """The seed to deal a game from: the one asked for, else a fresh one (below 2**53,
+    as NewGame draws), with the line that tells the player how to deal it again ("" for
+    a seed that was asked for)."""
+    if asked is not None:
+        return asked, ""
+    seed = secrets.randbelow(2**53)
+    return seed, f"Dealt from seed {seed} (--seed {seed} deals this game again)."
 
 
 def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
                output: Callable[[str], object] = print) -> int:
-    from furnace_cli import _options, dealt_line
+    from furnace_cli import _options
 
-    seed, dealt = args.seed, ""
     if args.load:
         state, record = load_game(args.load, args.game)
-        seed = 0 if seed is None else seed  # the bots' and hints' generator
+        seed, dealt = (0 if args.seed is None else args.seed), ""  # the bots' generator
     else:
-        if seed is None:
-            seed = fresh_seed()
-            dealt = dealt_line(seed)
+        seed, dealt = game_seed(args.seed)
         options = _options(args.options)
         state = registry.get_game(args.game).new_game(seed, args.players, options)
         record = GameRecord(state.info.name, state.num_players, options, seed=seed)
