@@ -84,7 +84,7 @@ def run_search(
     """
     if flag(slot) == FLAG_CANCEL:
         return None
-    tree = make_tree(state, c, seed, observer)
+    tree = make_tree(state, config_for(state).overridden(c=c), seed=seed, observer=observer)
     drop_after_reply(tree)
     end, end_reason = time_end, stops.TIME_LIMIT
     if deadline is not None and deadline < time_end:

@@ -26,7 +26,7 @@ from typing import Any
 
 from checks.kernel import game_options
 from engine.game import FurnaceError, Game, State
-from engine.search import SearchConfig, config_for, make_tree
+from engine.search import ISMCTS, MCTS, SearchConfig, config_for, make_tree
 from engine.search.analysis import Analysis
 from engine.search.compiled import core_module
 from engine.search.config import LEARNED_LEAF
@@ -76,7 +76,20 @@ def _position(game: Game, index: int, seed: int, counts: tuple[int, ...]) -> Sta
     return state if state.current_player() >= 0 and state.legal_moves() else None
 
 
-def _difference(python: Analysis, compiled: Analysis) -> str:
+def _difference(python: MCTS | ISMCTS, compiled: MCTS | ISMCTS) -> str:
+    """How two searches of one position differ: first what their trees answer through
+    their one interface (:mod:`engine.search.tree`), then the analyses built on it."""
+    for name, a, b in (
+            ("root statistics", python.tree.root_statistics(),
+             compiled.tree.root_statistics()),
+            ("principal variation", python.principal_variation(),
+             compiled.principal_variation())):
+        if a != b:
+            return f"{name}: Python {a!r} vs compiled {b!r}"[:400]
+    return _analysis_difference(python.analysis(), compiled.analysis())
+
+
+def _analysis_difference(python: Analysis, compiled: Analysis) -> str:
     for item in fields(Analysis):
         a, b = getattr(python, item.name), getattr(compiled, item.name)
         if item.name != "elapsed" and a != b:
@@ -117,16 +130,16 @@ def check_search(game: Game, positions: int, seed: int, iterations: int = 300,
         if state is None:
             skipped["no seat to move"] = skipped.get("no seat to move", 0) + 1
         else:
-            fast = make_tree(state, seed=seed + i, config=config)
+            fast = make_tree(state, config, seed=seed + i)
             if not fast.compiled:
                 reason = fast.python_reason
                 skipped[reason] = skipped.get(reason, 0) + 1
             else:
-                compiled = fast.search(iterations)
-                python = make_tree(state, seed=seed + i, config=config,
-                                   compiled=False).search(iterations)
+                fast.search(iterations)
+                python = make_tree(state, config, seed=seed + i, compiled=False)
+                python.search(iterations)
                 compared += 1
-                problem = _difference(python, compiled)
+                problem = _difference(python, fast)
                 if problem:
                     mismatches += 1
                     if len(examples) < MAX_EXAMPLES:

@@ -1,6 +1,8 @@
 # cython: language_level=3
 """The MCTS and ISMCTS trees in C, over a kernel's positions: the compiled twins of
-``engine.search.mcts.MCTS`` and ``engine.search.ismcts.ISMCTS``.
+``engine.search.mcts.PythonMCTSTree`` and ``engine.search.ismcts.PythonISMCTSTree``,
+behind the same interface (``engine.search.tree``) and built from the same
+``TreeSettings``.
 
 The Python trees are the oracle: with the same seed and iteration budget these trees
 grow the same nodes, draw the same numbers (``random.Random``'s generator, stepped here
@@ -189,12 +191,15 @@ cdef class CoreTree:
         free(self.prior)
         free(self.path)
 
-    cdef int setup(self, object ops_capsule, object state, object rng, int num_players,
-                   double c, object margin_scale, object solo, double prior_weight,
-                   object prior_scale, object leaf) except -1:
-        """``leaf``: ("rollout",), ("truncated", depth), ("mast", epsilon, depth,
-        margin_scale, solo, values, counts, trace) or ("learned", depth, weights,
-        level_weights), the last empty for a model without a level."""
+    cdef int setup(self, object ops_capsule, object state, object rng, object settings,
+                   object leaf) except -1:
+        """``settings``: an ``engine.search.tree.TreeSettings``.  ``leaf``: ("rollout",),
+        ("truncated", depth), ("mast", epsilon, depth, margin_scale, solo, values, counts,
+        trace) or ("learned", depth, weights, level_weights), the last empty for a model
+        without a level (the evaluator's ``compiled_leaf``)."""
+        cdef int num_players = settings.num_players
+        selection = settings.selection
+        solo = settings.solo
         handle = state.search_handle()
         self.ops = <const SearchOps*>PyCapsule_GetPointer(ops_capsule, b"furnace.search_ops")
         self.root_struct = PyCapsule_GetPointer(handle, b"furnace.position")
@@ -204,10 +209,10 @@ cdef class CoreTree:
             raise ValueError(f"the compiled search takes 1-8 seats, not {num_players}")
         self.k = num_players
         self.width = 3 * num_players
-        self.c = c
-        set_utility(&self.util, num_players, margin_scale, solo)
-        self.prior_weight = prior_weight
-        set_utility(&self.prior_util, num_players, prior_scale, solo)
+        self.c = settings.c
+        set_utility(&self.util, num_players, settings.margin_scale, solo)
+        self.prior_weight = selection.prior_weight
+        set_utility(&self.prior_util, num_players, selection.prior_scale, solo)
         kind = leaf[0]
         if kind == "rollout":
             self.leaf_kind = LEAF_ROLLOUT
@@ -531,7 +536,7 @@ cdef int set_utility(Utility* u, int k, object margin_scale, object solo) except
 # -- MCTS ---------------------------------------------------------------------------------------
 
 cdef class CompiledMCTS(CoreTree):
-    """``engine.search.mcts.MCTS``'s tree and iteration (decision nodes only: a position at
+    """``engine.search.mcts.PythonMCTSTree``'s twin (decision nodes only: a position at
     CHANCE raises TreeError)."""
 
     cdef int32_t* player
@@ -559,10 +564,9 @@ cdef class CompiledMCTS(CoreTree):
         free(self.kids)
         free(self.values)
 
-    def __init__(self, ops_capsule, state, rng, int num_players, double c, margin_scale,
-                 solo, double prior_weight, prior_scale, leaf, root_moves=None):
-        self.setup(ops_capsule, state, rng, num_players, c, margin_scale, solo, prior_weight,
-                   prior_scale, leaf)
+    def __init__(self, ops_capsule, state, rng, settings, leaf):
+        self.setup(ops_capsule, state, rng, settings, leaf)
+        root_moves = settings.root_moves
         memcpy(self.scratch, self.root_struct, self.ops.state_size)
         self.list_moves()
         root = self.new_node()
@@ -635,7 +639,7 @@ cdef class CompiledMCTS(CoreTree):
         return self.kids[self.offset[node] // 2 + i]
 
     def iterate(self):
-        """One iteration (engine.search.mcts.MCTS._iteration)."""
+        """One iteration (engine.search.mcts.PythonMCTSTree.iterate)."""
         cdef int32_t node = 0
         cdef int32_t best, kid, created
         cdef long depth = 1
@@ -744,7 +748,7 @@ cdef class CompiledMCTS(CoreTree):
 # -- ISMCTS -------------------------------------------------------------------------------------
 
 cdef class CompiledISMCTS(CoreTree):
-    """``engine.search.ismcts.ISMCTS``'s tree and iteration (decision nodes only)."""
+    """``engine.search.ismcts.PythonISMCTSTree``'s twin (decision nodes only)."""
 
     cdef int observer
     cdef int32_t* parent
@@ -776,12 +780,10 @@ cdef class CompiledISMCTS(CoreTree):
         free(self.root_allowed)
         free(self.root_list)
 
-    def __init__(self, ops_capsule, state, rng, int num_players, int observer, double c,
-                 margin_scale, solo, double prior_weight, prior_scale, leaf,
-                 root_moves=None):
-        self.setup(ops_capsule, state, rng, num_players, c, margin_scale, solo, prior_weight,
-                   prior_scale, leaf)
-        self.observer = observer
+    def __init__(self, ops_capsule, state, rng, settings, leaf):
+        self.setup(ops_capsule, state, rng, settings, leaf)
+        self.observer = settings.observer
+        root_moves = settings.root_moves
         self.nroot_allowed = -1
         if root_moves is not None:
             moves = list(root_moves)
@@ -899,7 +901,7 @@ cdef class CompiledISMCTS(CoreTree):
 
     # -- the iteration -----------------------------------------------------------------------
     def iterate(self):
-        """One iteration (engine.search.ismcts.ISMCTS._iteration) on a fresh
+        """One iteration (engine.search.ismcts.PythonISMCTSTree.iterate) on a fresh
         determinization for the observer."""
         cdef int32_t node = 0
         cdef int32_t best, kid, created
@@ -1024,6 +1026,13 @@ cdef class CompiledISMCTS(CoreTree):
         if kid < 0:
             raise KeyError(move)
         return (<char*>&self.context[kid * size])[:size] if size else None
+
+    def text_in_context(self, move, context):
+        """The text of ``move`` where a node's ``context`` was recorded (without contexts,
+        the kernel's text of the move alone)."""
+        if context is None:
+            return self.root_state.move_to_text(move)
+        return self.root_state.move_text_in_context(move, context)
 
     def availability(self, *moves):
         """``(n, avail, parent_n)`` of the node reached by ``moves`` (KeyError if none)."""

@@ -233,7 +233,7 @@ def _compiled_tree_note(state: State, config: SearchConfig) -> str | None:
     if "compiled" not in inspect.signature(build).parameters:
         return "the search has no compiled tree (make_tree takes no compiled switch)"
     try:
-        build(state, None, 0, config=config, compiled=True)
+        build(state, config=config, seed=0, compiled=True)
     except ValueError as error:
         return f"no compiled tree for this position: {error}"
     return None
@@ -245,7 +245,7 @@ def _tree_factory(state: State, config: SearchConfig,
     ``compiled`` is passed to ``make_tree`` only when set."""
     build: Callable[..., Any] = make_tree
     switch = {} if compiled is None else {"compiled": compiled}
-    return lambda: build(state, None, 0, config=config, **switch)
+    return lambda: build(state, config=config, seed=0, **switch)
 
 
 def _iterations_in(tree: Any, iterations: int, seconds: float) -> int:

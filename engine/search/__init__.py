@@ -5,7 +5,9 @@ are a tool above the product: :mod:`tournaments`.)
 Everything here talks only to the protocol of :mod:`engine.game`; no module
 knows any particular game.  What suits one game (its score-margin scale, its leaf
 evaluator, its exploration constant) is data, in :mod:`engine.search.config`; how a
-leaf is valued is the :class:`Evaluator` seam of :mod:`engine.search.evaluate`.
+leaf is valued is the :class:`Evaluator` seam of :mod:`engine.search.evaluate`; the
+trees themselves, Python or compiled, sit behind the one interface of
+:mod:`engine.search.tree`.
 """
 
 from engine.search.analysis import (
@@ -30,6 +32,7 @@ from engine.search.config import (
     GAME_MARGIN,
     SEARCH_CONFIGS,
     SearchConfig,
+    SearchOverrides,
     config_for,
 )
 from engine.search.dispatch import make_tree, search_for, search_kind
@@ -68,6 +71,7 @@ __all__ = [
     "RolloutEvaluator",
     "RootStats",
     "SearchConfig",
+    "SearchOverrides",
     "SeatEstimate",
     "TruncatedPlayoutEvaluator",
     "analysis_from_stats",

@@ -52,31 +52,25 @@ raise ``ValueError`` when asked to move in a chance or finished position.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from engine.game import CHANCE, TERMINAL, FurnaceError, State
 from engine.search.analysis import Analysis
 from engine.search.baseline import baseline_config
 from engine.search.budget import BudgetedSearch
 from engine.search.config import (
-    GAME_MARGIN,
     LEAF_VALUES,
     LEARNED_LEAF,
-    MarginScale,
+    UNIFORM_PLAYOUTS,
     SearchConfig,
+    SearchOverrides,
     config_for,
-    game_name,
     shipped_model,
 )
 from engine.search.dispatch import make_tree
-from engine.search.ismcts import DEFAULT_ISMCTS_C, ISMCTS
+from engine.search.ismcts import ISMCTS
 from engine.search.levels import MAX_LEVEL, MIN_LEVEL, Level, get_level, valid_levels
-from engine.search.mcts import DEFAULT_C
 
-#: The ``mast_epsilon`` of a bot (spec ``mast=off``) that plays uniformly random
-#: playouts whatever its game's configuration says.
-UNIFORM_PLAYOUTS = "off"
 #: Iterations of a bare ``mcts`` spec.
 DEFAULT_MCTS_ITERATIONS = 1000
 #: Iterations of a bare ``ismcts`` spec.
@@ -210,80 +204,39 @@ class MctsBot:
     :meth:`choose`, so games stay reproducible either way.  The analysis of the
     last search is kept in ``last_analysis``.
 
-    ``margin_scale`` (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth``
-    ``prior_weight`` and ``mast_epsilon`` (``None``; :data:`UNIFORM_PLAYOUTS` turns a
-    game's MAST playouts off) default to the game's search configuration, as do ``c``
-    when left at the search's default, ``leaf_value`` and ``value_model`` (a model file's
-    path: a learned leaf by that model, in a game the model was fitted for).
+    The search settings are the game's configuration with ``overrides``
+    (:class:`~engine.search.config.SearchOverrides`: a spec's ``c``, ``m``, ``d``, ``p``,
+    ``mast``, ``v`` and ``model``), applied in each game the bot plays.
     """
 
     _kind = "mcts"
-    _default_c = DEFAULT_C
 
     def __init__(
         self,
         iterations: int | None = DEFAULT_MCTS_ITERATIONS,
         time_limit: float | None = None,
-        c: float = DEFAULT_C,
         seed: int | None = None,
         name: str | None = None,
-        margin_scale: MarginScale = GAME_MARGIN,
-        playout_depth: int | None = None,
-        prior_weight: float | None = None,
-        mast_epsilon: float | str | None = None,
-        leaf_value: str | None = None,
-        value_model: str | None = None,
+        overrides: SearchOverrides | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError(
                 f"{type(self).__name__} needs an iteration budget, a time limit, or both")
         self.iterations = iterations
         self.time_limit = time_limit
-        self.c = c
         self.seed = seed
-        self.margin_scale = margin_scale
-        self.playout_depth = playout_depth
-        self.prior_weight = prior_weight
-        if isinstance(mast_epsilon, str) and mast_epsilon != UNIFORM_PLAYOUTS:
-            raise ValueError(f"mast_epsilon must be a number, None or {UNIFORM_PLAYOUTS!r}, "
-                             f"not {mast_epsilon!r}")
-        self.mast_epsilon = mast_epsilon
-        if value_model is not None and leaf_value not in (None, LEARNED_LEAF):
-            raise ValueError(f"a value model is a learned leaf value, not leaf_value "
-                             f"{leaf_value!r}")
-        self.leaf_value = leaf_value
-        self.value_model = value_model
+        self.overrides = SearchOverrides() if overrides is None else overrides
         self._rng = random.Random(seed) if seed is not None else None
-        self.name = name or _mcts_name(iterations, time_limit, c, self._kind, self._default_c)
+        self.name = name or _mcts_name(iterations, time_limit, self.overrides.c, self._kind)
         self.last_analysis: Analysis | None = None
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
-        # Plain MCTS would read the hidden cards: a hidden-information game gets
-        # ISMCTS, with ISMCTS's own default c unless the spec set one.
-        return make_tree(state, None if self.c == DEFAULT_C else self.c, seed,
-                         margin_scale=self.margin_scale, playout_depth=self.playout_depth,
-                         prior_weight=self.prior_weight, config=self._config(state))
+        # Plain MCTS would read the hidden cards: a hidden-information game gets ISMCTS.
+        return make_tree(state, self._config(state), seed=seed)
 
-    def _config(self, state: State) -> SearchConfig | None:
-        # The playout policy is a configuration field the trees read through their
-        # evaluator; None leaves the game's entry as it is.
-        if self.mast_epsilon is None and self.leaf_value is None and self.value_model is None:
-            return None
-        config = config_for(state)
-        if self.leaf_value is not None:
-            config = replace(config, leaf_value=self.leaf_value)
-        if self.value_model is not None:
-            game = game_name(state)
-            fitted_for = shipped_model(self.value_model).game
-            if fitted_for != game:
-                raise ValueError(f"the value model {self.value_model} was fitted for "
-                                 f"{fitted_for}, "
-                                 f"not {game}")
-            config = replace(config, leaf_value=LEARNED_LEAF, value_model=self.value_model)
-        epsilon = self.mast_epsilon
-        if epsilon is not None:
-            config = replace(config, mast_epsilon=None if isinstance(epsilon, str) else epsilon)
-        return config
+    def _config(self, state: State) -> SearchConfig:
+        """The search settings in ``state``'s game."""
+        return self.overrides.applied_to(config_for(state), state)
 
     def choose(self, state: State, rng: random.Random) -> int:
         _require_decision(state)
@@ -310,10 +263,8 @@ class UctBot(MctsBot):
 
     _kind = "uct"
 
-    def _tree(self, state: State, seed: int) -> BudgetedSearch:
-        return make_tree(state, None if self.c == DEFAULT_C else self.c, seed,
-                         margin_scale=self.margin_scale, playout_depth=self.playout_depth,
-                         config=baseline_config(state))
+    def _config(self, state: State) -> SearchConfig:
+        return self.overrides.applied_to(baseline_config(state), state)
 
 
 class LevelBot(MctsBot):
@@ -334,7 +285,7 @@ class LevelBot(MctsBot):
                  leaf_value: str | None = None) -> None:
         default = get_level(level)  # checks the number: every game's table has 1-5
         super().__init__(iterations=default.iterations, seed=seed, name=name or default.name,
-                         leaf_value=leaf_value)
+                         overrides=SearchOverrides(leaf_value=leaf_value))
         self.number = default.number
         self.iterations = None  # the game's table gives it, move by move (_budget)
 
@@ -358,40 +309,19 @@ class IsmctsBot(MctsBot):
     """
 
     _kind = "ismcts"
-    _default_c = DEFAULT_ISMCTS_C
-
-    def __init__(
-        self,
-        iterations: int | None = DEFAULT_ISMCTS_ITERATIONS,
-        time_limit: float | None = None,
-        c: float = DEFAULT_ISMCTS_C,
-        seed: int | None = None,
-        name: str | None = None,
-        margin_scale: MarginScale = GAME_MARGIN,
-        playout_depth: int | None = None,
-        prior_weight: float | None = None,
-        mast_epsilon: float | str | None = None,
-        leaf_value: str | None = None,
-        value_model: str | None = None,
-    ) -> None:
-        super().__init__(iterations, time_limit, c, seed, name, margin_scale, playout_depth,
-                         prior_weight, mast_epsilon, leaf_value, value_model)
 
     def _tree(self, state: State, seed: int) -> BudgetedSearch:
-        return ISMCTS(state, c=None if self.c == DEFAULT_ISMCTS_C else self.c, seed=seed,
-                      margin_scale=self.margin_scale, playout_depth=self.playout_depth,
-                      prior_weight=self.prior_weight, config=self._config(state))
+        return ISMCTS(state, None, self._config(state), seed=seed)
 
 
-def _mcts_name(
-    iterations: int | None, time_limit: float | None, c: float, kind: str, default_c: float,
-) -> str:
+def _mcts_name(iterations: int | None, time_limit: float | None, c: float | None,
+               kind: str) -> str:
     parts = [kind]
     if iterations is not None:
         parts.append(str(iterations))
     if time_limit is not None:
         parts.append(f"t={time_limit:g}")
-    if c != default_c:
+    if c is not None:
         parts.append(f"c={c:g}")
     return ":".join(parts)
 
@@ -427,13 +357,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 
     iterations: int | None = None
     time_limit: float | None = None
-    c = DEFAULT_ISMCTS_C if kind == "ismcts" else DEFAULT_C
-    margin: MarginScale = GAME_MARGIN
-    depth: int | None = None
-    prior: float | None = None
-    mast: float | str | None = None
-    leaf: str | None = None
-    model: str | None = None
+    options: dict[str, Any] = {}  # SearchOverrides' fields, by name
     seen: set[str] = set()
     for arg in args:
         key, eq, value = arg.partition("=")
@@ -466,6 +390,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 raise BotSpecError(
                     f"playout depth d= must not be negative (0: full playouts), got {value!r} "
                     f"in {text!r}")
+            options["playout_depth"] = depth
         elif key == "v":
             if kind == "uct":
                 raise BotSpecError(f"the uct baseline plays full playouts: option v= is "
@@ -473,7 +398,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
             if value.lower() not in LEAF_VALUES:
                 raise BotSpecError(f"v= needs a leaf value, {' or '.join(LEAF_VALUES)}, "
                                    f"got {value!r} in {text!r}")
-            leaf = value.lower()
+            options["leaf_value"] = value.lower()
         elif key == "model":
             if kind == "uct":
                 raise BotSpecError(f"the uct baseline plays full playouts: option model= is "
@@ -483,13 +408,13 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise BotSpecError(f"model= needs a value model file, got {value!r} in "
                                    f"{text!r}: {exc}") from None
-            model = value
+            options["value_model"] = value
         elif key == "mast":
             if kind == "uct":
                 raise BotSpecError(f"the uct baseline plays random playouts: option mast= is "
                                    f"for mcts and ismcts, got {text!r}")
             if value.lower() == UNIFORM_PLAYOUTS:
-                mast = UNIFORM_PLAYOUTS
+                options["mast_epsilon"] = UNIFORM_PLAYOUTS
                 continue
             try:
                 mast = float(value)
@@ -498,6 +423,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
             if not 0.0 <= mast <= 1.0:
                 raise BotSpecError(f"mast= needs an epsilon from 0 to 1 (or {UNIFORM_PLAYOUTS!r}"
                                    f" for random playouts), got {value!r} in {text!r}")
+            options["mast_epsilon"] = mast
         elif key in ("t", "c", "m", "p"):
             try:
                 number = float(value)
@@ -514,7 +440,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
             elif key == "m":
                 if number < 0:
                     raise BotSpecError(f"m must not be negative, got {value!r} in {text!r}")
-                margin = number if number > 0 else None
+                options["margin_scale"] = number if number > 0 else None
             elif key == "p":
                 if kind == "uct":
                     raise BotSpecError(f"the uct baseline has no prior: option p= is for "
@@ -522,29 +448,21 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 if number < 0:
                     raise BotSpecError(f"p must not be negative (0: no prior), got {value!r} "
                                        f"in {text!r}")
-                prior = number
+                options["prior_weight"] = number
             else:
                 if number < 0:
                     raise BotSpecError(f"c must not be negative, got {value!r} in {text!r}")
-                c = number
+                options["c"] = number
         else:
             raise BotSpecError(f"unknown {kind} option {key!r} in {text!r} ({_SPEC_HELP})")
-    if model is not None and leaf not in (None, LEARNED_LEAF):
+    leaf = options.get("leaf_value")
+    if "value_model" in options and leaf not in (None, LEARNED_LEAF):
         raise BotSpecError(f"model= is a learned leaf value, not v={leaf} in {text!r}")
-    if kind == "ismcts":
-        if iterations is None and time_limit is None:
-            iterations = DEFAULT_ISMCTS_ITERATIONS
-        return IsmctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                         margin_scale=margin, playout_depth=depth, prior_weight=prior,
-                         mast_epsilon=mast, leaf_value=leaf, value_model=model)
     if iterations is None and time_limit is None:
-        iterations = DEFAULT_MCTS_ITERATIONS
-    if kind == "uct":
-        return UctBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                      margin_scale=margin, playout_depth=depth)
-    return MctsBot(iterations=iterations, time_limit=time_limit, c=c, seed=seed, name=text,
-                   margin_scale=margin, playout_depth=depth, prior_weight=prior,
-                   mast_epsilon=mast, leaf_value=leaf, value_model=model)
+        iterations = DEFAULT_ISMCTS_ITERATIONS if kind == "ismcts" else DEFAULT_MCTS_ITERATIONS
+    bot_class = {"ismcts": IsmctsBot, "uct": UctBot}.get(kind, MctsBot)
+    return bot_class(iterations=iterations, time_limit=time_limit, seed=seed, name=text,
+                     overrides=SearchOverrides(**options))
 
 
 def _make_level_bot(text: str, args: list[str], seed: int | None) -> LevelBot:

@@ -7,8 +7,8 @@ when all of this holds, and in Python otherwise (the oracle, and the pure-Python
 
 * the position it searches is a kernel's (``state.search_state()`` has a
   ``search_handle``, and the kernel module offers ``search_ops``);
-* its leaf evaluator is one the core knows: full random playouts
-  (:class:`~engine.search.evaluate.RolloutEvaluator`), truncated ones
+* its leaf evaluator describes itself to the core (``compiled_leaf``): full random
+  playouts (:class:`~engine.search.evaluate.RolloutEvaluator`), truncated ones
   (:class:`~engine.search.evaluate.TruncatedPlayoutEvaluator`, where the kernel can
   stop a playout early), MAST playouts (:class:`~engine.search.mast.MastEvaluator`) or
   a learned leaf value (:class:`~engine.search.evaluate.LearnedEvaluator`, over the
@@ -25,17 +25,13 @@ The trees take ``compiled=None`` (compiled when it can be), ``True`` (compiled, 
 from __future__ import annotations
 
 import os
+import random
 import sys
 from typing import Any
 
 from engine.fastpath import load_kernel
-from engine.search.evaluate import (
-    Evaluator,
-    LearnedEvaluator,
-    RolloutEvaluator,
-    TruncatedPlayoutEvaluator,
-)
-from engine.search.mast import MastEvaluator
+from engine.search.evaluate import Evaluator
+from engine.search.tree import TreeSettings
 
 
 def python_tree_forced() -> bool:
@@ -57,32 +53,12 @@ def kernel_ops(search_state: Any) -> Any:
     return None if ops is None else ops()
 
 
-def leaf_spec(evaluator: Evaluator, search_state: Any) -> tuple[Any, ...] | None:
-    """The core's description of ``evaluator``, or None for one it does not know.  A MAST
-    evaluator's table is made here if it has none yet (as its first evaluation would),
-    and the core works on the evaluator's own arrays."""
-    if type(evaluator) is RolloutEvaluator:
-        return ("rollout",)
-    if type(evaluator) is TruncatedPlayoutEvaluator:
-        assert isinstance(evaluator, TruncatedPlayoutEvaluator)
-        return ("truncated", evaluator.depth)
-    if type(evaluator) is LearnedEvaluator:
-        assert isinstance(evaluator, LearnedEvaluator)
-        return ("learned", evaluator.depth, evaluator.model.weights,
-                evaluator.model.level_weights or ())
-    if type(evaluator) is MastEvaluator:
-        assert isinstance(evaluator, MastEvaluator)
-        values, counts, trace, solo = evaluator.table(search_state)
-        return ("mast", evaluator.epsilon, evaluator.depth, evaluator.margin_scale, solo,
-                values, counts, trace)
-    return None
-
-
 def compiled_tree_or_reason(kind: str, compiled: bool | None, search_state: Any,
-                            evaluator: Evaluator, build: Any) -> tuple[Any, str]:
-    """``(core tree, "")`` when the tree runs compiled, else ``(None, why not)``; raises
-    ``ValueError`` with the reason when ``compiled`` is True.  ``build(module, ops, leaf)``
-    makes the core tree (``kind`` names the search in messages)."""
+                            rng: random.Random, settings: TreeSettings) -> tuple[Any, str]:
+    """``(compiled tree, "")`` when the ``kind`` search (``"MCTS"`` or ``"ISMCTS"``) runs
+    its tree compiled, else ``(None, why not)``; raises ``ValueError`` with the reason
+    when ``compiled`` is True.  The compiled tree is built from the same ``settings`` as
+    the Python one, and describes the same search (:mod:`engine.search.tree`)."""
     if compiled is False:
         return None, "the Python tree was asked for"
     reason = ""
@@ -100,14 +76,24 @@ def compiled_tree_or_reason(kind: str, compiled: bool | None, search_state: Any,
             if ops is None:
                 reason = "the position has no kernel twin"
             else:
-                leaf = leaf_spec(evaluator, search_state)
+                leaf = compiled_leaf(settings.evaluator, search_state)
                 if leaf is None:
-                    reason = f"the compiled {kind} does not know the evaluator {evaluator!r}"
+                    reason = (f"the compiled {kind} does not know the evaluator "
+                              f"{settings.evaluator!r}")
     if not reason:
         try:
-            return build(module, ops, leaf), ""
+            tree = getattr(module, f"Compiled{kind}")(ops, search_state, rng, settings, leaf)
+            return tree, ""
         except ValueError as error:  # e.g. a kernel that cannot stop a playout early
             reason = str(error)
     if compiled:
         raise ValueError(f"no compiled {kind} here: {reason}")
     return None, reason
+
+
+def compiled_leaf(evaluator: Evaluator, search_state: Any) -> tuple[Any, ...] | None:
+    """How the compiled core values leaves as ``evaluator`` does: the evaluator's own
+    ``compiled_leaf(search_state)``, or None for an evaluator that has none (it keeps
+    the tree in Python)."""
+    describe = getattr(evaluator, "compiled_leaf", None)
+    return None if describe is None else describe(search_state)

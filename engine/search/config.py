@@ -211,12 +211,12 @@ class SearchConfig:
         """The exploration constant: the game's ``c``, else the search's ``default``."""
         return float(default if self.c is None else self.c)
 
-    def overridden(self, *, margin_scale: MarginScale = GAME_MARGIN,
+    def overridden(self, *, c: float | None = None, margin_scale: MarginScale = GAME_MARGIN,
                    playout_depth: int | None = None,
                    prior_weight: float | None = None,
                    num_players: int | None = None) -> SearchConfig:
         """This configuration with the settings a caller gave instead of the game's:
-        ``margin_scale`` (:data:`GAME_MARGIN`: keep; ``None``: the bare win share; a
+        ``c`` (``None``: keep), ``margin_scale`` (:data:`GAME_MARGIN`: keep; ``None``: the bare win share; a
         learned leaf's scale too), ``playout_depth`` (``None``: keep; ``0``: full
         playouts; a learned leaf's depth too) and ``prior_weight`` (``None``: keep;
         ``0``: no prior).  A search that values its leaves by the model
@@ -224,6 +224,8 @@ class SearchConfig:
         ``learned_margin_scale`` when the caller gave no scale; the result has no
         ``learned_margin_scale`` left, so overriding it again changes nothing more."""
         config = self
+        if c is not None:
+            config = replace(config, c=c)
         if prior_weight is not None:
             config = replace(config, prior_weight=prior_weight)
         if margin_scale != GAME_MARGIN:
@@ -239,6 +241,60 @@ class SearchConfig:
         if playout_depth is not None:
             config = replace(config, playout_depth=playout_depth, learned_depth=None)
         return config
+
+
+#: The ``mast_epsilon`` of :class:`SearchOverrides` (a bot spec's ``mast=off``) that plays
+#: uniformly random playouts whatever the game's configuration says.
+UNIFORM_PLAYOUTS = "off"
+
+
+@dataclass(frozen=True)
+class SearchOverrides:
+    """A caller's changes to a game's search configuration, in one object (a bot spec's
+    options): ``None`` (``margin_scale``: :data:`GAME_MARGIN`) keeps the game's setting.
+
+    ``c``, ``margin_scale``, ``playout_depth`` and ``prior_weight`` as in
+    :meth:`SearchConfig.overridden`; ``mast_epsilon`` a MAST epsilon, or
+    :data:`UNIFORM_PLAYOUTS`; ``leaf_value`` one of :data:`LEAF_VALUES`; ``value_model``
+    a model file (``package:file`` or a path) for a learned leaf.
+    """
+
+    c: float | None = None
+    margin_scale: MarginScale = GAME_MARGIN
+    playout_depth: int | None = None
+    prior_weight: float | None = None
+    mast_epsilon: float | str | None = None
+    leaf_value: str | None = None
+    value_model: str | None = None
+
+    def __post_init__(self) -> None:
+        epsilon = self.mast_epsilon
+        if isinstance(epsilon, str) and epsilon != UNIFORM_PLAYOUTS:
+            raise ValueError(f"mast_epsilon must be a number, None or {UNIFORM_PLAYOUTS!r}, "
+                             f"not {epsilon!r}")
+        if self.value_model is not None and self.leaf_value not in (None, LEARNED_LEAF):
+            raise ValueError(f"a value model is a learned leaf value, not leaf_value "
+                             f"{self.leaf_value!r}")
+
+    def applied_to(self, config: SearchConfig, state: State) -> SearchConfig:
+        """``config`` (a game's) with these changes, settled for ``state``'s seats
+        (:func:`resolve_config`); ``ValueError`` for a value model of another game."""
+        if self.leaf_value is not None:
+            config = replace(config, leaf_value=self.leaf_value)
+        if self.value_model is not None:
+            game = game_name(state)
+            fitted_for = shipped_model(self.value_model).game
+            if fitted_for != game:
+                raise ValueError(f"the value model {self.value_model} was fitted for "
+                                 f"{fitted_for}, not {game}")
+            config = replace(config, leaf_value=LEARNED_LEAF, value_model=self.value_model)
+        epsilon = self.mast_epsilon
+        if epsilon is not None:
+            config = replace(config, mast_epsilon=None if isinstance(epsilon, str) else epsilon)
+        return config.overridden(c=self.c, margin_scale=self.margin_scale,
+                                 playout_depth=self.playout_depth,
+                                 prior_weight=self.prior_weight,
+                                 num_players=state.num_players)
 
 
 def _finite(value: object) -> bool:
@@ -349,18 +405,11 @@ def config_for(game: State | GameInfo | str) -> SearchConfig:
     return SEARCH_CONFIGS.get(game_name(game), DEFAULT_CONFIG)
 
 
-def resolve_config(
-    state: State,
-    config: SearchConfig | None = None,
-    *,
-    margin_scale: MarginScale = GAME_MARGIN,
-    playout_depth: int | None = None,
-    prior_weight: float | None = None,
-) -> SearchConfig:
+def resolve_config(state: State, config: SearchConfig | None = None) -> SearchConfig:
     """The settings a search of ``state`` uses: ``config`` (default: the game's entry,
-    :func:`config_for`) with the caller's overrides (:meth:`SearchConfig.overridden`)."""
+    :func:`config_for`) settled for ``state``'s seats (:meth:`SearchConfig.overridden`:
+    a learned leaf's own margin scale where the leaf is learned)."""
     base = config_for(state) if config is None else config
     if not isinstance(base, SearchConfig):
         raise TypeError(f"config must be a SearchConfig, not {type(base).__name__}")
-    return base.overridden(margin_scale=margin_scale, playout_depth=playout_depth,
-                           prior_weight=prior_weight, num_players=state.num_players)
+    return base.overridden(num_players=state.num_players)

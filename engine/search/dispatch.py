@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.game import State
 from engine.search.analysis import Analysis
-from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig
+from engine.search.config import SearchConfig, resolve_config
 from engine.search.evaluate import Evaluator
 from engine.search.ismcts import ISMCTS
 from engine.search.mcts import MCTS
@@ -38,37 +38,34 @@ def search_kind(state: State) -> str:
 
 
 def make_tree(
-    state: State, c: float | None = None, seed: int | None = None, observer: int | None = None,
-    margin_scale: MarginScale = GAME_MARGIN, *, playout_depth: int | None = None,
-    evaluator: Evaluator | None = None, config: SearchConfig | None = None,
-    prior_weight: float | None = None, root_moves: Sequence[int] | None = None,
-    compiled: bool | None = None,
+    state: State, config: SearchConfig | None = None, *, seed: int | None = None,
+    observer: int | None = None, evaluator: Evaluator | None = None,
+    root_moves: Sequence[int] | None = None, compiled: bool | None = None,
 ) -> MCTS | ISMCTS:
-    """The search tree that suits ``state``'s game, for the seat to move.
+    """The search that suits ``state``'s game, for the seat to move.
 
     Settings come from ``config`` (default: the game's,
-    :func:`~engine.search.config.config_for`); ``c=None`` takes its exploration
-    constant or else that search's own default, ``margin_scale``
-    (:data:`~engine.search.config.GAME_MARGIN`), ``playout_depth``, ``evaluator`` and
-    ``prior_weight`` override it as in :class:`~engine.search.mcts.MCTS`.  ``observer``,
-    when given, is whose information the search may use: it must be able to know
-    the mover's moves (:meth:`~engine.game.State.moves_known_to`): where the mover's
-    private information decides them it must be the seat to move.  ``root_moves``,
-    when given, are the only moves the tree tries at the root (a review's played move
-    searched against the best one).  ``compiled`` picks the compiled tree or the Python
-    one (:mod:`engine.search.compiled`; ``None``: compiled where it can run).
+    :func:`~engine.search.config.config_for`; a caller's own exploration constant,
+    margin scale, playout depth or prior weight go in with
+    :meth:`~engine.search.config.SearchConfig.overridden`); without a ``c`` each search
+    takes its own default.  ``observer``, when given, is whose information the search
+    may use: it must be able to know the mover's moves
+    (:meth:`~engine.game.State.moves_known_to`): where the mover's private information
+    decides them it must be the seat to move.  ``evaluator`` values the leaves instead
+    of the configuration's; ``root_moves``, when given, are the only moves the tree
+    tries at the root (a review's played move searched against the best one).
+    ``compiled`` picks the compiled tree or the Python one
+    (:mod:`engine.search.compiled`; ``None``: compiled where it can run).
     """
     player = state.current_player()
     if observer is not None and player >= 0 and not state.moves_known_to(observer):
         raise ValueError(f"seat {player} is to move: seat {observer} cannot search for it, "
                          f"its moves depend on what seat {observer} cannot see")
     if search_kind(state) == "mcts":
-        return MCTS(state, c=c, seed=seed, margin_scale=margin_scale,
-                    playout_depth=playout_depth, evaluator=evaluator, config=config,
-                    prior_weight=prior_weight, root_moves=root_moves, compiled=compiled)
-    return ISMCTS(state, observer, c=c, seed=seed, margin_scale=margin_scale,
-                  playout_depth=playout_depth, evaluator=evaluator, config=config,
-                  prior_weight=prior_weight, root_moves=root_moves, compiled=compiled)
+        return MCTS(state, config, seed=seed, evaluator=evaluator, root_moves=root_moves,
+                    compiled=compiled)
+    return ISMCTS(state, observer, config, seed=seed, evaluator=evaluator,
+                  root_moves=root_moves, compiled=compiled)
 
 
 def search_for(state: State, observer: int | None = None, *,
@@ -83,6 +80,8 @@ def search_for(state: State, observer: int | None = None, *,
     unknown = sorted(set(budget) - _BUDGET_KEYS)
     if unknown:
         raise TypeError(f"search_for() got unexpected keyword arguments: {', '.join(unknown)}")
-    tree = make_tree(state, budget.pop("c", None), budget.pop("seed", None), observer,
-                     config=config)
+    c = budget.pop("c", None)
+    if c is not None:
+        config = resolve_config(state, config).overridden(c=c)
+    tree = make_tree(state, config, seed=budget.pop("seed", None), observer=observer)
     return tree.search(**budget)

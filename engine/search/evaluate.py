@@ -87,6 +87,13 @@ class RolloutEvaluator:
     def evaluate(self, state: State, seed: int) -> Outcome:
         return state.rollout(seed)
 
+    def compiled_leaf(self, search_state: object) -> tuple[Any, ...] | None:
+        """How the compiled search core values a leaf as this evaluator does (see
+        :mod:`engine.search.compiled`), or None: every evaluator the core knows describes
+        itself so, and only for its own class (a subclass may evaluate otherwise, so its
+        searches keep the Python tree unless it describes itself)."""
+        return ("rollout",) if type(self) is RolloutEvaluator else None
+
     def __repr__(self) -> str:
         return "RolloutEvaluator()"
 
@@ -171,6 +178,11 @@ class TruncatedPlayoutEvaluator:
         if state.current_player() == TERMINAL:
             return state.outcome()
         return heuristic_outcome(state)
+
+    def compiled_leaf(self, search_state: object) -> tuple[Any, ...] | None:
+        """The compiled core's description (:meth:`RolloutEvaluator.compiled_leaf`)."""
+        return ("truncated", self.depth) if type(self) is TruncatedPlayoutEvaluator \
+            else None
 
     def __repr__(self) -> str:
         return f"TruncatedPlayoutEvaluator({self.depth})"
@@ -322,6 +334,13 @@ class LearnedEvaluator:
         if state.current_player() == TERMINAL:
             return state.outcome()
         return values_outcome(learned_scores(self.model, state))
+
+    def compiled_leaf(self, search_state: object) -> tuple[Any, ...] | None:
+        """The compiled core's description (:meth:`RolloutEvaluator.compiled_leaf`): the
+        depth and the model's weights, over the kernel's features."""
+        if type(self) is not LearnedEvaluator:
+            return None
+        return ("learned", self.depth, self.model.weights, self.model.level_weights or ())
 
     def __repr__(self) -> str:
         return f"LearnedEvaluator({self.depth}, {self.model.game})"

@@ -75,20 +75,25 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from math import log, sqrt
 from operator import add
-from typing import Any
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import backup_values, cumulative, root_candidates, solo_utility
+from engine.search._common import backup_values, cumulative
 from engine.search.analysis import Analysis, RootStats, analysis_from_stats, best_key
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
-    BudgetedSearch,
     ProgressCallback,
     StopCallback,
 )
 from engine.search.compiled import compiled_tree_or_reason
-from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
+from engine.search.config import SearchConfig, resolve_config
 from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
+from engine.search.tree import (
+    InformationSetTree,
+    RootStatistics,
+    TreeSearch,
+    TreeSettings,
+    tree_settings,
+)
 
 #: Default exploration constant of ISMCTS (the value of Cowling et al., rewards in [0, 1]).
 DEFAULT_ISMCTS_C = 0.7
@@ -145,120 +150,45 @@ class InfoNode:
         return best
 
 
-class ISMCTS(BudgetedSearch):
-    """An SO-ISMCTS tree for ``observer`` at one position; :meth:`search` may be called
-    repeatedly to keep growing it.
-
-    ``observer`` defaults to the seat to move.  Another seat may be the observer
-    when it can know the mover's moves (:meth:`~engine.game.State.moves_known_to`:
-    every determinization then offers the same root moves): the tree searches for
-    the seat to move as ``observer`` would, from ``observer``'s information only
-    (a hint about another seat's options that peeks at nothing).  The root
-    state is kept by reference and only read as described in the module
-    docstring, so it must not change while the tree is in use (a bot builds a
-    new tree for every move); root move texts are taken when the tree is built.
-
-    Settings (``config``, ``c``, ``margin_scale``, ``playout_depth``, ``evaluator``,
-    ``prior_weight``)
-    work as in :class:`~engine.search.mcts.MCTS`; ``c=None`` falls back to
-    :data:`DEFAULT_ISMCTS_C` when the configuration sets none.  ``root_moves``, when
-    given, are the only moves tried at the root (legal ones; every determinization
-    offers the root's moves, see above).  ``compiled`` works as in
-    :class:`~engine.search.mcts.MCTS` (a tree that checks its determinizations stays in
-    Python).
+class PythonISMCTSTree:
+    """The information set tree in Python (the oracle of its compiled twin,
+    :mod:`engine.search.compiled`) for ``settings.observer``, rooted at ``state`` (kept
+    by reference and only determinized), drawing from ``rng``; it offers
+    :class:`~engine.search.tree.InformationSetTree`, a node's context being its move's
+    text in the determinization that made it.  With ``root_view`` (the observer's
+    observation of the root) every determinization is checked against it
+    (:class:`DeterminizationError`).
     """
 
-    def __init__(
-        self,
-        state: State,
-        observer: int | None = None,
-        *,
-        c: float | None = None,
-        seed: int | None = None,
-        check_determinizations: bool | None = None,
-        margin_scale: MarginScale = GAME_MARGIN,
-        playout_depth: int | None = None,
-        evaluator: Evaluator | None = None,
-        config: SearchConfig | None = None,
-        prior_weight: float | None = None,
-        root_moves: Sequence[int] | None = None,
-        compiled: bool | None = None,
-    ) -> None:
-        player = state.current_player()
-        if player < 0:
-            kind = "a chance" if player == CHANCE else "a finished"
-            raise ValueError(f"cannot search {kind} position: no player to move")
-        if observer is None:
-            observer = player
-        if not isinstance(observer, int) or not 0 <= observer < state.num_players:
-            raise ValueError(f"observer must be a seat of 0-{state.num_players - 1}")
-        if observer != player and not state.moves_known_to(observer):
-            raise ValueError(
-                f"seat {player} is to move: the observer, seat {observer}, cannot search "
-                f"for it, its moves depend on what seat {observer} cannot see"
-            )
-        moves = state.legal_moves()
-        if not moves:
-            raise ValueError("cannot search a position without legal moves")
-        self.config = resolve_config(state, config, margin_scale=margin_scale,
-                                     playout_depth=playout_depth, prior_weight=prior_weight)
-        self.c = self.config.exploration(DEFAULT_ISMCTS_C) if c is None else float(c)
-        self.evaluator = self.config.evaluator(state.num_players) if evaluator is None \
-            else evaluator
-        self.rng = random.Random(seed)
-        self.observer = observer
-        self.player = player
-        self.num_players = state.num_players
-        self.width = 3 * self.num_players
-        self.margin_scale = self.config.margin_scale
-        self.solo = solo_utility(state, self.config.solo_scale)
-        # The kernel twin determinizes without a round trip through the reference rules.
-        self._state = state.search_state()
-        self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
-        if check_determinizations is None:
-            check_determinizations = DEBUG
-        self._root_view = state.observation(observer) if check_determinizations else None
-        self.root = InfoNode(-1, "", -1, self.width)
-        self._root_only = None if root_moves is None else \
-            frozenset(root_candidates(moves, root_moves))
-        self.core = None
-        self.python_reason = "the determinizations are checked"
-        if self._root_view is None:
-            self.core, self.python_reason = compiled_tree_or_reason(
-                "ISMCTS", compiled, self._state, self.evaluator,
-                lambda module, ops, leaf: module.CompiledISMCTS(
-                    ops, self._state, self.rng, self.num_players, observer, self.c,
-                    self.margin_scale, self.solo, self.config.prior_weight,
-                    self.config.prior_margin_scale(), leaf,
-                    None if self._root_only is None else sorted(self._root_only)))
-        elif compiled:
-            raise ValueError(f"no compiled ISMCTS here: {self.python_reason}")
-        self.iterations = 0
-        self.elapsed = 0.0
+    def __init__(self, state: State, rng: random.Random, settings: TreeSettings,
+                 root_view: object = None) -> None:
+        self.root_state = state
+        self.rng = rng
+        self.settings = settings
+        self.root = InfoNode(-1, "", -1, settings.width)
+        self._root_view = root_view
+        self._root_only = None if settings.root_moves is None else \
+            frozenset(settings.root_moves)
+        #: One iteration: a closure over the tree, the hot path of every Python search.
+        self.iterate: Callable[[], None] = self._iteration()
 
-    @property
-    def compiled(self) -> bool:
-        """Whether the tree runs in compiled code (:mod:`engine.search.compiled`)."""
-        return self.core is not None
-
-    # -- search ----------------------------------------------------------------
     def _iteration(self) -> Callable[[], None]:
-        if self.core is not None:
-            return self.core.iterate
+        settings = self.settings
         rng = self.rng
         rand = rng.random
         getrandbits = rng.getrandbits
         root = self.root
-        root_state = self._state
-        observer = self.observer
-        c = self.c
-        width = self.width
-        scale = self.margin_scale
-        solo = self.solo
-        weight = self.config.prior_weight
-        prior_scale = self.config.prior_margin_scale()
+        root_state = self.root_state
+        observer = settings.observer
+        c = settings.c
+        width = settings.width
+        scale = settings.margin_scale
+        solo = settings.solo
+        weight = settings.selection.prior_weight
+        prior_scale = settings.selection.prior_scale
         # The default evaluator is the kernel's rollout, called inline (no extra call).
-        evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
+        evaluator = settings.evaluator
+        evaluate = None if type(evaluator) is RolloutEvaluator else evaluator.evaluate
         new_node = InfoNode
         chance = CHANCE
         terminal = TERMINAL
@@ -347,79 +277,35 @@ class ISMCTS(BudgetedSearch):
 
         return iterate
 
-    # -- results ---------------------------------------------------------------
-    def root_stats(self) -> RootStats:
-        """The raw statistics at the root (see :class:`RootStats`)."""
-        moves: list[int] = []
-        visits: list[int] = []
-        totals: list[list[float]] = []
-        if self.core is not None:
-            root_visits, root_totals, rows = self.core.root_statistics()
-            for move, n, sums in rows:
-                moves.append(move)
-                visits.append(n)
-                totals.append(sums)
-            steps = self.core.principal_variation()
-            pv = [move for move, _context in steps]
-            pv_texts = [self._move_text(pv[0])] + [
-                self._text_in_context(move, context) for move, context in steps[1:]
-            ] if steps else []
-        else:
-            skip = self.num_players  # the utilities: statistics report shares and scores
-            for move, child in self.root.children.items():
-                if child.n:
-                    moves.append(move)
-                    visits.append(child.n)
-                    totals.append(child.acc[skip:])
-            root_visits, root_totals = self.root.n, self.root.acc[skip:]
-            nodes = self._pv_nodes()
-            pv = [nd.move for nd in nodes]
-            pv_texts = self._pv_texts(nodes)
-        return RootStats(
-            player=self.player,
-            num_players=self.num_players,
-            iterations=self.iterations,
-            elapsed=self.elapsed,
-            visits=root_visits,
-            totals=root_totals,
-            moves=moves,
-            move_visits=visits,
-            move_totals=totals,
-            pv=pv,
-            pv_texts=pv_texts,
-        )
+    def root_statistics(self) -> RootStatistics:
+        """The root's statistics (:data:`~engine.search.tree.RootStatistics`)."""
+        skip = self.settings.num_players  # the utilities: statistics report shares, scores
+        rows = [(move, child.n, child.acc[skip:])
+                for move, child in self.root.children.items() if child.n]
+        return self.root.n, self.root.acc[skip:], rows
 
-    def _text_in_context(self, move: int, context: bytes | None) -> str:
-        """A compiled node's move text: from the context its kernel recorded where the
-        node was made, or (a kernel whose texts need none) from the move alone."""
-        if context is None:
-            return self._state.move_to_text(move)
-        kernel: Any = self._state  # a kernel position: the core reads texts from contexts
-        text: str = kernel.move_text_in_context(move, context)
-        return text
-
-    def _pv_nodes(self, max_length: int = 64) -> list[InfoNode]:
-        nodes: list[InfoNode] = []
+    def principal_variation(self, max_length: int = 64) -> list[tuple[int, object]]:
+        """``(move, text)`` along the best children (chance outcomes included)."""
+        steps: list[tuple[int, object]] = []
         node = self.root.best_child()
-        while node is not None and len(nodes) < max_length:
-            nodes.append(node)
+        while node is not None and len(steps) < max_length:
+            steps.append((node.move, node.text))
             node = node.best_child()
-        return nodes
+        return steps
 
-    def principal_variation(self, max_length: int = 64) -> list[int]:
-        """Moves following the most visited children (chance outcomes included)."""
-        if self.core is not None:
-            return [move for move, _context in self.core.principal_variation(max_length)]
-        return [nd.move for nd in self._pv_nodes(max_length)]
+    def child_context(self, move: int) -> object:
+        """The text of the root's child for ``move`` where it was made (``KeyError``)."""
+        return self.root.children[move].text
+
+    def text_in_context(self, move: int, context: object) -> str:
+        """A node's context is its text already."""
+        assert isinstance(context, str)
+        return context
 
     def availability(self, *moves: int) -> tuple[int, int, int]:
-        """``(n, avail, parent_n)`` of the node reached by ``moves`` from the root.
-
-        For tests and diagnostics; raises ``KeyError`` for a path not in the tree.
-        Chance outcomes are looked up when no decision child matches.
-        """
-        if self.core is not None:
-            return self.core.availability(*moves)
+        """``(n, avail, parent_n)`` of the node reached by ``moves`` from the root;
+        ``KeyError`` for a path not in the tree.  Chance outcomes are looked up when no
+        decision child matches."""
         node = self.root
         parent = node
         for move in moves:
@@ -427,24 +313,115 @@ class ISMCTS(BudgetedSearch):
             node = node.children[move] if move in node.children else node.outcomes[move]
         return node.n, node.avail, parent.n
 
+
+class ISMCTS(TreeSearch):
+    """An SO-ISMCTS search for ``observer`` at one position; :meth:`search` may be called
+    repeatedly to keep growing its tree.
+
+    ``observer`` defaults to the seat to move.  Another seat may be the observer
+    when it can know the mover's moves (:meth:`~engine.game.State.moves_known_to`:
+    every determinization then offers the same root moves): the tree searches for
+    the seat to move as ``observer`` would, from ``observer``'s information only
+    (a hint about another seat's options that peeks at nothing).  The root
+    state is kept by reference and only read as described in the module
+    docstring, so it must not change while the tree is in use (a bot builds a
+    new tree for every move); root move texts are taken when the tree is built.
+
+    ``config``, ``evaluator``, ``root_moves`` and ``compiled`` work as in
+    :class:`~engine.search.mcts.MCTS` (every determinization offers the root's moves,
+    see above); the exploration constant falls back to :data:`DEFAULT_ISMCTS_C` when
+    the configuration sets none.  A tree that checks its determinizations
+    (``check_determinizations``) stays in Python.
+    """
+
+    def __init__(
+        self,
+        state: State,
+        observer: int | None = None,
+        config: SearchConfig | None = None,
+        *,
+        seed: int | None = None,
+        check_determinizations: bool | None = None,
+        evaluator: Evaluator | None = None,
+        root_moves: Sequence[int] | None = None,
+        compiled: bool | None = None,
+    ) -> None:
+        player = state.current_player()
+        if player < 0:
+            kind = "a chance" if player == CHANCE else "a finished"
+            raise ValueError(f"cannot search {kind} position: no player to move")
+        if observer is None:
+            observer = player
+        if not isinstance(observer, int) or not 0 <= observer < state.num_players:
+            raise ValueError(f"observer must be a seat of 0-{state.num_players - 1}")
+        if observer != player and not state.moves_known_to(observer):
+            raise ValueError(
+                f"seat {player} is to move: the observer, seat {observer}, cannot search "
+                f"for it, its moves depend on what seat {observer} cannot see"
+            )
+        moves = state.legal_moves()
+        if not moves:
+            raise ValueError("cannot search a position without legal moves")
+        self.config = resolve_config(state, config)
+        self.rng = random.Random(seed)
+        self.observer = observer
+        self.player = player
+        self.num_players = state.num_players
+        self.settings = tree_settings(state, self.config, DEFAULT_ISMCTS_C, evaluator,
+                                      root_moves, observer)
+        # The kernel twin determinizes without a round trip through the reference rules.
+        self._state = state.search_state()
+        self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
+        if check_determinizations is None:
+            check_determinizations = DEBUG
+        if check_determinizations:
+            if compiled:
+                raise ValueError("no compiled ISMCTS here: the determinizations are checked")
+            core, self.python_reason = None, "the determinizations are checked"
+        else:
+            core, self.python_reason = compiled_tree_or_reason(
+                "ISMCTS", compiled, self._state, self.rng, self.settings)
+        self.tree: InformationSetTree = core if core is not None else PythonISMCTSTree(
+            self._state, self.rng, self.settings,
+            state.observation(observer) if check_determinizations else None)
+        self.iterations = 0
+        self.elapsed = 0.0
+
+    # -- results ---------------------------------------------------------------
+    def root_stats(self) -> RootStats:
+        """The raw statistics at the root (see :class:`RootStats`)."""
+        steps = self.tree.principal_variation()
+        pv = [move for move, _context in steps]
+        pv_texts = [self._move_text(pv[0])] + [
+            self.tree.text_in_context(move, context) for move, context in steps[1:]
+        ] if steps else []
+        return self._root_stats(self.player, pv, pv_texts)
+
+    def principal_variation(self, max_length: int = 64) -> list[int]:
+        """Moves following the most visited children (chance outcomes included)."""
+        return [move for move, _context in self.tree.principal_variation(max_length)]
+
+    def availability(self, *moves: int) -> tuple[int, int, int]:
+        """``(n, avail, parent_n)`` of the node reached by ``moves`` from the root.
+
+        For tests and diagnostics; raises ``KeyError`` for a path not in the tree.
+        Chance outcomes are looked up when no decision child matches.
+        """
+        return self.tree.availability(*moves)
+
     def _move_text(self, move: int) -> str:
         """Text of a root move: from the root state when legal there, else its node's."""
         if move in self._texts:
             return self._texts[move]
-        if self.core is not None:
-            return self._text_in_context(move, self.core.child_context(move))
-        return self.root.children[move].text
-
-    def _pv_texts(self, pv: list[InfoNode]) -> list[str]:
-        # Node texts, recorded in the determinization that expanded each node.
-        return [self._move_text(pv[0].move)] + [nd.text for nd in pv[1:]] if pv else []
+        return self.tree.text_in_context(move, self.tree.child_context(move))
 
     def analysis(self) -> Analysis:
         """The :class:`Analysis` of the tree so far."""
         stats = self.root_stats()
         assert stats.pv_texts is not None
+        solo = self.settings.solo
         return analysis_from_stats(stats, self._move_text, stats.pv, stats.pv_texts,
-                                   target=self.solo[0] if self.solo else None)
+                                   target=solo[0] if solo else None)
 
 
 def ismcts_search(
@@ -466,7 +443,7 @@ def ismcts_search(
     :func:`engine.search.mcts.mcts_search`.  Raises ``ValueError`` at a chance or
     terminal position or when ``observer`` cannot know the moves of the seat to move.
     """
-    tree = ISMCTS(state, observer, c=c, seed=seed, config=config)
+    tree = ISMCTS(state, observer, resolve_config(state, config).overridden(c=c), seed=seed)
     return tree.search(
         iterations,
         time_limit,

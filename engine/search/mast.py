@@ -118,5 +118,16 @@ class MastEvaluator:
                          np.asarray(utilities[:state.num_players], dtype=np.float64))
         return outcome
 
+    def compiled_leaf(self, search_state: State) -> tuple[Any, ...] | None:
+        """The compiled core's description (see
+        :meth:`~engine.search.evaluate.RolloutEvaluator.compiled_leaf`).  The table is made
+        here if it has none yet (as the first evaluation would), and the core works on
+        this evaluator's own arrays."""
+        if type(self) is not MastEvaluator:
+            return None
+        values, counts, trace, solo = self.table(search_state)
+        return ("mast", self.epsilon, self.depth, self.margin_scale, solo, values, counts,
+                trace)
+
     def __repr__(self) -> str:
         return f"MastEvaluator(epsilon={self.epsilon}, depth={self.depth})"

@@ -40,23 +40,23 @@ from math import log, sqrt
 from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
-from engine.search._common import (
-    Solo,
-    backup_values,
-    cumulative,
-    root_candidates,
-    solo_utility,
-)
+from engine.search._common import Solo, backup_values, cumulative
 from engine.search.analysis import Analysis, RootStats, best_key, build_analysis
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
-    BudgetedSearch,
     ProgressCallback,
     StopCallback,
 )
 from engine.search.compiled import compiled_tree_or_reason
-from engine.search.config import GAME_MARGIN, MarginScale, SearchConfig, resolve_config
+from engine.search.config import SearchConfig, resolve_config
 from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
+from engine.search.tree import (
+    RootStatistics,
+    SearchTree,
+    TreeSearch,
+    TreeSettings,
+    tree_settings,
+)
 
 #: Default UCT exploration constant (about sqrt(2), for rewards in [0, 1]).
 DEFAULT_C = 1.4
@@ -142,91 +142,39 @@ class Node:
         return best
 
 
-class MCTS(BudgetedSearch):
-    """A UCT search tree rooted at one position; :meth:`search` (budgets as in
-    :class:`~engine.search.budget.BudgetedSearch`) may be called repeatedly to keep
-    growing the same tree (statistics accumulate).
-
-    Settings come from ``config`` (default: the game's entry,
-    :func:`~engine.search.config.config_for`), each overridable here: ``c``
-    (``None``: the configuration's, else :data:`DEFAULT_C`), ``margin_scale``
-    (:data:`~engine.search.config.GAME_MARGIN`: the configuration's; ``None``: the
-    win share), ``playout_depth`` (``None``: the configuration's; ``0``: full
-    playouts), ``evaluator`` (any :class:`~engine.search.evaluate.Evaluator`,
-    instead of the playouts the depth describes) and ``prior_weight`` (``None``: the
-    configuration's; ``0``: no progressive bias).  ``root_moves``, when given, are the
-    only moves tried at the root (legal ones; see
-    :func:`~engine.search._common.root_candidates`).  ``compiled``: ``None`` runs the
-    tree in compiled code where it can (:mod:`engine.search.compiled`: a kernel position
-    and a known evaluator), ``True`` insists (``ValueError`` otherwise), ``False`` keeps
-    it in Python; both grow the same tree from the same seed.
+class PythonMCTSTree:
+    """The UCT tree in Python (the oracle of its compiled twin, :mod:`engine.search.compiled`),
+    rooted at ``state`` (a position with a seat to move, kept and never changed), drawing
+    from ``rng`` and built from ``settings``; it offers :class:`~engine.search.tree.SearchTree`.
     """
 
-    def __init__(self, state: State, *, c: float | None = None, seed: int | None = None,
-                 margin_scale: MarginScale = GAME_MARGIN, playout_depth: int | None = None,
-                 evaluator: Evaluator | None = None,
-                 config: SearchConfig | None = None,
-                 prior_weight: float | None = None,
-                 root_moves: Sequence[int] | None = None,
-                 compiled: bool | None = None) -> None:
-        player = state.current_player()
-        if player < 0:
-            kind = "a chance" if player == CHANCE else "a finished"
-            raise ValueError(f"cannot search {kind} position: no player to move")
-        if not state.legal_moves():
-            raise ValueError("cannot search a position without legal moves")
-        self.config = resolve_config(state, config, margin_scale=margin_scale,
-                                     playout_depth=playout_depth, prior_weight=prior_weight)
-        self.c = self.config.exploration(DEFAULT_C) if c is None else float(c)
-        self.evaluator = self.config.evaluator(state.num_players) if evaluator is None \
-            else evaluator
-        self.rng = random.Random(seed)
-        self.state = state.clone()  # for move texts; the caller may keep playing theirs
-        self.root_state = state.search_state()
-        if self.root_state is state:
-            self.root_state = self.state
-        self.num_players = state.num_players
-        self.width = 3 * self.num_players
-        self.margin_scale = self.config.margin_scale
-        self.solo = solo_utility(self.root_state, self.config.solo_scale)
-        candidates = None if root_moves is None else \
-            root_candidates(self.root_state.legal_moves(), root_moves)
-        self.core, self.python_reason = compiled_tree_or_reason(
-            "MCTS", compiled, self.root_state, self.evaluator,
-            lambda module, ops, leaf: module.CompiledMCTS(
-                ops, self.root_state, self.rng, self.num_players, self.c, self.margin_scale,
-                self.solo, self.config.prior_weight, self.config.prior_margin_scale(), leaf,
-                candidates))
-        if self.core is None:
-            self.root = Node(self.root_state, self.width, self.margin_scale, self.solo)
-            if candidates is not None:
-                self.root.untried = candidates
-        self.iterations = 0
-        self.elapsed = 0.0
+    def __init__(self, state: State, rng: random.Random, settings: TreeSettings) -> None:
+        self.root_state = state
+        self.rng = rng
+        self.settings = settings
+        self.root = Node(state, settings.width, settings.margin_scale, settings.solo)
+        if settings.root_moves is not None:
+            self.root.untried = list(settings.root_moves)
+        #: One iteration: a closure over the tree, the hot path of every Python search.
+        self.iterate: Callable[[], None] = self._iteration()
 
-    @property
-    def compiled(self) -> bool:
-        """Whether the tree runs in compiled code (:mod:`engine.search.compiled`)."""
-        return self.core is not None
-
-    # -- search ----------------------------------------------------------------
     def _iteration(self) -> Callable[[], None]:
-        if self.core is not None:
-            return self.core.iterate
+        settings = self.settings
         rng = self.rng
         rand = rng.random
         getrandbits = rng.getrandbits
         root = self.root
         root_state = self.root_state
-        c = self.c
-        width = self.width
-        scale = self.margin_scale
-        solo = self.solo
+        c = settings.c
+        width = settings.width
+        scale = settings.margin_scale
+        solo = settings.solo
         plain = scale is None and solo is None
-        weight = self.config.prior_weight
-        prior_scale = self.config.prior_margin_scale()
+        weight = settings.selection.prior_weight
+        prior_scale = settings.selection.prior_scale
         # The default evaluator is the kernel's rollout, called inline (no extra call).
-        evaluate = None if type(self.evaluator) is RolloutEvaluator else self.evaluator.evaluate
+        evaluator = settings.evaluator
+        evaluate = None if type(evaluator) is RolloutEvaluator else evaluator.evaluate
         new_node = Node
         chance = CHANCE
         terminal = TERMINAL
@@ -313,44 +261,16 @@ class MCTS(BudgetedSearch):
 
         return iterate
 
-    # -- results ---------------------------------------------------------------
-    def root_stats(self) -> RootStats:
-        """The raw statistics at the root (see :class:`RootStats`)."""
-        moves: list[int] = []
-        visits: list[int] = []
-        totals: list[list[float]] = []
-        if self.core is not None:
-            root_visits, root_totals, rows = self.core.root_statistics()
-            for move, n, sums in rows:
-                moves.append(move)
-                visits.append(n)
-                totals.append(sums)
-        else:
-            root = self.root
-            skip = self.num_players  # the utilities: statistics report shares and scores
-            for move, child in zip(root.moves, root.children, strict=True):
-                if child.n:
-                    moves.append(move)
-                    visits.append(child.n)
-                    totals.append(child.acc[skip:])
-            root_visits, root_totals = root.n, root.acc[skip:]
-        return RootStats(
-            player=self.root_state.current_player(),
-            num_players=self.num_players,
-            iterations=self.iterations,
-            elapsed=self.elapsed,
-            visits=root_visits,
-            totals=root_totals,
-            moves=moves,
-            move_visits=visits,
-            move_totals=totals,
-            pv=self.principal_variation(),
-        )
+    def root_statistics(self) -> RootStatistics:
+        """The root's statistics (:data:`~engine.search.tree.RootStatistics`)."""
+        root = self.root
+        skip = self.settings.num_players  # the utilities: statistics report shares, scores
+        rows = [(move, child.n, child.acc[skip:])
+                for move, child in zip(root.moves, root.children, strict=True) if child.n]
+        return root.n, root.acc[skip:], rows
 
     def principal_variation(self, max_length: int = 64) -> list[int]:
         """Moves following the most visited children (chance outcomes included)."""
-        if self.core is not None:
-            return list(self.core.principal_variation(max_length))
         pv: list[int] = []
         node: Node | None = self.root
         while node is not None and len(pv) < max_length:
@@ -360,6 +280,61 @@ class MCTS(BudgetedSearch):
             pv.append(node.moves[i])
             node = node.kids()[i]
         return pv
+
+
+class MCTS(TreeSearch):
+    """A UCT search rooted at one position; :meth:`search` (budgets as in
+    :class:`~engine.search.budget.BudgetedSearch`) may be called repeatedly to keep
+    growing the same tree (statistics accumulate).
+
+    Settings come from ``config`` (default: the game's entry,
+    :func:`~engine.search.config.config_for`; a caller's own settings go in with
+    :meth:`~engine.search.config.SearchConfig.overridden`): its exploration constant
+    (else :data:`DEFAULT_C`), margin scale, leaf evaluator and prior.  ``evaluator``,
+    when given, values the leaves instead of the configuration's (any
+    :class:`~engine.search.evaluate.Evaluator`).  ``root_moves``, when given, are the
+    only moves tried at the root (legal ones; see
+    :func:`~engine.search._common.root_candidates`).  ``compiled``: ``None`` grows the
+    tree in compiled code where it can (:mod:`engine.search.compiled`: a kernel position
+    and an evaluator that describes itself to the core), ``True`` insists
+    (``ValueError`` otherwise), ``False`` keeps it in Python; both grow the same tree
+    from the same seed, behind one interface (:mod:`engine.search.tree`).
+    """
+
+    def __init__(self, state: State, config: SearchConfig | None = None, *,
+                 seed: int | None = None, evaluator: Evaluator | None = None,
+                 root_moves: Sequence[int] | None = None,
+                 compiled: bool | None = None) -> None:
+        player = state.current_player()
+        if player < 0:
+            kind = "a chance" if player == CHANCE else "a finished"
+            raise ValueError(f"cannot search {kind} position: no player to move")
+        if not state.legal_moves():
+            raise ValueError("cannot search a position without legal moves")
+        self.config = resolve_config(state, config)
+        self.rng = random.Random(seed)
+        self.state = state.clone()  # for move texts; the caller may keep playing theirs
+        self.root_state = state.search_state()
+        if self.root_state is state:
+            self.root_state = self.state
+        self.num_players = state.num_players
+        self.settings = tree_settings(self.root_state, self.config, DEFAULT_C, evaluator,
+                                      root_moves)
+        core, self.python_reason = compiled_tree_or_reason(
+            "MCTS", compiled, self.root_state, self.rng, self.settings)
+        self.tree: SearchTree = core if core is not None else \
+            PythonMCTSTree(self.root_state, self.rng, self.settings)
+        self.iterations = 0
+        self.elapsed = 0.0
+
+    # -- results ---------------------------------------------------------------
+    def root_stats(self) -> RootStats:
+        """The raw statistics at the root (see :class:`RootStats`)."""
+        return self._root_stats(self.root_state.current_player(), self.principal_variation())
+
+    def principal_variation(self, max_length: int = 64) -> list[int]:
+        """Moves following the most visited children (chance outcomes included)."""
+        return list(self.tree.principal_variation(max_length))
 
     def analysis(self) -> Analysis:
         """The :class:`Analysis` of the tree so far."""
@@ -385,7 +360,7 @@ def mcts_search(
     ``config`` (default: the game's, :mod:`engine.search.config`); ``c=None`` takes
     its exploration constant.  Raises ``ValueError`` at a chance or terminal position.
     """
-    tree = MCTS(state, c=c, seed=seed, config=config)
+    tree = MCTS(state, resolve_config(state, config).overridden(c=c), seed=seed)
     return tree.search(
         iterations,
         time_limit,

@@ -69,7 +69,7 @@ from engine.processes import WarmPool, announce_start, drop_after_reply
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, RootStats, build_analysis, merge_root_stats
 from engine.search.budget import STOP_ITERATIONS, STOP_TIME_LIMIT, check_budget
-from engine.search.config import SearchConfig, config_for
+from engine.search.config import SearchConfig, resolve_config
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import ISMCTS
 from engine.search.mcts import MCTS
@@ -200,14 +200,13 @@ def _grow_tree(
     iterations: int | None,
     deadline: float | None,
     seed: int,
-    c: float | None,
     config: SearchConfig | None,
 ) -> MCTS | ISMCTS | None:
     """Rebuild the state and search it until ``iterations`` or the ``time.monotonic()``
     ``deadline``; ``None`` when the deadline has passed before the search could start."""
     if deadline is not None and time.monotonic() >= deadline:
         return None
-    tree = make_tree(rebuild(data), c, seed, config=config)
+    tree = make_tree(rebuild(data), config, seed=seed)
     time_limit = None
     if deadline is not None:  # what is left once the tree is ready to grow
         time_limit = deadline - time.monotonic()
@@ -224,14 +223,13 @@ def _search_worker(
     iterations: int | None,
     deadline: float | None,
     seed: int,
-    c: float | None,
     config: SearchConfig | None = None,
 ) -> RootStats | None:
     """Run in a worker process: one tree's root statistics (``None``: started too late).
 
     The tree is freed after the reply is sent (:func:`~engine.processes.drop_after_reply`).
     """
-    tree = _grow_tree(data, rebuild, iterations, deadline, seed, c, config)
+    tree = _grow_tree(data, rebuild, iterations, deadline, seed, config)
     if tree is None:
         return None
     drop_after_reply(tree)
@@ -277,23 +275,22 @@ def parallel_search(
     check_budget(iterations, time_limit)
     if seed is None:
         seed = random.SystemRandom().getrandbits(63)
-    if config is None:
-        config = config_for(state)
+    config = resolve_config(state, config).overridden(c=c)
     if workers == 1:
         remaining = None if time_limit is None else max(time_limit - (time.monotonic() - entry),
                                                         1e-6)
-        return make_tree(state, c, seed, config=config).search(iterations, remaining)
+        return make_tree(state, config, seed=seed).search(iterations, remaining)
     if iterations is not None and iterations < workers:
         workers = iterations
 
-    make_tree(state, c, config=config)  # fail fast (chance/terminal root) before starting
+    make_tree(state, config)  # fail fast (chance/terminal root) before starting
     deadline = entry + time_limit if time_limit is not None else None
     data = state.to_json()
     fn = rebuild if rebuild is not None else registry_rebuild
     shares: list[int | None] = (
         list(split_iterations(iterations, workers)) if iterations is not None else [None] * workers
     )
-    tasks = [(data, fn, shares[i], deadline, worker_seed(seed, i), c, config)
+    tasks = [(data, fn, shares[i], deadline, worker_seed(seed, i), config)
              for i in range(workers)]
     if pool is not None:
         if not pool.usable():
@@ -353,8 +350,8 @@ def _run_trees(pool: WarmPool, tasks: list[tuple[Any, ...]],
     parts.update((tickets[t], stats) for t, stats in replies.items())
     found = {i: stats for i, stats in parts.items() if stats is not None}
     if not found:  # no worker even started in time: one iteration here, for an answer
-        data, rebuild, _, _, seed, c, config = tasks[0]
-        stats = _search_here(data, rebuild, 1, None, seed, c, config)
+        data, rebuild, _, _, seed, config = tasks[0]
+        stats = _search_here(data, rebuild, 1, None, seed, config)
         assert stats is not None
         found[0] = stats
     return found

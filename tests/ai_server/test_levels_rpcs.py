@@ -84,7 +84,7 @@ def test_the_levels_move_is_the_engines_choice_seeded_by_the_request(stub: Stub)
                                                  budget=pb.SearchBudget(iterations=60)))
         assert without_elapsed(reply.analysis) == without_elapsed(plain.analysis)
         assert plain.move == plain.analysis.best_move
-        engine = make_tree(state, None, seed).search(60)
+        engine = make_tree(state, seed=seed).search(60)
         chosen = get_level(1).choose(engine, choice_rng(seed))
         assert reply.move.id == chosen
         assert reply.move.text == state.move_to_text(chosen)
@@ -228,7 +228,7 @@ def test_the_python_client_sends_the_level(server: BackgroundServer, new_state: 
                                   "--server", server.address])
         assert args.func(args) == 0
         answer = json.loads(capsys.readouterr().out)
-        engine = make_tree(state, None, seed).search(40)
+        engine = make_tree(state, seed=seed).search(40)
         assert answer["move"]["text"] == state.move_to_text(
             get_level(1).choose(engine, choice_rng(seed)))
 

@@ -26,17 +26,19 @@ def test_the_trees_agree(name: str) -> None:
 def test_a_compiled_tree_that_differs_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.search.compiled as compiled
 
-    real = compiled.leaf_spec
+    real = compiled.compiled_leaf
 
     def full_playouts(evaluator, state):  # the wrong leaf: MAST replaced by random playouts
         spec = real(evaluator, state)
         return ("rollout",) if spec and spec[0] == "mast" else spec
 
-    monkeypatch.setattr(compiled, "leaf_spec", full_playouts)
+    monkeypatch.setattr(compiled, "compiled_leaf", full_playouts)
     report = check_search(registry.get_game("oh-my-goods"), positions=4, seed=1,
                           iterations=100)
     assert report["mismatches"] >= 1
     assert "Python" in report["examples"][0]
+    # The trees' own statistics are compared first, through their one interface.
+    assert "root statistics" in report["examples"][0]
 
 
 def test_the_variants_cover_every_leaf_kind() -> None:

@@ -179,16 +179,14 @@ def recording_trees(monkeypatch: pytest.MonkeyPatch, refuse: str | None = None) 
     which tree each call builds; ``refuse``: the error a compiled tree is refused with."""
     built: list[str] = []
 
-    def switched_make_tree(state: State, c: float | None = None, seed: int | None = None,
-                           observer: int | None = None, *, compiled: bool | None = None,
-                           **settings: Any) -> Any:
+    def switched_make_tree(state: State, config: Any = None, *,
+                           compiled: bool | None = None, **settings: Any) -> Any:
         if compiled and refuse is not None:
             raise ValueError(refuse)
-        config = settings["config"]
         built.append("baseline" if is_baseline(config) else
                      "random_playouts" if config.mast_epsilon is None else
                      {None: "default", True: "compiled", False: "python"}[compiled])
-        return make_tree(state, c, seed, observer, **settings)
+        return make_tree(state, config, compiled=False, **settings)
 
     monkeypatch.setattr(bench, "make_tree", switched_make_tree)
     return built

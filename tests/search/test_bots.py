@@ -16,7 +16,6 @@ from engine.search.bots import (
     RandomBot,
     make_bot,
 )
-from engine.search.mcts import DEFAULT_C
 
 from .toy_games import LotteryState, race
 
@@ -27,11 +26,11 @@ from .toy_games import LotteryState, race
         ("random", RandomBot, None, None, None),
         ("greedy", GreedyBot, None, None, None),
         (" Greedy ", GreedyBot, None, None, None),
-        ("mcts", MctsBot, DEFAULT_MCTS_ITERATIONS, None, DEFAULT_C),
-        ("mcts:2000", MctsBot, 2000, None, DEFAULT_C),
+        ("mcts", MctsBot, DEFAULT_MCTS_ITERATIONS, None, None),
+        ("mcts:2000", MctsBot, 2000, None, None),
         ("mcts:2000:c=1.0", MctsBot, 2000, None, 1.0),
-        ("mcts:t=1.5", MctsBot, None, 1.5, DEFAULT_C),
-        ("mcts:500:t=2", MctsBot, 500, 2.0, DEFAULT_C),
+        ("mcts:t=1.5", MctsBot, None, 1.5, None),
+        ("mcts:500:t=2", MctsBot, 500, 2.0, None),
         ("mcts:i=300:c=0.5:t=0.1", MctsBot, 300, 0.1, 0.5),
     ],
 )
@@ -45,7 +44,7 @@ def test_valid_specs(
     if isinstance(bot, MctsBot):
         assert bot.iterations == iterations
         assert bot.time_limit == time_limit
-        assert bot.c == c
+        assert bot.overrides.c == c  # None: the game's, else the search's default
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,7 @@ def test_both_trees_grow_the_same_tree(name: str, players: int, plies: int) -> N
     assert a.expected_scores == b.expected_scores
     assert a.principal_variation_moves == b.principal_variation_moves
     # Draw for draw: the compiled generator ends where random.Random does.
-    assert compiled.core.generator_state()[1] == python.rng.getstate()[1]
+    assert compiled.tree.generator_state()[1] == python.rng.getstate()[1]
     # A second search call keeps growing the same tree on both.
     assert python.search(iterations=50).moves == compiled.search(iterations=50).moves
 
@@ -54,8 +54,8 @@ def test_the_mast_table_learns_the_same_values() -> None:
     compiled = make_tree(state, seed=9)
     python.search(iterations=300)
     compiled.search(iterations=300)
-    assert np.array_equal(python.evaluator.values, compiled.evaluator.values)
-    assert np.array_equal(python.evaluator.counts, compiled.evaluator.counts)
+    assert np.array_equal(python.settings.evaluator.values, compiled.settings.evaluator.values)
+    assert np.array_equal(python.settings.evaluator.counts, compiled.settings.evaluator.counts)
 
 
 @needs_core
@@ -76,8 +76,8 @@ def test_one_node_per_iteration_and_no_python_objects_per_node() -> None:
     state = _position("stephens", 2, 30)
     tree = ISMCTS(state, seed=1, compiled=True)
     tree.search(iterations=500)
-    assert tree.core.nodes <= 501
-    assert tree.core.node_bytes > 0
+    assert tree.tree.nodes <= 501
+    assert tree.tree.node_bytes > 0
 
 
 @needs_core
@@ -141,10 +141,10 @@ def test_generator_state_matches_random_for_many_seeds() -> None:
     for seed in (0, 1, 2**40 + 7, None):
         tree = make_tree(state, seed=seed, compiled=True)
         before = tree.rng.getstate()
-        assert tree.core.generator_state()[1] == before[1]
+        assert tree.tree.generator_state()[1] == before[1]
         tree.search(iterations=20)
         copy = random.Random()
-        copy.setstate(tree.core.generator_state())
+        copy.setstate(tree.tree.generator_state())
         # The Python generator was not advanced: the compiled one holds the stream.
         assert tree.rng.getstate() == before
         assert isinstance(copy.random(), float)

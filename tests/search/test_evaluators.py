@@ -309,8 +309,10 @@ def test_trees_take_an_evaluator_and_a_depth(tree_type: Any) -> None:
     tree = tree_type(HiddenVaultState(), seed=3, evaluator=Counting())
     tree.search(50)
     assert len(calls) == 50 and len(set(calls)) == 50  # a fresh seed for every leaf
-    assert tree_type(VaultState(), playout_depth=6).evaluator == TruncatedPlayoutEvaluator(6)
-    assert tree_type(VaultState()).evaluator is FULL_PLAYOUT
+    depth_6 = SearchConfig(playout_depth=6)
+    assert tree_type(VaultState(), config=depth_6).settings.evaluator == \
+        TruncatedPlayoutEvaluator(6)
+    assert tree_type(VaultState()).settings.evaluator is FULL_PLAYOUT
 
 
 def test_a_truncated_search_is_reproducible() -> None:
@@ -327,8 +329,9 @@ def test_bot_specs_choose_the_playout_depth() -> None:
                                                      random.Random(0)) == VAULT
     assert make_bot("mcts:300:d=0", seed=1).choose(VaultState(), random.Random(0)) == COIN
     bot = make_bot("mcts:300:depth=7:m=3")
-    assert (bot.playout_depth, bot.margin_scale) == (7, 3.0)  # type: ignore[attr-defined]
-    assert make_bot("mcts").playout_depth is None  # type: ignore[attr-defined]
+    overrides = bot.overrides  # type: ignore[attr-defined]
+    assert (overrides.playout_depth, overrides.margin_scale) == (7, 3.0)
+    assert make_bot("mcts").overrides.playout_depth is None  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("game", "players"), [("samara", 2), ("oh-my-goods", 2)])

@@ -18,6 +18,7 @@ from engine.search.bots import (
     IsmctsBot,
     make_bot,
 )
+from engine.search.config import SearchConfig
 from engine.search.ismcts import (
     DEFAULT_ISMCTS_C,
     ISMCTS,
@@ -174,7 +175,7 @@ def test_availability_counts_and_good_moves_only_sometimes_available() -> None:
         replies += rn
     assert replies + n == parent_n - 1  # one iteration expanded A1 itself
     # Invariant everywhere: n <= avail <= parent visits.
-    stack = [tree.root]
+    stack = [tree.tree.root]
     while stack:
         node = stack.pop()
         for kid in node.children.values():
@@ -186,7 +187,7 @@ def test_exploration_is_measured_against_availability() -> None:
     # With a large c every reply is explored a fair share of the iterations in which
     # it was available (about half of its parent's), not of all its parent's visits.
     state = _endgame([A5, B3], [B4, B5])
-    wide = ISMCTS(state, seed=2, c=5.0)
+    wide = ISMCTS(state, config=SearchConfig(c=5.0), seed=2)
     wide.search(3000)
     for reply in (B3, B4, B5):
         n, avail, _ = wide.availability(A1, reply)
@@ -239,7 +240,7 @@ def test_chance_outcomes_are_sampled_by_probability_and_tracked() -> None:
     by_text = {m.text: m for m in analysis.moves}
     assert by_text["lottery-B"].win_probability == pytest.approx(0.7, abs=0.03)
     assert analysis.principal_variation == ["lottery-B", "ball-2"]
-    chance_node = tree.root.children[1]
+    chance_node = tree.tree.root.children[1]
     counts = [chance_node.outcomes[b].n for b in sorted(chance_node.outcomes)]
     assert sum(counts) == chance_node.n - 1  # the expanding iteration rolled out
     for count, p in zip(counts, (0.1, 0.2, 0.7), strict=True):
@@ -314,7 +315,7 @@ def test_search_can_be_resumed() -> None:
     tree = ISMCTS(deal(2, seed=2), seed=0)
     tree.search(200)
     analysis = tree.search(300)
-    assert analysis.iterations == 500 and tree.root.n == 500
+    assert analysis.iterations == 500 and tree.tree.root.n == 500
 
 
 def test_search_runs_on_the_search_state_twin() -> None:
@@ -361,19 +362,22 @@ def test_debug_mode_catches_a_determinization_that_changes_the_view() -> None:
 @pytest.mark.parametrize(
     ("spec", "iterations", "time_limit", "c"),
     [
-        ("ismcts", DEFAULT_ISMCTS_ITERATIONS, None, DEFAULT_ISMCTS_C),
-        ("ismcts:500", 500, None, DEFAULT_ISMCTS_C),
+        ("ismcts", DEFAULT_ISMCTS_ITERATIONS, None, None),
+        ("ismcts:500", 500, None, None),
         ("ISMCTS:t=0.5:c=1", None, 0.5, 1.0),
-        ("ismcts:i=300:t=2", 300, 2.0, DEFAULT_ISMCTS_C),
+        ("ismcts:i=300:t=2", 300, 2.0, None),
     ],
 )
 def test_ismcts_specs(
-    spec: str, iterations: int | None, time_limit: float | None, c: float
+    spec: str, iterations: int | None, time_limit: float | None, c: float | None
 ) -> None:
     bot = make_bot(spec, seed=1)
     assert isinstance(bot, IsmctsBot)
     assert bot.name == spec
-    assert (bot.iterations, bot.time_limit, bot.c) == (iterations, time_limit, c)
+    assert (bot.iterations, bot.time_limit, bot.overrides.c) == (iterations, time_limit, c)
+    # Without a c the tree takes the game's, else ISMCTS's own default.
+    tree = bot._tree(deal(2, seed=1), 0)  # type: ignore[attr-defined]
+    assert tree.settings.c == (DEFAULT_ISMCTS_C if c is None else c)
 
 
 @pytest.mark.parametrize(

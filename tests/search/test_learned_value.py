@@ -102,9 +102,9 @@ def test_stephens_is_searched_with_the_learned_leaf_and_the_heuristic_is_a_setti
 
 
 def test_the_bot_option_v() -> None:
-    assert make_bot("mcts:300:v=learned").leaf_value == "learned"
-    assert make_bot("ismcts:300:v=heuristic").leaf_value == "heuristic"
-    assert make_bot("mcts:300").leaf_value is None
+    assert make_bot("mcts:300:v=learned").overrides.leaf_value == "learned"
+    assert make_bot("ismcts:300:v=heuristic").overrides.leaf_value == "heuristic"
+    assert make_bot("mcts:300").overrides.leaf_value is None
     for bad in ("mcts:300:v=neural", "uct:300:v=learned", "mcts:v=learned:v=heuristic"):
         with pytest.raises(BotSpecError):
             make_bot(bad)
@@ -127,7 +127,7 @@ def test_the_bot_option_model_names_a_model_file(tmp_path) -> None:
     assert analysis(f"mcts:60:v=learned:model={copy}") == analysis("mcts:60:v=learned")
     assert analysis(f"mcts:60:model={coins}") != analysis("mcts:60:v=learned")
     bot = make_bot(f"ismcts:60:model={coins}")
-    assert bot.value_model == str(coins)
+    assert bot.overrides.value_model == str(coins)
     for bad in (f"mcts:60:model={tmp_path / 'missing.json'}", f"uct:60:model={coins}",
                 f"mcts:60:v=heuristic:model={coins}", f"mcts:60:model={coins}:model={copy}"):
         with pytest.raises(BotSpecError):
@@ -204,7 +204,7 @@ def test_a_learned_leaf_plays_random_moves_where_the_game_plays_mast() -> None:
     state = registry.get_game("samara").new_game(1, 2)
     bot = make_bot("mcts:30:v=learned", seed=2)
     bot.choose(state, random.Random(0))
-    assert isinstance(bot._tree(state, 1).evaluator, LearnedEvaluator)  # type: ignore[attr-defined]
+    assert isinstance(bot._tree(state, 1).settings.evaluator, LearnedEvaluator)  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="learned_depth"):
         SearchConfig(learned_depth=-1)
 
@@ -232,8 +232,8 @@ def test_a_one_seat_game_keeps_the_heuristic_leaf() -> None:
     assert isinstance(learned.evaluator(2), LearnedEvaluator)
     assert not isinstance(learned.evaluator(1), LearnedEvaluator)
     solo, duel = new_state(seed=3, num_players=1), new_state(seed=3, num_players=2)
-    assert not isinstance(make_tree(solo, seed=1, config=learned).evaluator, LearnedEvaluator)
-    assert isinstance(make_tree(duel, seed=1, config=learned).evaluator, LearnedEvaluator)
+    assert not isinstance(make_tree(solo, seed=1, config=learned).settings.evaluator, LearnedEvaluator)
+    assert isinstance(make_tree(duel, seed=1, config=learned).settings.evaluator, LearnedEvaluator)
     heuristic = replace(learned, leaf_value="heuristic")
     assert make_tree(solo, seed=1, config=learned).search(60).to_json()["moves"] \
         == make_tree(solo, seed=1, config=heuristic).search(60).to_json()["moves"]

@@ -25,7 +25,7 @@ from engine.search.bots import (
     UctBot,
     make_bot,
 )
-from engine.search.config import SEARCH_CONFIGS, SearchConfig, config_for
+from engine.search.config import SEARCH_CONFIGS, SearchConfig, config_for, resolve_config
 from engine.search.ismcts import DEFAULT_ISMCTS_C
 from engine.search.levels import (
     LEVELS,
@@ -159,22 +159,22 @@ def test_level_specs(number: int) -> None:
 @pytest.mark.parametrize(
     ("spec", "iterations", "time_limit", "c", "margin", "depth"),
     [
-        ("uct", DEFAULT_MCTS_ITERATIONS, None, DEFAULT_C, "game", None),
-        ("uct:2000", 2000, None, DEFAULT_C, "game", None),
+        ("uct", DEFAULT_MCTS_ITERATIONS, None, None, "game", None),
+        ("uct:2000", 2000, None, None, "game", None),
         ("uct:i=300:t=0.5:c=1.0", 300, 0.5, 1.0, "game", None),
-        ("uct:t=2", None, 2.0, DEFAULT_C, "game", None),
-        ("UCT:500:m=3:d=7", 500, None, DEFAULT_C, 3.0, 7),
-        ("uct:50:m=0", 50, None, DEFAULT_C, None, None),
+        ("uct:t=2", None, 2.0, None, "game", None),
+        ("UCT:500:m=3:d=7", 500, None, None, 3.0, 7),
+        ("uct:50:m=0", 50, None, None, None, None),
     ],
 )
 def test_uct_specs_take_the_mcts_options(spec: str, iterations: int | None,
-                                         time_limit: float | None, c: float,
+                                         time_limit: float | None, c: float | None,
                                          margin: object, depth: int | None) -> None:
     bot = make_bot(spec, seed=2)
     assert type(bot) is UctBot
     assert bot.name == spec
-    assert (bot.iterations, bot.time_limit, bot.c) == (iterations, time_limit, c)
-    assert (bot.margin_scale, bot.playout_depth) == (margin, depth)
+    assert (bot.iterations, bot.time_limit, bot.overrides.c) == (iterations, time_limit, c)
+    assert (bot.overrides.margin_scale, bot.overrides.playout_depth) == (margin, depth)
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,8 @@ def test_a_level_may_name_its_leaf_value() -> None:
     heuristic = _bot("level:1:v=heuristic", seed=3)
     assert isinstance(heuristic, LevelBot) and heuristic.name == "level:1:v=heuristic"
     assert heuristic._config(state).leaf_value == "heuristic"  # type: ignore[attr-defined]
-    assert _bot("level:1", seed=3)._config(state) is None  # type: ignore[attr-defined]
+    plain = _bot("level:1", seed=3)._config(state)  # type: ignore[attr-defined]
+    assert plain == resolve_config(state)  # the game's own settings
     moves = [bot.choose(state.clone(), random.Random(1)) for bot in
              (heuristic, _bot("level:1:v=learned", seed=3), _bot("level:1", seed=3))]
     assert moves[1] == moves[2]  # Stephens' default leaf is the learned one
@@ -385,12 +386,12 @@ def test_the_baseline_ignores_the_improvements_of_the_games_entry(
                         SearchConfig(c=0.3, prior_weight=5.0, prior_scale=2.0))
     uct = make_bot("uct:10")._tree(state, 0)  # type: ignore[attr-defined]
     mcts = make_bot("mcts:10")._tree(state, 0)  # type: ignore[attr-defined]
-    assert (uct.c, uct.config.prior_weight) == (DEFAULT_C, 0.0)
-    assert (mcts.c, mcts.config.prior_weight) == (0.3, 5.0)
+    assert (uct.settings.c, uct.config.prior_weight) == (DEFAULT_C, 0.0)
+    assert (mcts.settings.c, mcts.config.prior_weight) == (0.3, 5.0)
     hidden = TricksGame().new_game(1, 2)
     monkeypatch.setitem(SEARCH_CONFIGS, hidden.info.name, SearchConfig(c=0.2, prior_weight=5.0))
     uct = make_bot("uct:10")._tree(hidden, 0)  # type: ignore[attr-defined]
-    assert (uct.c, uct.config.prior_weight) == (DEFAULT_ISMCTS_C, 0.0)
+    assert (uct.settings.c, uct.config.prior_weight) == (DEFAULT_ISMCTS_C, 0.0)
 
 
 @pytest.mark.parametrize("game", ["samara", "oh-my-goods", "stephens", "toy-unknown"])

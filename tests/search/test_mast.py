@@ -158,8 +158,8 @@ def test_the_configuration_picks_the_evaluator() -> None:
 
 def test_bot_specs_take_mast() -> None:
     bot = make_bot("mcts:100:mast=0.2")
-    assert bot.mast_epsilon == 0.2  # type: ignore[attr-defined]
-    assert make_bot("ismcts:100:mast=1").mast_epsilon == 1.0  # type: ignore[attr-defined]
+    assert bot.overrides.mast_epsilon == 0.2  # type: ignore[attr-defined]
+    assert make_bot("ismcts:100:mast=1").overrides.mast_epsilon == 1.0  # type: ignore[attr-defined]
     for spec, message in (("mcts:100:mast=2", "epsilon from 0 to 1"),
                           ("mcts:100:mast=x", "epsilon from 0 to 1"),
                           ("mcts:100:mast=nan", "epsilon from 0 to 1"),
@@ -192,6 +192,6 @@ def test_mast_off_overrides_a_game_that_turns_it_on(monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(config_module.SEARCH_CONFIGS, "toy-race",
                         replace(config_for("toy-race"), mast_epsilon=0.2))
     state = SevensState()
-    assert isinstance(MCTS(state, seed=1).evaluator, MastEvaluator)
+    assert isinstance(MCTS(state, seed=1).settings.evaluator, MastEvaluator)
     assert _stable("mcts:300:mast=off", state) != _stable("mcts:300", state)
     assert _stable("mcts:300:mast=0.2", state) == _stable("mcts:300", state)

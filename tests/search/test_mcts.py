@@ -100,8 +100,8 @@ def test_chance_nodes_are_sampled_by_probability() -> None:
     assert by_text["lottery-B"].win_probability == pytest.approx(0.7, abs=0.03)
     assert by_text["lottery-B"].expected_scores[0] == pytest.approx(7.0, abs=0.3)
     # Visits of the chance node's outcome children follow the probabilities.
-    index = tree.root.moves.index(1)
-    chance_node = tree.root.children[index]
+    index = tree.tree.root.moves.index(1)
+    chance_node = tree.tree.root.children[index]
     counts = [kid.n if kid is not None else 0 for kid in chance_node.outcome_children]
     # Every visit but the expanding one (which rolled out from the chance node) went on.
     assert sum(counts) == chance_node.n - 1
@@ -202,7 +202,7 @@ def test_search_can_be_resumed() -> None:
     tree.search(200)
     analysis = tree.search(300)
     assert analysis.iterations == 500
-    assert tree.root.n == 500
+    assert tree.tree.root.n == 500
 
 
 # -- analysis ------------------------------------------------------------------

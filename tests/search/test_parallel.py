@@ -267,7 +267,7 @@ def test_the_same_trees_whichever_process_grows_them(monkeypatch: pytest.MonkeyP
     state = race(2, 40, 3)
     parts = []
     for i, share in enumerate(split_iterations(1001, 2)):
-        tree = make_tree(state, None, worker_seed(9, i))
+        tree = make_tree(state, seed=worker_seed(9, i))
         tree.search(share)
         parts.append(tree.root_stats())
     expected = _stable(build_analysis(state, merge_root_stats(parts)))

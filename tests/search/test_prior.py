@@ -88,7 +88,7 @@ def test_prior_settings_and_overrides() -> None:
 )
 def test_bot_option_p(spec: str, weight: float | None) -> None:
     bot = make_bot(spec)
-    assert bot.prior_weight == weight  # type: ignore[attr-defined]
+    assert bot.overrides.prior_weight == weight  # type: ignore[attr-defined]
     tree = bot._tree(race(2, 21, 3), 0)  # type: ignore[attr-defined]
     assert tree.config.prior_weight == (0.0 if weight is None else weight)
 

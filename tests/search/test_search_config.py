@@ -120,9 +120,10 @@ def test_a_learned_leaf_is_searched_at_its_own_margin_scale() -> None:
     for given in (None, 2.0):
         assert learned.overridden(margin_scale=given, num_players=2).margin_scale == given
     state = registry.new_game("samara", 1, 2)
-    assert make_tree(state, config=learned).margin_scale == 5.0
-    assert make_tree(state, config=learned, margin_scale=None).margin_scale is None
-    assert make_tree(state, config=heuristic).margin_scale is None
+    assert make_tree(state, config=learned).settings.margin_scale == 5.0
+    win_share = learned.overridden(margin_scale=None)
+    assert make_tree(state, config=win_share).settings.margin_scale is None
+    assert make_tree(state, config=heuristic).settings.margin_scale is None
     with pytest.raises(ValueError, match="learned_margin_scale"):
         SearchConfig(learned_margin_scale=0)
 
@@ -132,26 +133,29 @@ def test_a_learned_leaf_is_searched_at_its_own_margin_scale() -> None:
 
 def test_trees_read_their_games_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     omg = registry.new_game("oh-my-goods", 4, 2)
-    assert make_tree(omg).margin_scale == 3.0
-    samara = make_tree(registry.new_game("samara", 4, 2))
+    assert make_tree(omg).settings.margin_scale == 3.0
+    samara = make_tree(registry.new_game("samara", 4, 2)).settings
     assert (samara.margin_scale, samara.c) == (5.0, 0.7)  # its learned leaf's margin scale
     mast = make_tree(registry.new_game("samara", 4, 2),
                      config=dataclasses.replace(config_for("samara"), leaf_value="heuristic"))
-    assert mast.margin_scale is None
+    assert mast.settings.margin_scale is None
     # a toy game without an entry, then with one
-    assert (make_tree(race(2, 20, 3)).c, make_tree(deal(2, seed=1)).c) == (
+    assert (make_tree(race(2, 20, 3)).settings.c, make_tree(deal(2, seed=1)).settings.c) == (
         DEFAULT_C, DEFAULT_ISMCTS_C)
     monkeypatch.setitem(SEARCH_CONFIGS, "toy-race", SearchConfig(1.5, 6, 0.3))
     tree = make_tree(race(2, 20, 3))
     assert isinstance(tree, MCTS)
-    assert (tree.margin_scale, tree.evaluator, tree.c) == (
+    settings = tree.settings
+    assert (settings.margin_scale, settings.evaluator, settings.c) == (
         1.5, TruncatedPlayoutEvaluator(6), 0.3)
-    # arguments win over the entry
-    tree = make_tree(race(2, 20, 3), 2.0, margin_scale=None, playout_depth=0)
-    assert (tree.margin_scale, tree.evaluator, tree.c) == (None, FULL_PLAYOUT, 2.0)
-    tree = MCTS(race(2, 20, 3), config=DEFAULT_CONFIG)
-    assert (tree.margin_scale, tree.evaluator, tree.c) == (None, FULL_PLAYOUT, DEFAULT_C)
-    forced = ISMCTS(race(2, 20, 3))  # ISMCTS on the same game: the same entry
+    # a caller's settings win over the entry
+    own = config_for("toy-race").overridden(c=2.0, margin_scale=None, playout_depth=0)
+    settings = make_tree(race(2, 20, 3), own).settings
+    assert (settings.margin_scale, settings.evaluator, settings.c) == (None, FULL_PLAYOUT, 2.0)
+    settings = MCTS(race(2, 20, 3), config=DEFAULT_CONFIG).settings
+    assert (settings.margin_scale, settings.evaluator, settings.c) == (
+        None, FULL_PLAYOUT, DEFAULT_C)
+    forced = ISMCTS(race(2, 20, 3)).settings  # ISMCTS on the same game: the same entry
     assert (forced.margin_scale, forced.evaluator, forced.c) == (
         1.5, TruncatedPlayoutEvaluator(6), 0.3)
 
@@ -190,12 +194,16 @@ def test_the_moved_margin_gives_the_same_search() -> None:
     search exactly as the same explicit ``margin_scale`` does."""
     omg = registry.new_game("oh-my-goods", 6, 2)
     default = search_for(omg, iterations=40, seed=5)
-    explicit = ISMCTS(omg, seed=5, margin_scale=3.0, playout_depth=20,
-                      config=SearchConfig(mast_epsilon=0.3)).search(40)
+    explicit = ISMCTS(omg, config=SearchConfig(mast_epsilon=0.3).overridden(
+        margin_scale=3.0, playout_depth=20), seed=5).search(40)
     assert _stable(default) == _stable(explicit)
-    win_share = ISMCTS(omg, seed=5, margin_scale=None).search(40)
-    assert ISMCTS(omg, margin_scale=GAME_MARGIN).margin_scale == 3.0
-    assert make_bot("ismcts:40:m=5").margin_scale == 5.0  # type: ignore[attr-defined]
+    win_share = ISMCTS(omg, config=config_for(omg).overridden(margin_scale=None),
+                       seed=5).search(40)
+    game_margin = config_for(omg).overridden(margin_scale=GAME_MARGIN)
+    assert ISMCTS(omg, config=game_margin).settings.margin_scale == 3.0
+    bot = make_bot("ismcts:40:m=5")
+    assert bot.overrides.margin_scale == 5.0  # type: ignore[attr-defined]
+    assert bot._tree(omg, 0).settings.margin_scale == 5.0  # type: ignore[attr-defined]
     assert _stable(win_share) != _stable(default)
 
 
@@ -209,7 +217,7 @@ def test_parallel_search_hands_the_settings_to_its_workers(
     merged = parallel_search(state, 2, iterations=300, seed=7, rebuild=rebuild)
     parts = []
     for i, share in enumerate(split_iterations(300, 2)):
-        tree = make_tree(state, None, worker_seed(7, i), config=config)
+        tree = make_tree(state, config, seed=worker_seed(7, i))
         tree.search(share)
         parts.append(tree.root_stats())
     expected = build_analysis(state, merge_root_stats(parts))
