@@ -236,6 +236,13 @@ class State(abc.ABC):
         Kernel twins, which exist for search, may return no events.
         """
 
+    def apply_judged(self, move: int) -> list[Event]:
+        """Play ``move``, which :func:`~engine.move_checks.judge_move` has just found legal
+        in this very position, as :meth:`apply` does (the same events) but without
+        checking it a second time.  Games whose check costs a move generation override
+        it."""
+        return self.apply(move)
+
     def play_legal(self, move: int) -> None:
         """Play ``move``, taken from :meth:`legal_moves` of this very position, without
         checking it again or reporting events: the step of a playout.  Games whose

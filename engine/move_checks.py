@@ -134,11 +134,22 @@ def judge_move(state: State, move: int | None = None, text: str = "", *,
         return illegal(MoveFault.NOT_YOUR_TURN, f"{whose}, not of {seat_label(seat)}")
     if not state.moves_known_to(observer):
         return illegal(MoveFault.HIDDEN, hidden_moves_reason(state, observer))
-    if player == CHANCE:
-        if any(m == resolved for m, _ in state.chance_outcomes()):
-            return MoveVerdict(True, player, resolved, resolved_text)
-        return illegal(MoveFault.RULES, "not a chance outcome of this position")
-    why = state.why_illegal(resolved)
+    why = why_rules_forbid(state, resolved)
     if why is None:
         return MoveVerdict(True, player, resolved, resolved_text)
     return illegal(MoveFault.RULES, why)
+
+
+def why_rules_forbid(state: State, move: int) -> str | None:
+    """Why the rules do not let ``move`` be played in ``state`` (``None``: they do): for
+    chance, whether it is one of the outcomes; for a seat, ``why_illegal``.  The last of
+    :func:`judge_move`'s checks, which callers that have made the others already (a
+    record's move, resolved from its id or text) make alone."""
+    player = state.current_player()
+    if player == TERMINAL:
+        return "the game is over"
+    if player == CHANCE:
+        if any(m == move for m, _ in state.chance_outcomes()):
+            return None
+        return "not a chance outcome of this position"
+    return state.why_illegal(move)

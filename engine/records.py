@@ -37,13 +37,12 @@ from typing import Any
 from engine import registry
 from engine.game import (
     CHANCE,
-    TERMINAL,
     FurnaceError,
     InvalidStateError,
     MoveParseError,
     State,
 )
-from engine.move_checks import MoveFault, judge_move
+from engine.move_checks import MoveFault, judge_move, why_rules_forbid
 from engine.validation import short_repr
 
 #: Most moves a record may hold: a replay costs time in proportion, and no game of
@@ -158,7 +157,7 @@ def resolve_move(state: State, index: int, entry: MoveEntry) -> int:
             move = move_id if text is None else state.parse_move(text)
         except MoveParseError:
             move = None
-        if move is not None and _legal(state, move):
+        if move is not None and why_rules_forbid(state, move) is None:
             return move
     verdict = judge_move(state, move_id, text or "")
     if verdict.legal:
@@ -178,13 +177,6 @@ def resolve_move(state: State, index: int, entry: MoveEntry) -> int:
     if fault is MoveFault.GAME_OVER:
         raise RecordMoveError(f"cannot play {shown!r}: {why}", index, fault)
     raise RecordMoveError(f"illegal move {shown!r}: {why}", index, fault)
-
-
-def _legal(state: State, move: int) -> bool:
-    player = state.current_player()
-    if player == CHANCE:
-        return any(m == move for m, _ in state.chance_outcomes())
-    return player != TERMINAL and state.why_illegal(move) is None
 
 
 def replay(record: GameRecord, *, kernel: bool = True) -> State:

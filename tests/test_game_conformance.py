@@ -199,6 +199,35 @@ def test_legal_moves_agree_with_why_illegal(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_a_judged_move_plays_as_apply_without_a_second_check(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """apply_judged (a move judge_move found legal) gives apply's events and position,
+    and asks the rules once fewer whether a move is legal: the server judges a move
+    once.  (A game may still ask while it plays: Oh My Goods! lists the next moves to
+    play a forced one.)"""
+    real = type(positions(name)[0]).why_illegal
+    for state in positions(name):
+        if state.current_player() < 0:
+            continue
+        move = state.legal_moves()[-1]
+        asked = {"apply": 0, "apply_judged": 0}
+        results = {}
+        for way in ("apply", "apply_judged"):
+            def counting(self: State, m: int, way: str = way,
+                         asked: dict[str, int] = asked) -> str | None:
+                asked[way] += 1
+                return real(self, m)
+
+            copy = state.clone()
+            monkeypatch.setattr(type(copy), "why_illegal", counting)
+            events = getattr(copy, way)(move)
+            monkeypatch.undo()
+            results[way] = (events, copy.to_json())
+        assert results["apply_judged"] == results["apply"]
+        assert asked["apply"] - asked["apply_judged"] == 1
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_determinize_keeps_the_observation(name: str) -> None:
     game = registry.get_game(name)
     for index, state in enumerate(positions(name)):

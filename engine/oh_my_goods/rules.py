@@ -718,6 +718,9 @@ class OhMyGoodsState(State):
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(reason)
+        return self.apply_judged(move)
+
+    def apply_judged(self, move: int) -> list[Event]:
         events = self._apply_legal(move)
         self._autoplay(events)
         return events

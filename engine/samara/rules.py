@@ -431,6 +431,9 @@ class SamaraState(State):
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(f"illegal move {self._safe_text(move)}: {reason}")
+        return self.apply_judged(move)
+
+    def apply_judged(self, move: int) -> list[Event]:
         # Perfect information: every event is public.
         return [Event(text) for text in self._apply_legal(move)]
 

@@ -77,6 +77,9 @@ class StephensState(Position, GameState):
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(reason)
+        return self.apply_judged(move)
+
+    def apply_judged(self, move: int) -> list[Event]:
         events: list[Event] = []
         self._moves = None
         self._moves = flow.play(self, move, events)
