@@ -36,8 +36,8 @@ from collections.abc import Callable, MutableSequence
 from typing import Any
 
 from ai_server import stops
+from engine.collector import without_full_collections
 from engine.processes import set_parent_death_signal, set_process_name
-from engine.search.collector import without_full_collections
 
 #: One stop flag per worker slot (shared with the pool); set by :func:`worker_main`.
 _FLAGS: MutableSequence[int] | None = None

@@ -142,14 +142,15 @@ TWINS: dict[str, tuple[tuple[tuple[str, ...], Twin], ...]] = {
         ((), Twin("ONLY_", index_in(f"{SAMARA}.vocabulary", "GIVE_KINDS"))),
         (("NFEATURES",), Twin("", length_of(f"{SAMARA}.features", "FEATURES"))),
         ((), Twin("", same_name(f"{SAMARA}.vocabulary", f"{SAMARA}.features",
-                                f"{SAMARA}.rules"))),
+                                f"{SAMARA}.moves", f"{SAMARA}.state", f"{SAMARA}.rules"))),
     ),
     "oh_my_goods": (
         ((), Twin("PH_", index_in(f"{OMG}.vocabulary", "PHASES"))),
         ((), Twin("ST_", index_in(f"{OMG}.vocabulary", "STEPS"))),
         (("ANY_KEY", "MARKET_CARD"), Twin("", length_of(f"{OMG}.catalogue", "RESOURCES"))),
         (("NFEATURES",), Twin("", length_of(f"{OMG}.features", "FEATURES"))),
-        ((), Twin("", same_name(f"{OMG}.vocabulary", f"{OMG}.rules"))),
+        ((), Twin("", same_name(f"{OMG}.vocabulary", f"{OMG}.moves", f"{OMG}.state",
+                                f"{OMG}.rules"))),
     ),
     "stephens": (
         ((), Twin("K_", same_name(f"{STEPHENS}.moves"))),

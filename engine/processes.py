@@ -143,7 +143,7 @@ def _warm_worker(conn: Connection, preload: tuple[str, ...]) -> None:
                          name="furnace-lifeline", daemon=True).start()
     for name in preload:
         importlib.import_module(name)
-    from engine.search.collector import without_full_collections
+    from engine.collector import without_full_collections
 
     try:
         conn.send(("ready", os.getpid()))

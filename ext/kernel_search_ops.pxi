@@ -49,7 +49,7 @@ cdef int ops_text_context(const void* s, const void* cat, int64_t move,
 
 
 cdef int ops_features(const void* s, const void* cat, int seat, double* out) noexcept nogil:
-    return search_features(<const St*>s, <const Cat*>cat, seat, out)
+    return features(<const St*>s, <const Cat*>cat, seat, out)
 
 
 cdef SearchOps OPS

@@ -1,7 +1,8 @@
 # What every kernel's position does alike, written once.  Each kernel includes this
 # file where its St, Cat, KernelCatalogue, MASK64, c_guided_rollout and PLAYOUT_ERROR
-# (what a failed playout says) are declared, after search_ops.pxi; its KernelState
-# extends StructState.
+# (what a failed playout says) are declared, after search_ops.pxi and
+# catalogue_cache.pxi (its _rebuild unpickles); its KernelState extends StructState and
+# defines to_reference, which the methods that ask the reference rules go through.
 
 
 cdef class StructState:
@@ -11,6 +12,7 @@ cdef class StructState:
     # A registered class inherits nothing from State: the protocol's implementations
     # that fit the struct as they are are bound here.
     chance_outcomes = State.chance_outcomes
+    apply_judged = State.apply_judged  # the twin's apply checks in C: cheap enough
     search_state = State.search_state
     legal_moves_text = State.legal_moves_text
     apply_text = State.apply_text
@@ -20,6 +22,24 @@ cdef class StructState:
     cdef KernelCatalogue kc
     cdef readonly int num_players
     cdef public long last_rollout_steps
+
+    def __reduce__(self):
+        return (_rebuild, (self.to_reference(),))
+
+    # What the reference rules say of the position as they hold it: asked once per call,
+    # never in search.
+    def observation(self, seat) -> dict:
+        return self.to_reference().observation(seat)
+
+    def render(self, observer=None) -> str:
+        return self.to_reference().render(observer)
+
+    def score_breakdown(self) -> list:
+        return self.to_reference().score_breakdown()
+
+    @property
+    def catalogue(self):
+        return self.kc.catalogue
 
     cdef _copy_into(self, StructState twin):
         """Copy the struct into ``twin``, which shares the catalogue."""

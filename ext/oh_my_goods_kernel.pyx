@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, infer_types=True
-"""Oh My Goods!'s rules on a flat C struct: the compiled twin of ``engine.oh_my_goods.rules``.
+"""Oh My Goods!'s rules on a flat C struct: the compiled twin of ``engine.oh_my_goods.state``.
 
-``KernelState`` reproduces :class:`engine.oh_my_goods.rules.OhMyGoodsState` move for
+``KernelState`` reproduces :class:`engine.oh_my_goods.state.OhMyGoodsState` move for
 move: the same legal moves in the same order, the same automatic play of forced moves,
 the same successor states -- including the SplitMix64 generator the state carries for
 its shuffles and draws -- (checked by ``checks.kernel`` and
@@ -27,14 +27,9 @@ from random import Random
 
 from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.oh_my_goods.catalogue import ANY, COLOURS, EXTRA_CARD, RESOURCES
-from engine.oh_my_goods.rules import (
-    INFO,
-    PHASES,
-    STEPS,
-    OhMyGoodsState,
-    Player,
-    is_move_code,
-)
+from engine.oh_my_goods.moves import is_move_code
+from engine.oh_my_goods.state import OhMyGoodsState, Player
+from engine.oh_my_goods.vocabulary import INFO, PHASES, STEPS
 
 include "splitmix64.pxi"
 include "search_ops.pxi"
@@ -55,7 +50,7 @@ cdef enum:
     MAX_HANDLED = 64
     MAX_MOVES = 512
 
-    # move kinds (rules.py order)
+    # move kinds (vocabulary.py order)
     KEEP = 0
     REDRAW = 1
     SHIFT = 2
@@ -79,14 +74,14 @@ cdef enum:
     NO_CARD = 1023
     NO_CHAIN = -2       # chain_need: no chain can run from the slot
 
-    # phases (rules.PHASES order)
+    # phases (vocabulary.PHASES order)
     PH_REDRAW = 0
     PH_SHIFT = 1
     PH_CHOOSE = 2
     PH_ACT = 3
     PH_OVER = 4
 
-    # steps (rules.STEPS order)
+    # steps (vocabulary.STEPS order)
     ST_RUN = 0
     ST_SUPPLY = 1
     ST_CHAIN = 2
@@ -108,7 +103,7 @@ cdef enum:
     START_HAND = 5
     DEAL = 2
     BUILDINGS_TO_END = 8
-    MAX_ROUNDS = 100     # rules.MAX_ROUNDS
+    MAX_ROUNDS = 100     # vocabulary.MAX_ROUNDS
     COINS_PER_VP = 5
     SHIFT_COST = 2
 
@@ -1094,86 +1089,83 @@ cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* val
 
 # -- catalogue ----------------------------------------------------------------------------
 
-cdef class KernelCatalogue:
-    """A catalogue's numbers in C arrays, shared by every state that uses it."""
-
-    cdef Cat c
-    cdef readonly object catalogue
-
-    def __cinit__(self, catalogue):
-        cdef int i, j, k
-        self.catalogue = catalogue
-        memset(&self.c, 0, sizeof(Cat))
-        if len(catalogue.cards) >= MAXC:
-            raise ValueError(f"the Oh My Goods! kernel supports fewer than {MAXC} deck cards")
-        if len(catalogue.buildings) > MAX_BUILDINGS:
-            raise ValueError(f"the kernel supports at most {MAX_BUILDINGS} building types")
-        if len(catalogue.assistants) > MAX_ASSISTANTS:
-            raise ValueError(f"the kernel supports at most {MAX_ASSISTANTS} assistants")
-        if len(catalogue.charburners) > MAX_CHARBURNERS:
-            raise ValueError(f"the kernel supports at most {MAX_CHARBURNERS} charburners")
-        self.c.ncards = len(catalogue.cards)
-        self.c.nbuildings = len(catalogue.buildings)
-        self.c.ncharburners = len(catalogue.charburners)
-        self.c.nassistants = len(catalogue.assistants)
-        self.c.charburner_building = catalogue.charburner_building
-        makers = {b.good: i for i, b in enumerate(catalogue.buildings) if b.good}
-        for i, b in enumerate(catalogue.buildings):
-            self.c.b_colour[i] = COLOURS.index(b.colour)
-            self.c.b_value[i] = b.value
-            self.c.b_production[i] = bool(b.production)
-            if len(b.chain) > 2:
-                raise ValueError(f"{b.id}: the kernel supports chains of at most 2 items")
-            self.c.b_nchain[i] = len(b.chain)
-            for j, item in enumerate(b.chain):
-                if item in RESOURCES:
-                    self.c.b_chain_res[i][j] = RESOURCES.index(item)
-                    self.c.b_chain_maker[i][j] = -1
-                else:
-                    self.c.b_chain_res[i][j] = -1
-                    self.c.b_chain_maker[i][j] = makers[item]
-        for i, card in enumerate(catalogue.cards):
-            self.c.c_building[i] = card.building
-            self.c.c_cost[i] = card.cost
-            self.c.c_vp[i] = card.vp
-            self.c.c_resource[i] = RESOURCES.index(card.resource)
-            self.c.c_half_sun[i] = bool(card.half_sun)
-            if card.market is None:
-                self.c.c_market[i] = MARKET_NONE
-            elif card.market == EXTRA_CARD:
-                self.c.c_market[i] = MARKET_CARD
+cdef int fill_catalogue(Cat* c, object catalogue) except -1:
+    """Oh My Goods!' cards, buildings, charburners and assistants into ``c``."""
+    cdef int i, j, k
+    if len(catalogue.cards) >= MAXC:
+        raise ValueError(f"the Oh My Goods! kernel supports fewer than {MAXC} deck cards")
+    if len(catalogue.buildings) > MAX_BUILDINGS:
+        raise ValueError(f"the kernel supports at most {MAX_BUILDINGS} building types")
+    if len(catalogue.assistants) > MAX_ASSISTANTS:
+        raise ValueError(f"the kernel supports at most {MAX_ASSISTANTS} assistants")
+    if len(catalogue.charburners) > MAX_CHARBURNERS:
+        raise ValueError(f"the kernel supports at most {MAX_CHARBURNERS} charburners")
+    c.ncards = len(catalogue.cards)
+    c.nbuildings = len(catalogue.buildings)
+    c.ncharburners = len(catalogue.charburners)
+    c.nassistants = len(catalogue.assistants)
+    c.charburner_building = catalogue.charburner_building
+    makers = {b.good: i for i, b in enumerate(catalogue.buildings) if b.good}
+    for i, b in enumerate(catalogue.buildings):
+        c.b_colour[i] = COLOURS.index(b.colour)
+        c.b_value[i] = b.value
+        c.b_production[i] = bool(b.production)
+        if len(b.chain) > 2:
+            raise ValueError(f"{b.id}: the kernel supports chains of at most 2 items")
+        c.b_nchain[i] = len(b.chain)
+        for j, item in enumerate(b.chain):
+            if item in RESOURCES:
+                c.b_chain_res[i][j] = RESOURCES.index(item)
+                c.b_chain_maker[i][j] = -1
             else:
-                self.c.c_market[i] = RESOURCES.index(card.market)
-            if len(card.inputs) > MAX_INPUTS:
-                raise ValueError(f"{card.id}: too many inputs for the kernel")
-            self.c.c_ninputs[i] = len(card.inputs)
-            for j, (key, n) in enumerate(card.inputs):
-                self.c.c_in_key[i][j] = ANY_KEY if key == ANY else RESOURCES.index(key)
-                self.c.c_in_n[i][j] = n
-        for i, burner in enumerate(catalogue.charburners):
-            if len(burner.inputs) > MAX_INPUTS:
-                raise ValueError(f"{burner.id}: too many inputs for the kernel")
-            self.c.cb_ninputs[i] = len(burner.inputs)
-            for j, (key, n) in enumerate(burner.inputs):
-                self.c.cb_in_key[i][j] = ANY_KEY if key == ANY else RESOURCES.index(key)
-                self.c.cb_in_n[i][j] = n
-        for i, assistant in enumerate(catalogue.assistants):
-            for k, face in enumerate(assistant.faces):
-                self.c.a_cost[i][k] = face.cost
-                self.c.a_vp[i][k] = face.vp
-                if len(face.needs) > MAX_NEEDS:
-                    raise ValueError(f"{assistant.id}: too many needs for the kernel")
-                self.c.a_nneeds[i][k] = len(face.needs)
-                for j, (colour, n) in enumerate(face.needs):
-                    self.c.a_need_colour[i][k][j] = COLOURS.index(colour)
-                    self.c.a_need_n[i][k][j] = n
+                c.b_chain_res[i][j] = -1
+                c.b_chain_maker[i][j] = makers[item]
+    for i, card in enumerate(catalogue.cards):
+        c.c_building[i] = card.building
+        c.c_cost[i] = card.cost
+        c.c_vp[i] = card.vp
+        c.c_resource[i] = RESOURCES.index(card.resource)
+        c.c_half_sun[i] = bool(card.half_sun)
+        if card.market is None:
+            c.c_market[i] = MARKET_NONE
+        elif card.market == EXTRA_CARD:
+            c.c_market[i] = MARKET_CARD
+        else:
+            c.c_market[i] = RESOURCES.index(card.market)
+        if len(card.inputs) > MAX_INPUTS:
+            raise ValueError(f"{card.id}: too many inputs for the kernel")
+        c.c_ninputs[i] = len(card.inputs)
+        for j, (key, n) in enumerate(card.inputs):
+            c.c_in_key[i][j] = ANY_KEY if key == ANY else RESOURCES.index(key)
+            c.c_in_n[i][j] = n
+    for i, burner in enumerate(catalogue.charburners):
+        if len(burner.inputs) > MAX_INPUTS:
+            raise ValueError(f"{burner.id}: too many inputs for the kernel")
+        c.cb_ninputs[i] = len(burner.inputs)
+        for j, (key, n) in enumerate(burner.inputs):
+            c.cb_in_key[i][j] = ANY_KEY if key == ANY else RESOURCES.index(key)
+            c.cb_in_n[i][j] = n
+    for i, assistant in enumerate(catalogue.assistants):
+        for k, face in enumerate(assistant.faces):
+            c.a_cost[i][k] = face.cost
+            c.a_vp[i][k] = face.vp
+            if len(face.needs) > MAX_NEEDS:
+                raise ValueError(f"{assistant.id}: too many needs for the kernel")
+            c.a_nneeds[i][k] = len(face.needs)
+            for j, (colour, n) in enumerate(face.needs):
+                c.a_need_colour[i][k][j] = COLOURS.index(colour)
+                c.a_need_n[i][k][j] = n
+    return 0
+
+
+include "kernel_catalogue.pxi"
 
 
 include "catalogue_cache.pxi"
 include "reference_checks.pxi"
 
 
-# -- heuristic terms (rules.OhMyGoodsState._plan_promise / _work_promise) -------------------
+# -- heuristic terms (state.OhMyGoodsState._plan_promise / _work_promise) -------------------
 
 cdef inline double plan_promise(const St* s, const Cat* c, int seat, int money) noexcept nogil:
     cdef int plan = s.players[seat].plan
@@ -1727,9 +1719,6 @@ cdef class KernelState(FreshMovesState):
         ref.reshuffled = [s.reshuffled[i] for i in range(s.nreshuffled)]
         return ref
 
-    def __reduce__(self):
-        return (_rebuild, (self.to_reference(),))
-
     # -- protocol ------------------------------------------------------------------
     def current_player(self) -> int:
         return search_current_player(&self.s)
@@ -1816,20 +1805,10 @@ cdef class KernelState(FreshMovesState):
             return None
         return self.to_reference().why_illegal(move)
 
-    def observation(self, seat) -> dict:
-        return self.to_reference().observation(seat)
-
-    def render(self, observer=None) -> str:
-        return self.to_reference().render(observer)
-
     def move_seen_by(self, move, observer):
         return self.to_reference().move_seen_by(move, observer)
 
     # -- extras ------------------------------------------------------------------------
-    @property
-    def catalogue(self):
-        return self.kc.catalogue
-
     @property
     def second_edition(self) -> bool:
         return bool(self.s.second_edition)
@@ -1853,10 +1832,6 @@ cdef class KernelState(FreshMovesState):
 cdef enum:
     SEARCH_MAX_PLAYERS = MAXP
     SEARCH_NFEATURES = NFEATURES
-
-
-cdef int search_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
-    return features(s, c, seat, out)
 
 
 cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,

@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, infer_types=True
-"""Samara's rules on a flat C struct: the compiled twin of ``engine.samara.rules``.
+"""Samara's rules on a flat C struct: the compiled twin of ``engine.samara.state``.
 
-``KernelState`` reproduces :class:`engine.samara.rules.SamaraState` move for move:
+``KernelState`` reproduces :class:`engine.samara.state.SamaraState` move for move:
 the same legal moves in the same order, the same successor states (checked by
 ``checks.kernel`` and ``tests/samara/test_kernel.py``) and the same random
 playouts (SplitMix64 from :mod:`engine.playout_rng`, ``moves[next() % n]``).
@@ -34,7 +34,9 @@ from random import Random
 
 from engine.game import TERMINAL, IllegalMoveError, Outcome, State, rank_groups
 from engine.samara.catalogue import LASTING_POWERS, POWERS
-from engine.samara.rules import INFO, Decision, Foreman, SamaraState, Worker, is_move_code
+from engine.samara.moves import is_move_code
+from engine.samara.state import Decision, Foreman, SamaraState, Worker
+from engine.samara.vocabulary import INFO
 from engine.samara.vocabulary import DECISION_KIND, GIVE_KINDS
 
 include "splitmix64.pxi"
@@ -775,45 +777,42 @@ cdef inline int score_of(const St* s, const Cat* c, int seat) noexcept nogil:
 
 # -- catalogue ----------------------------------------------------------------------------
 
-cdef class KernelCatalogue:
-    """A catalogue's numbers in C arrays, shared by every state that uses it."""
+cdef int fill_catalogue(Cat* c, object catalogue) except -1:
+    """Samara's spots and tiles (row, column; prestige, tools, power) into ``c``."""
+    cdef int i
+    spots = catalogue.spots
+    tiles = catalogue.tiles
+    if len(spots) > MAX_SPOTS:
+        raise ValueError(f"the Samara kernel supports at most {MAX_SPOTS} spots, "
+                         f"the catalogue has {len(spots)}")
+    if len(tiles) > MAX_TILES:
+        raise ValueError(f"the Samara kernel supports at most {MAX_TILES} tiles, "
+                         f"the catalogue has {len(tiles)}")
+    if catalogue.pawn_men + catalogue.pawn_women > MAX_OWN:
+        raise ValueError(f"the Samara kernel supports at most {MAX_OWN} pawns per player "
+                         f"(a move names workers with 5 bits), the catalogue has "
+                         f"{catalogue.pawn_men + catalogue.pawn_women}")
+    if sum(catalogue.tool_set) * MAX_PLAYERS > 127:
+        raise ValueError("the Samara kernel supports at most 25 tools per player set")
+    c.nspots = len(spots)
+    c.ntiles = len(tiles)
+    for i, spot in enumerate(spots):
+        if not (1 <= spot.row <= MAX_ROW and 1 <= spot.col <= NMONTHS):
+            raise ValueError(f"the Samara kernel supports rows 1..{MAX_ROW} and "
+                             f"columns 1..{NMONTHS}, not {spot.label}")
+        c.spot_row[i] = spot.row
+        c.spot_col[i] = spot.col
+    for i, tile in enumerate(tiles):
+        c.prestige[i] = tile.prestige
+        c.saws[i] = tile.saws
+        c.trowels[i] = tile.trowels
+        c.glass[i] = tile.glass
+        c.need[i] = tile.saws + tile.trowels + tile.glass
+        c.power[i] = P_NONE if tile.power is None else POWER_CODES[tile.power]
+    return 0
 
-    cdef Cat c
-    cdef readonly object catalogue
 
-    def __cinit__(self, catalogue):
-        cdef int i
-        self.catalogue = catalogue
-        memset(&self.c, 0, sizeof(Cat))
-        spots = catalogue.spots
-        tiles = catalogue.tiles
-        if len(spots) > MAX_SPOTS:
-            raise ValueError(f"the Samara kernel supports at most {MAX_SPOTS} spots, "
-                             f"the catalogue has {len(spots)}")
-        if len(tiles) > MAX_TILES:
-            raise ValueError(f"the Samara kernel supports at most {MAX_TILES} tiles, "
-                             f"the catalogue has {len(tiles)}")
-        if catalogue.pawn_men + catalogue.pawn_women > MAX_OWN:
-            raise ValueError(f"the Samara kernel supports at most {MAX_OWN} pawns per player "
-                             f"(a move names workers with 5 bits), the catalogue has "
-                             f"{catalogue.pawn_men + catalogue.pawn_women}")
-        if sum(catalogue.tool_set) * MAX_PLAYERS > 127:
-            raise ValueError("the Samara kernel supports at most 25 tools per player set")
-        self.c.nspots = len(spots)
-        self.c.ntiles = len(tiles)
-        for i, spot in enumerate(spots):
-            if not (1 <= spot.row <= MAX_ROW and 1 <= spot.col <= NMONTHS):
-                raise ValueError(f"the Samara kernel supports rows 1..{MAX_ROW} and "
-                                 f"columns 1..{NMONTHS}, not {spot.label}")
-            self.c.spot_row[i] = spot.row
-            self.c.spot_col[i] = spot.col
-        for i, tile in enumerate(tiles):
-            self.c.prestige[i] = tile.prestige
-            self.c.saws[i] = tile.saws
-            self.c.trowels[i] = tile.trowels
-            self.c.glass[i] = tile.glass
-            self.c.need[i] = tile.saws + tile.trowels + tile.glass
-            self.c.power[i] = P_NONE if tile.power is None else POWER_CODES[tile.power]
+include "kernel_catalogue.pxi"
 
 
 cdef int c_outcome(const St* s, const Cat* cat, double* scores_out,
@@ -1088,9 +1087,6 @@ cdef class KernelState(FreshMovesState):
                        for i in range(s.npending)]
         return ref
 
-    def __reduce__(self):
-        return (_rebuild, (self.to_reference(),))
-
     # -- protocol ------------------------------------------------------------------
     def current_player(self) -> int:
         return search_current_player(&self.s)
@@ -1167,21 +1163,11 @@ cdef class KernelState(FreshMovesState):
             return None
         return self.to_reference().why_illegal(move)
 
-    def observation(self, seat) -> dict:
-        return self.to_reference().observation(seat)
-
     def determinize(self, observer, rng) -> KernelState:
         # Perfect information: nothing to resample.
         return self.clone()
 
-    def render(self, observer=None) -> str:
-        return self.to_reference().render(observer)
-
     # -- extras ------------------------------------------------------------------------
-    @property
-    def catalogue(self):
-        return self.kc.catalogue
-
     @property
     def powers(self) -> bool:
         return bool(self.s.use_powers)
@@ -1205,10 +1191,6 @@ cdef class KernelState(FreshMovesState):
 cdef enum:
     SEARCH_MAX_PLAYERS = MAX_PLAYERS
     SEARCH_NFEATURES = NFEATURES
-
-
-cdef int search_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
-    return features(s, c, seat, out)
 
 
 cdef int search_play(St* s, const Cat* c, int64_t move, int64_t* out,

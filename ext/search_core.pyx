@@ -986,8 +986,7 @@ cdef class CompiledISMCTS(CoreTree):
 
     # -- results ---------------------------------------------------------------------------
     def root_statistics(self):
-        """(root visits, root totals, [(move, visits, totals)] of the visited children in
-        creation order)."""
+        """As ``CompiledMCTS.root_statistics``: the children are the root's sibling list."""
         rows = []
         kid = self.first_kid[0]
         while kid >= 0:

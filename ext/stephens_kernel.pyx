@@ -2215,206 +2215,203 @@ cdef long c_guided_rollout(St* s, const Cat* c, uint64_t* rng, const double* val
 
 
 # -- catalogue ----------------------------------------------------------------------------
-cdef class KernelCatalogue:
-    """A catalogue's numbers in C arrays, shared by every state that uses it."""
-
-    cdef Cat c
-    cdef readonly object catalogue
-
-    def __cinit__(self, catalogue):
-        cdef Cat* c = &self.c
-        cdef int i, j, k
-        self.catalogue = catalogue
-        memset(c, 0, sizeof(Cat))
-        board = catalogue.board
-        bounds = ((catalogue.professions, MAXPROF, "professions"),
-                  (catalogue.contracts, MAXCON, "contracts"),
-                  (catalogue.investments, MAXINV, "investments"),
-                  (catalogue.disks, MAXDISK, "disks"),
-                  (catalogue.accessories, MAXACC + 1, "accessory types"),
-                  (catalogue.bonuses, MAXBONUS + 1, "supply combinations"),
-                  (catalogue.contract_costs, MAXDISP + 1, "contract display spaces"),
-                  (catalogue.investment_costs, MAXDISP + 1, "investment display spaces"),
-                  (board.investment_rows, MAXROWS + 1, "investment rows"),
-                  (board.contract_rows, MAXROWS + 1, "contract rows"))
-        for items, bound, what in bounds:
-            if len(items) >= bound:
-                raise ValueError(f"the Stephens kernel supports fewer than {bound} {what}")
-        for side in range(2):
-            if sum(prof.side == side for prof in catalogue.professions) > MAXW:
-                raise ValueError(f"the Stephens kernel supports {MAXW} professions a side "
-                                 "at most")
-        for colour in board.investment_rows:
-            if sum(inv.colour in (colour, ANY) for inv in catalogue.investments) > MAXCOLS:
-                raise ValueError(f"the Stephens kernel supports rows of {MAXCOLS} "
-                                 "investments at most")
-        if ANY != ANY_COLOUR or NOBODY != NO_SEAT:
-            raise ValueError("the kernel's empty-space codes differ from the vocabulary's")
-        if len(catalogue.furnaces) != 4:
-            raise ValueError("the Stephens kernel supports 4 furnaces")
-        c.nprof = len(catalogue.professions)
-        c.ncon = len(catalogue.contracts)
-        c.ninv = len(catalogue.investments)
-        c.ndisk = len(catalogue.disks)
-        c.nacc = len(catalogue.accessories)
-        c.nbonus = len(catalogue.bonuses)
-        c.ncdisp = len(catalogue.contract_costs)
-        c.nidisp = len(catalogue.investment_costs)
-        classes = {}
-        for i, prof in enumerate(catalogue.professions):
-            c.prof_side[i] = prof.side
-            c.prof_has_apprentice[i] = prof.has_apprentice_space
-            for k, space in enumerate(prof.spaces[:2]):
-                c.prof_coins[i][k] = space.coins
-                c.prof_influence[i][k] = space.influence
-            options = concrete_options(prof.benefit)
-            if len(options) > MAXOPT:
-                raise ValueError(f"{prof.id}: too many benefit options for the kernel")
-            c.prof_nopt[i] = len(options)
-            for k, choice in enumerate(options):
-                for j in range(SIZE):
-                    c.prof_pay[i][k][j] = choice.pay[j]
-                    c.prof_gain[i][k][j] = choice.gain[j]
-            c.prof_class[i] = classes.setdefault(options, i)
-        for i, con in enumerate(catalogue.contracts):
-            c.con_type[i] = con.type
-            c.con_row[i] = board.contract_rows.index(con.type)
-            for k in range(6):
-                c.con_cubes[i][k] = con.cubes[k]
-            for k in range(c.nacc):
-                c.con_acc[i][k] = con.accessories[k]
-            c.con_any[i] = con.any_accessories
-            c.con_cube_count[i] = con.cube_count
-        for i, inv in enumerate(catalogue.investments):
-            c.inv_colour[i] = inv.colour
-            c.inv_cubes[i] = inv.cubes
-            c.inv_vp[i] = inv.vp
-            c.inv_forest[i] = inv.forest
-            c.inv_dune[i] = inv.dune
-        for i, disk in enumerate(catalogue.disks):
-            c.disk_effect[i] = EFFECTS.index(disk.effect)
-            c.disk_space[i] = disk.space
-            if len(disk.requires) > MAXREQ:
-                raise ValueError(f"{disk.id}: too many required disks for the kernel")
-            c.disk_nreq[i] = len(disk.requires)
-            for k, r in enumerate(disk.requires):
-                c.disk_req[i][k] = r
-            c.disk_vp[i] = disk.vp
-            c.disk_per[i] = disk.per
-            c.disk_n[i] = disk.n
-        for k, effect in enumerate(EFFECTS):
-            found = catalogue.disks_with(effect)
-            c.effect_disk[k] = found[0] if len(found) == 1 else -1
-        for k in (E_RESET_VP, E_FINAL_CUBES, E_FINAL_COINS, E_FINAL_INFLUENCE, E_FINAL_ACC,
-                  E_CUBE_REPL, E_TWO_CARDS, E_DISCOUNT):
-            if c.effect_disk[k] < 0:
-                raise ValueError(f"the kernel needs exactly one disk with {EFFECTS[k]}")
-        for i, bonus in enumerate(catalogue.bonuses):
-            c.bonus_factory[i] = bonus.factory
+cdef int fill_catalogue(Cat* c, object catalogue) except -1:
+    """Stephens' board, cards, bonuses and solo Automa into ``c``."""
+    cdef int i, j, k
+    board = catalogue.board
+    bounds = ((catalogue.professions, MAXPROF, "professions"),
+              (catalogue.contracts, MAXCON, "contracts"),
+              (catalogue.investments, MAXINV, "investments"),
+              (catalogue.disks, MAXDISK, "disks"),
+              (catalogue.accessories, MAXACC + 1, "accessory types"),
+              (catalogue.bonuses, MAXBONUS + 1, "supply combinations"),
+              (catalogue.contract_costs, MAXDISP + 1, "contract display spaces"),
+              (catalogue.investment_costs, MAXDISP + 1, "investment display spaces"),
+              (board.investment_rows, MAXROWS + 1, "investment rows"),
+              (board.contract_rows, MAXROWS + 1, "contract rows"))
+    for items, bound, what in bounds:
+        if len(items) >= bound:
+            raise ValueError(f"the Stephens kernel supports fewer than {bound} {what}")
+    for side in range(2):
+        if sum(prof.side == side for prof in catalogue.professions) > MAXW:
+            raise ValueError(f"the Stephens kernel supports {MAXW} professions a side "
+                             "at most")
+    for colour in board.investment_rows:
+        if sum(inv.colour in (colour, ANY) for inv in catalogue.investments) > MAXCOLS:
+            raise ValueError(f"the Stephens kernel supports rows of {MAXCOLS} "
+                             "investments at most")
+    if ANY != ANY_COLOUR or NOBODY != NO_SEAT:
+        raise ValueError("the kernel's empty-space codes differ from the vocabulary's")
+    if len(catalogue.furnaces) != 4:
+        raise ValueError("the Stephens kernel supports 4 furnaces")
+    c.nprof = len(catalogue.professions)
+    c.ncon = len(catalogue.contracts)
+    c.ninv = len(catalogue.investments)
+    c.ndisk = len(catalogue.disks)
+    c.nacc = len(catalogue.accessories)
+    c.nbonus = len(catalogue.bonuses)
+    c.ncdisp = len(catalogue.contract_costs)
+    c.nidisp = len(catalogue.investment_costs)
+    classes = {}
+    for i, prof in enumerate(catalogue.professions):
+        c.prof_side[i] = prof.side
+        c.prof_has_apprentice[i] = prof.has_apprentice_space
+        for k, space in enumerate(prof.spaces[:2]):
+            c.prof_coins[i][k] = space.coins
+            c.prof_influence[i][k] = space.influence
+        options = concrete_options(prof.benefit)
+        if len(options) > MAXOPT:
+            raise ValueError(f"{prof.id}: too many benefit options for the kernel")
+        c.prof_nopt[i] = len(options)
+        for k, choice in enumerate(options):
+            for j in range(SIZE):
+                c.prof_pay[i][k][j] = choice.pay[j]
+                c.prof_gain[i][k][j] = choice.gain[j]
+        c.prof_class[i] = classes.setdefault(options, i)
+    for i, con in enumerate(catalogue.contracts):
+        c.con_type[i] = con.type
+        c.con_row[i] = board.contract_rows.index(con.type)
+        for k in range(6):
+            c.con_cubes[i][k] = con.cubes[k]
+        for k in range(c.nacc):
+            c.con_acc[i][k] = con.accessories[k]
+        c.con_any[i] = con.any_accessories
+        c.con_cube_count[i] = con.cube_count
+    for i, inv in enumerate(catalogue.investments):
+        c.inv_colour[i] = inv.colour
+        c.inv_cubes[i] = inv.cubes
+        c.inv_vp[i] = inv.vp
+        c.inv_forest[i] = inv.forest
+        c.inv_dune[i] = inv.dune
+    for i, disk in enumerate(catalogue.disks):
+        c.disk_effect[i] = EFFECTS.index(disk.effect)
+        c.disk_space[i] = disk.space
+        if len(disk.requires) > MAXREQ:
+            raise ValueError(f"{disk.id}: too many required disks for the kernel")
+        c.disk_nreq[i] = len(disk.requires)
+        for k, r in enumerate(disk.requires):
+            c.disk_req[i][k] = r
+        c.disk_vp[i] = disk.vp
+        c.disk_per[i] = disk.per
+        c.disk_n[i] = disk.n
+    for k, effect in enumerate(EFFECTS):
+        found = catalogue.disks_with(effect)
+        c.effect_disk[k] = found[0] if len(found) == 1 else -1
+    for k in (E_RESET_VP, E_FINAL_CUBES, E_FINAL_COINS, E_FINAL_INFLUENCE, E_FINAL_ACC,
+              E_CUBE_REPL, E_TWO_CARDS, E_DISCOUNT):
+        if c.effect_disk[k] < 0:
+            raise ValueError(f"the kernel needs exactly one disk with {EFFECTS[k]}")
+    for i, bonus in enumerate(catalogue.bonuses):
+        c.bonus_factory[i] = bonus.factory
+        for k in range(3):
+            c.bonus_deliver[i][k] = bonus.deliver[k]
+        c.bonus_gain[i] = BONUS_GAINS.index(bonus.gain)
+        c.bonus_n[i] = bonus.n
+    for i, furnace in enumerate(catalogue.furnaces):
+        c.furnace_colour[i] = furnace.colour
+        c.furnace_action[i] = FURNACE_ACTIONS.index(furnace.action)
+    for i, cost in enumerate(catalogue.contract_costs):
+        c.contract_costs[i] = cost
+    for i, cost in enumerate(catalogue.investment_costs):
+        c.investment_costs[i] = cost
+    c.contract_slots = board.contract_slots
+    c.ninvrows = len(board.investment_rows)
+    for i, colour in enumerate(board.investment_rows):
+        c.inv_rows[i] = colour
+    c.ncrows = len(board.contract_rows)
+    c.influence_max = board.influence_max
+    for track in (catalogue.forest, catalogue.dune):
+        if len(track.sector_from) > 8:
+            raise ValueError("the kernel supports at most 8 track sectors")
+    c.forest_top = catalogue.forest.top
+    c.nforest = len(catalogue.forest.sector_from)
+    for k, (first, vp) in enumerate(zip(catalogue.forest.sector_from,
+                                        catalogue.forest.sector_vp)):
+        c.forest_from[k] = first
+        c.forest_vp[k] = vp
+    c.dune_top = catalogue.dune.top
+    c.ndune = len(catalogue.dune.sector_from)
+    for k, (first, vp) in enumerate(zip(catalogue.dune.sector_from,
+                                        catalogue.dune.sector_vp)):
+        c.dune_from[k] = first
+        c.dune_vp[k] = vp
+    c.army_step = catalogue.army.step
+    if catalogue.army.start > MAXARMY or c.army_step <= 0:
+        raise ValueError(f"the kernel supports an army from space {MAXARMY} at most")
+    for i in range(MAXARMY + 1):
+        c.refill[i][0] = c.refill[i][1] = c.refill[i][2] = -1
+    for space, cubes in catalogue.army.refills:
+        if 0 <= space <= MAXARMY:
             for k in range(3):
-                c.bonus_deliver[i][k] = bonus.deliver[k]
-            c.bonus_gain[i] = BONUS_GAINS.index(bonus.gain)
-            c.bonus_n[i] = bonus.n
-        for i, furnace in enumerate(catalogue.furnaces):
-            c.furnace_colour[i] = furnace.colour
-            c.furnace_action[i] = FURNACE_ACTIONS.index(furnace.action)
-        for i, cost in enumerate(catalogue.contract_costs):
-            c.contract_costs[i] = cost
-        for i, cost in enumerate(catalogue.investment_costs):
-            c.investment_costs[i] = cost
-        c.contract_slots = board.contract_slots
-        c.ninvrows = len(board.investment_rows)
-        for i, colour in enumerate(board.investment_rows):
-            c.inv_rows[i] = colour
-        c.ncrows = len(board.contract_rows)
-        c.influence_max = board.influence_max
-        for track in (catalogue.forest, catalogue.dune):
-            if len(track.sector_from) > 8:
-                raise ValueError("the kernel supports at most 8 track sectors")
-        c.forest_top = catalogue.forest.top
-        c.nforest = len(catalogue.forest.sector_from)
-        for k, (first, vp) in enumerate(zip(catalogue.forest.sector_from,
-                                            catalogue.forest.sector_vp)):
-            c.forest_from[k] = first
-            c.forest_vp[k] = vp
-        c.dune_top = catalogue.dune.top
-        c.ndune = len(catalogue.dune.sector_from)
-        for k, (first, vp) in enumerate(zip(catalogue.dune.sector_from,
-                                            catalogue.dune.sector_vp)):
-            c.dune_from[k] = first
-            c.dune_vp[k] = vp
-        c.army_step = catalogue.army.step
-        if catalogue.army.start > MAXARMY or c.army_step <= 0:
-            raise ValueError(f"the kernel supports an army from space {MAXARMY} at most")
-        for i in range(MAXARMY + 1):
-            c.refill[i][0] = c.refill[i][1] = c.refill[i][2] = -1
-        for space, cubes in catalogue.army.refills:
-            if 0 <= space <= MAXARMY:
-                for k in range(3):
-                    c.refill[space][k] = cubes[k]
-        for i, vp in enumerate(catalogue.master_vp):
-            c.master_vp[i] = vp
-        h = stephens_heuristic
-        c.h_coin, c.h_influence, c.h_cube = h.COIN, h.INFLUENCE, h.CUBE
-        c.h_accessory, c.h_reserved = h.ACCESSORY, h.RESERVED
-        c.h_contract_base, c.h_contract_held = h.CONTRACT_BASE, h.CONTRACT_HELD
-        c.h_column_share, c.h_track_progress = h.COLUMN_SHARE, h.TRACK_PROGRESS
-        c.h_row_activations = h.ROW_ACTIVATIONS
-        for i, prof in enumerate(catalogue.professions):
-            c.prof_worth[i] = h._benefit_worth(prof.benefit)
-        for i, disk in enumerate(catalogue.disks):
-            c.disk_value[i] = h.ABILITY_VALUE.get(disk.effect, 0.0)
-        self._solo(catalogue)
+                c.refill[space][k] = cubes[k]
+    for i, vp in enumerate(catalogue.master_vp):
+        c.master_vp[i] = vp
+    h = stephens_heuristic
+    c.h_coin, c.h_influence, c.h_cube = h.COIN, h.INFLUENCE, h.CUBE
+    c.h_accessory, c.h_reserved = h.ACCESSORY, h.RESERVED
+    c.h_contract_base, c.h_contract_held = h.CONTRACT_BASE, h.CONTRACT_HELD
+    c.h_column_share, c.h_track_progress = h.COLUMN_SHARE, h.TRACK_PROGRESS
+    c.h_row_activations = h.ROW_ACTIVATIONS
+    for i, prof in enumerate(catalogue.professions):
+        c.prof_worth[i] = h._benefit_worth(prof.benefit)
+    for i, disk in enumerate(catalogue.disks):
+        c.disk_value[i] = h.ABILITY_VALUE.get(disk.effect, 0.0)
+    _fill_solo(c, catalogue)
+    return 0
 
-    cdef _solo(self, catalogue):
-        """The solo game's numbers: the Automa's cards, the worker supply card, the
-        difficulties and the opponent cards' standing rules."""
-        cdef Cat* c = &self.c
-        cdef int i, k
-        solo = catalogue.solo
-        if (len(solo.automa_cards) > MAXAUTOMA or len(solo.worker_supply) > MAXSUPPLYCARD
-                or len(solo.difficulties) > MAXDIFF or len(solo.opponents) > MAXOPP
-                or any(len(card.action.costs) > MAXAUTOMA_COSTS for card in solo.automa_cards)
-                or max(solo.worker_supply, default=0) > MAXREMOVE):
-            raise ValueError("the solo game's cards exceed the Stephens kernel's bounds")
-        c.nautoma = len(solo.automa_cards)
-        for i, card in enumerate(solo.automa_cards):
-            action = card.action
-            c.au_kind[i] = AUTOMA_ACTIONS.index(action.kind)
-            c.au_start[i] = action.start
-            c.au_direction[i] = action.direction
-            c.au_ncosts[i] = len(action.costs)
-            for k, cost in enumerate(action.costs):
-                c.au_costs[i][k] = cost
-            c.au_position[i] = action.position
-            c.au_disk[i] = card.disk
-            c.au_supply_cubes[i] = card.supply_cubes
-            c.au_supply_start[i] = card.supply_start
-            c.au_supply_direction[i] = card.supply_direction
-        c.nworker_supply = len(solo.worker_supply)
-        for i, number in enumerate(solo.worker_supply):
-            c.worker_supply[i] = number
-        c.ndifficulties = len(solo.difficulties)
-        for i, level in enumerate(solo.difficulties):
-            c.diff_final[i] = level.final_reset
-            c.diff_glassblower[i] = level.ranks[1]
-            c.diff_target[i] = level.opponent_target
-        c.nopponents = len(solo.opponents)
-        for i, opponent in enumerate(solo.opponents):
-            c.opp_effect[i] = OPPONENT_EFFECTS.get(opponent.effect, OPP_OTHER)
-            c.opp_n[i] = opponent.n
-        c.opponent_final_reset = solo.opponent_final_reset
-        for i in range(4):
-            c.furnace_cycle[i] = FURNACE_CYCLE[i]
-            c.factory_cycle[i] = FACTORY_CYCLE[i]
-            c.factory_corner[i] = FURNACES.index("FN-" + SMALL_FACTORIES[i][3:])
-            row = place_of_furnace(i)
-            c.furnace_row[i] = -1 if row is None else row
-        c.dir_cw = DIRECTIONS.index("cw")
-        c.white = WHITE
-        h = stephens_heuristic
-        c.h_solo_bias, c.h_solo_early_vp = h.SOLO_BIAS, h.SOLO_EARLY_VP
-        c.h_solo_early_resets = h.SOLO_EARLY_RESETS
+
+cdef int _fill_solo(Cat* c, object catalogue) except -1:
+    """The solo game's numbers: the Automa's cards, the worker supply card, the
+    difficulties and the opponent cards' standing rules."""
+    cdef int i, k
+    solo = catalogue.solo
+    if (len(solo.automa_cards) > MAXAUTOMA or len(solo.worker_supply) > MAXSUPPLYCARD
+            or len(solo.difficulties) > MAXDIFF or len(solo.opponents) > MAXOPP
+            or any(len(card.action.costs) > MAXAUTOMA_COSTS for card in solo.automa_cards)
+            or max(solo.worker_supply, default=0) > MAXREMOVE):
+        raise ValueError("the solo game's cards exceed the Stephens kernel's bounds")
+    c.nautoma = len(solo.automa_cards)
+    for i, card in enumerate(solo.automa_cards):
+        action = card.action
+        c.au_kind[i] = AUTOMA_ACTIONS.index(action.kind)
+        c.au_start[i] = action.start
+        c.au_direction[i] = action.direction
+        c.au_ncosts[i] = len(action.costs)
+        for k, cost in enumerate(action.costs):
+            c.au_costs[i][k] = cost
+        c.au_position[i] = action.position
+        c.au_disk[i] = card.disk
+        c.au_supply_cubes[i] = card.supply_cubes
+        c.au_supply_start[i] = card.supply_start
+        c.au_supply_direction[i] = card.supply_direction
+    c.nworker_supply = len(solo.worker_supply)
+    for i, number in enumerate(solo.worker_supply):
+        c.worker_supply[i] = number
+    c.ndifficulties = len(solo.difficulties)
+    for i, level in enumerate(solo.difficulties):
+        c.diff_final[i] = level.final_reset
+        c.diff_glassblower[i] = level.ranks[1]
+        c.diff_target[i] = level.opponent_target
+    c.nopponents = len(solo.opponents)
+    for i, opponent in enumerate(solo.opponents):
+        c.opp_effect[i] = OPPONENT_EFFECTS.get(opponent.effect, OPP_OTHER)
+        c.opp_n[i] = opponent.n
+    c.opponent_final_reset = solo.opponent_final_reset
+    for i in range(4):
+        c.furnace_cycle[i] = FURNACE_CYCLE[i]
+        c.factory_cycle[i] = FACTORY_CYCLE[i]
+        c.factory_corner[i] = FURNACES.index("FN-" + SMALL_FACTORIES[i][3:])
+        row = place_of_furnace(i)
+        c.furnace_row[i] = -1 if row is None else row
+    c.dir_cw = DIRECTIONS.index("cw")
+    c.white = WHITE
+    h = stephens_heuristic
+    c.h_solo_bias, c.h_solo_early_vp = h.SOLO_BIAS, h.SOLO_EARLY_VP
+    c.h_solo_early_resets = h.SOLO_EARLY_RESETS
+    return 0
+
+
+include "kernel_catalogue.pxi"
 
 
 include "catalogue_cache.pxi"
@@ -2953,9 +2950,6 @@ cdef class KernelState(StructState):
         ref.decisions = decisions
         return ref
 
-    def __reduce__(self):
-        return (_rebuild, (self.to_reference(),))
-
     # -- protocol ------------------------------------------------------------------
     def current_player(self) -> int:
         if self.s.nframes == 0:
@@ -3120,17 +3114,7 @@ cdef class KernelState(StructState):
             return None
         return self.to_reference().why_illegal(move)
 
-    def observation(self, seat) -> dict:
-        return self.to_reference().observation(seat)
-
-    def render(self, observer=None) -> str:
-        return self.to_reference().render(observer)
-
     # -- extras ------------------------------------------------------------------------
-    @property
-    def catalogue(self):
-        return self.kc.catalogue
-
     @property
     def round(self) -> int:
         return self.s.round
@@ -3265,10 +3249,6 @@ cdef inline bint _key_above(const int* a, const int* b) noexcept nogil:
 
 cdef int c_heuristic(const St* s, const Cat* c, double* out) noexcept nogil:
     return heuristic(s, c, out)
-
-
-cdef int search_features(const St* s, const Cat* c, int seat, double* out) noexcept nogil:
-    return features(s, c, seat, out)
 
 
 cdef int search_text_context(const St* s, const Cat* c, int64_t move,

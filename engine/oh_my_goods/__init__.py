@@ -2,7 +2,8 @@
 
 from engine.oh_my_goods.catalogue import Catalogue, CatalogueError, load_catalogue
 from engine.oh_my_goods.features import FEATURE_NAMES, FEATURES
-from engine.oh_my_goods.rules import OhMyGoodsGame, OhMyGoodsState
+from engine.oh_my_goods.rules import OhMyGoodsGame
+from engine.oh_my_goods.state import OhMyGoodsState
 from engine.oh_my_goods.vocabulary import INFO, decode_move, encode_move
 
 GAME = OhMyGoodsGame()

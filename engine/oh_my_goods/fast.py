@@ -1,7 +1,7 @@
 """Bridge to the compiled Oh My Goods! kernel (``ext/oh_my_goods_kernel.pyx``), if built.
 
 The kernel is optional: without it (or with ``FURNACE_PURE_PYTHON=1``) search
-runs on the reference rules in :mod:`engine.oh_my_goods.rules`.
+runs on the reference rules in :mod:`engine.oh_my_goods.state`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from engine.fastpath import kernel_twin_or_none, load_kernel
 
 if TYPE_CHECKING:
     from engine.game import State
-    from engine.oh_my_goods.rules import OhMyGoodsState
+    from engine.oh_my_goods.state import OhMyGoodsState
 
 KERNEL_MODULE = "ext.oh_my_goods_kernel"
 

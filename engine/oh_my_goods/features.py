@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.oh_my_goods.rules import OhMyGoodsState
+    from engine.oh_my_goods.state import OhMyGoodsState
 
 #: (name, meaning) of each feature, in the order of :func:`features`' vectors.
 FEATURES: tuple[tuple[str, str], ...] = (

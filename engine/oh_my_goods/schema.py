@@ -1,6 +1,6 @@
 """Oh My Goods!'s JSON state, described once (:mod:`engine.state_schema`).
 
-The loader (:func:`engine.oh_my_goods.rules.state_from_json`) checks a state's shape
+The loader (:func:`engine.oh_my_goods.codec.state_from_json`) checks a state's shape
 against this description before its rules checks, and the JSON Schema of
 ``GameInfo.state_schema`` and the reference ``docs/states/oh-my-goods.md`` are made
 from it.  Hidden parts: the draw pile and the generator (no seat), hands, and the

@@ -1,8 +1,9 @@
 """Oh My Goods!' vocabulary: the game's metadata, its constants and its move codes.
 
-The rules (:mod:`engine.oh_my_goods.rules`), the state's description
-(:mod:`engine.oh_my_goods.schema`) and the kernel all read these; this module reads no
-other module of the game.
+The rules (:mod:`engine.oh_my_goods.state`), the move words
+(:mod:`engine.oh_my_goods.moves`), the loader (:mod:`engine.oh_my_goods.codec`), the
+state's description (:mod:`engine.oh_my_goods.schema`) and the kernel all read these;
+this module reads no other module of the game.
 
 >>> decode_move(encode_move(HIRE, 3))
 (17, 3)

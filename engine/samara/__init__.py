@@ -3,7 +3,8 @@ render and kernel bridge."""
 
 from engine.samara.catalogue import Catalogue, CatalogueError, load_catalogue
 from engine.samara.features import FEATURE_NAMES, FEATURES
-from engine.samara.rules import SamaraGame, SamaraState
+from engine.samara.rules import SamaraGame
+from engine.samara.state import SamaraState
 from engine.samara.vocabulary import INFO, decode_move, encode_move
 
 GAME = SamaraGame()

@@ -1,7 +1,7 @@
 """Bridge to the compiled Samara kernel (``ext/samara_kernel.pyx``), if it is built.
 
 The kernel is optional: without it (or with ``FURNACE_PURE_PYTHON=1``) search
-runs on the reference rules in :mod:`engine.samara.rules`.
+runs on the reference rules in :mod:`engine.samara.state`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from engine.fastpath import load_kernel
 
 if TYPE_CHECKING:
     from engine.game import State
-    from engine.samara.rules import SamaraState
+    from engine.samara.state import SamaraState
 
 KERNEL_MODULE = "ext.samara_kernel"
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from engine.samara.catalogue import COMPASS, GLASS_A, GLASS_B, SAW, SQUARE
 
 if TYPE_CHECKING:
-    from engine.samara.rules import SamaraState
+    from engine.samara.state import SamaraState
 
 #: The ``next_wait`` of a seat with no worker on the time track: longer than any wait
 #: on it (the track spans at most twelve months).

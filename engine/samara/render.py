@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from engine.samara.catalogue import TOOL_NAMES
 
 if TYPE_CHECKING:
-    from engine.samara.rules import SamaraState
+    from engine.samara.state import SamaraState
 
 TOOL_LETTERS = ("S", "C", "Q", "A", "B")  # saw, compass, square, glass-a, glass-b
 

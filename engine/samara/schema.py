@@ -1,6 +1,6 @@
 """Samara's JSON state, described once (:mod:`engine.state_schema`).
 
-The loader (:func:`engine.samara.rules.state_from_json`) checks a state's shape
+The loader (:func:`engine.samara.codec.state_from_json`) checks a state's shape
 against this description before its rules checks, and the JSON Schema of
 ``GameInfo.state_schema`` and the reference ``docs/states/samara.md`` are made from
 it.  Samara has no hidden information: every field is seen by everyone.

@@ -1,8 +1,8 @@
 """Samara's vocabulary: the game's metadata, its move codes and the bounds of a state.
 
-The rules (:mod:`engine.samara.rules`), the state's description
-(:mod:`engine.samara.schema`) and the kernel all read these; this module reads only the
-catalogue.
+The rules (:mod:`engine.samara.state`, :mod:`engine.samara.moves`), the state's
+description (:mod:`engine.samara.schema`) and the kernel all read these; this module
+reads only the catalogue.
 
 >>> decode_move(encode_move(BUILD, spot=3, workers=1))
 (4, 3, 0, 1)

@@ -9,7 +9,7 @@ call so that its hot state lives in local variables, and its :meth:`analysis`.
 
 Only a ``time_limit`` or ``on_progress`` makes the loop read the clock, so an
 iteration budget alone never depends on timing.  The garbage collector's full
-passes wait while a search runs (:mod:`engine.search.collector`).
+passes wait while a search runs (:mod:`engine.collector`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import replace
 
+from engine.collector import without_full_collections
 from engine.search.analysis import Analysis
-from engine.search.collector import without_full_collections
 
 #: Default seconds between two ``on_progress`` calls.
 DEFAULT_PROGRESS_INTERVAL = 0.5

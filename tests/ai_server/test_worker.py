@@ -12,7 +12,7 @@ import pytest
 
 from ai_server import jobs, worker
 from engine import registry
-from engine.search.collector import NO_FULL_PASSES
+from engine.collector import NO_FULL_PASSES
 
 
 class RecordingConnection:

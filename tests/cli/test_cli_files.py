@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine.samara import GAME as SAMARA
-from engine.samara.rules import Decision
+from engine.samara.state import Decision
 from furnace_cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

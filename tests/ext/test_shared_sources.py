@@ -13,23 +13,27 @@ RUN = 6
 
 
 def repeated_runs(sources: dict[str, str], run: int = RUN) -> list[tuple[str, int, str, int]]:
-    """Places where ``run`` lines in a row (stripped; at least ``run - 1`` of them code,
-    not blank or comment) appear again: (file, line, other file, other line), the first
-    line of each overlapping stretch only."""
+    """Places where ``run`` lines of code in a row (stripped; blank and comment lines
+    are skipped, not counted) appear again: (file, line, other file, other line), the
+    first line of each overlapping stretch only."""
     seen: dict[tuple[str, ...], list[tuple[str, int]]] = defaultdict(list)
+    starts: dict[tuple[str, int], tuple[str, int]] = {}  # a window's start -> the previous
     for name, text in sources.items():
-        lines = [line.strip() for line in text.splitlines()]
-        for i in range(len(lines) - run + 1):
-            window = tuple(lines[i:i + run])
-            if sum(1 for line in window if line and not line.startswith("#")) >= run - 1:
-                seen[window].append((name, i + 1))
+        code = [(number, line.strip()) for number, line in enumerate(text.splitlines(), 1)
+                if line.strip() and not line.strip().startswith("#")]
+        for i in range(len(code) - run + 1):
+            seen[tuple(line for _, line in code[i:i + run])].append((name, code[i][0]))
+            if i:
+                starts[(name, code[i][0])] = (name, code[i - 1][0])
     found = set()
     for places in seen.values():
         for k, (a, i) in enumerate(places):
             for b, j in places[k + 1:]:
                 found.add((a, i, b, j))
-    # Keep the start of each stretch: a repeat one line on is the same repeat.
-    return sorted(p for p in found if (p[0], p[1] - 1, p[2], p[3] - 1) not in found)
+    # Keep the start of each stretch: a repeat one code line on is the same repeat.
+    return sorted(p for p in found
+                  if (*starts.get((p[0], p[1]), ("", 0)), *starts.get((p[2], p[3]), ("", 0)))
+                  not in found)
 
 
 def test_repeated_runs_are_found() -> None:
@@ -37,6 +41,17 @@ def test_repeated_runs_are_found() -> None:
     runs = repeated_runs({"a.pyx": body, "b.pyx": "y = 0\n" + body})
     assert runs == [("a.pyx", 1, "b.pyx", 2)]
     assert repeated_runs({"a.pyx": body, "b.pyx": body.replace("x3", "z3")}) == []
+
+
+def test_blank_and_comment_lines_neither_count_nor_hide_a_repeat() -> None:
+    """Six lines of code repeated with blank lines and comments between them are a
+    repeat; six lines of which two are blank are not."""
+    code = ["a = 1", "b = 2", "c = 3", "d = 4", "e = 5", "f = 6"]
+    spaced = "\n\n".join(code)
+    commented = "\n# why\n".join(code)
+    assert repeated_runs({"a.pyx": spaced, "b.pyx": commented}) == [("a.pyx", 1, "b.pyx", 1)]
+    thin = "\n".join(code[:4]) + "\n\n\n"
+    assert repeated_runs({"a.pyx": thin, "b.pyx": thin}) == []
 
 
 def test_no_kernel_code_written_twice() -> None:

@@ -32,7 +32,8 @@ import pytest
 from engine import registry
 from engine.game import InvalidStateError
 from engine.samara import GAME as SAMARA
-from engine.samara.rules import Decision, SamaraGame
+from engine.samara.rules import SamaraGame
+from engine.samara.state import Decision
 from fuzzers import states as fuzz
 
 #: Mutated states per game and test case, and test cases per game (xdist spreads them).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.oh_my_goods import GAME
-from engine.oh_my_goods.rules import OhMyGoodsState
+from engine.oh_my_goods.state import OhMyGoodsState
 
 
 def blank(num_players: int = 2, seed: int = 0, second_edition: bool = False) -> OhMyGoodsState:

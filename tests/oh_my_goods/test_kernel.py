@@ -13,7 +13,8 @@ import pytest
 
 from checks.kernel import check_kernel
 from engine.oh_my_goods import GAME, fast
-from engine.oh_my_goods.rules import MAX_ROUNDS, OhMyGoodsState
+from engine.oh_my_goods.state import OhMyGoodsState
+from engine.oh_my_goods.vocabulary import MAX_ROUNDS
 from tests.kernel_twins import assert_same, game_setups, kernel_state_or_skip, random_positions
 from tests.oh_my_goods.helpers import blank
 

@@ -7,7 +7,8 @@ import pytest
 from engine.game import Event, IllegalMoveError, InvalidStateError
 from engine.oh_my_goods import GAME
 from engine.oh_my_goods.catalogue import default_catalogue
-from engine.oh_my_goods.rules import MAX_ROUNDS, ORDERLY, SLOPPY, state_from_json
+from engine.oh_my_goods.codec import state_from_json
+from engine.oh_my_goods.vocabulary import MAX_ROUNDS, ORDERLY, SLOPPY
 from tests.oh_my_goods.helpers import (
     blank,
     build,

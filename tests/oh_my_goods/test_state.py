@@ -12,7 +12,8 @@ import pytest
 from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.oh_my_goods import GAME, CatalogueError, load_catalogue
 from engine.oh_my_goods.catalogue import parse_catalogue
-from engine.oh_my_goods.rules import decode_move, encode_move, state_from_json
+from engine.oh_my_goods.codec import state_from_json
+from engine.oh_my_goods.vocabulary import decode_move, encode_move
 from engine.validation import packaged_catalogue_json
 from fuzzers import states as fuzz
 

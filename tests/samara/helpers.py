@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.samara import GAME
 from engine.samara.catalogue import TOOL_NAMES
-from engine.samara.rules import SamaraState, Worker
+from engine.samara.state import SamaraState, Worker
 
 
 def fresh(num_players: int = 2, seed: int = 0, powers: bool = True) -> SamaraState:

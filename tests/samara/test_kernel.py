@@ -14,7 +14,8 @@ import pytest
 
 from engine.samara import GAME, SamaraGame, fast
 from engine.samara.catalogue import default_catalogue
-from engine.samara.rules import BUILD, Decision, SamaraState
+from engine.samara.state import Decision, SamaraState
+from engine.samara.vocabulary import BUILD
 from tests.kernel_twins import assert_same, kernel_state_or_skip
 
 KernelState = kernel_state_or_skip(fast, "Samara")

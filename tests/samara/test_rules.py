@@ -10,7 +10,7 @@ import pytest
 
 from engine.game import TERMINAL, IllegalMoveError
 from engine.samara.catalogue import SAW, TOOL_NAMES, default_catalogue
-from engine.samara.rules import SamaraState
+from engine.samara.state import SamaraState
 
 from .helpers import (
     clear_tools,

@@ -12,7 +12,8 @@ from engine import registry
 from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.samara import GAME, CatalogueError, load_catalogue
 from engine.samara.catalogue import COMPASS, SAW, SQUARE, parse_catalogue
-from engine.samara.rules import Decision, SamaraState, state_from_json
+from engine.samara.codec import state_from_json
+from engine.samara.state import Decision, SamaraState
 from engine.validation import packaged_catalogue_json
 from fuzzers import states as fuzz
 

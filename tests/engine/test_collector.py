@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from engine.collector import without_full_collections
 from engine.search.analysis import Analysis
 from engine.search.budget import BudgetedSearch
-from engine.search.collector import without_full_collections
 
 
 @pytest.fixture
