@@ -89,6 +89,13 @@ def status_message(state: State) -> pb.GameStatus:
     if player == TERMINAL:
         for group in state.ranking():
             status.ranking.add(seats=list(group))
+    for parts in state.score_breakdown():
+        status.score_breakdown.add().parts.extend(
+            pb.ScorePart(source=source, points=points) for source, points in parts)
+    target = state.solo_target() if state.num_players == 1 else None
+    if target is not None:
+        status.solo_target = target
+        status.solo_result = state.solo_rank() or ""
     return status
 
 

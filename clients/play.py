@@ -22,7 +22,7 @@ from typing import Any
 import grpc
 
 from clients.furnace_client import FurnaceClient, describe_error, host_state, state_json
-from clients.table import MoveRefused, run
+from clients.table import MoveRefused, ending_lines, run
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 _BAD_INPUT = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
@@ -204,10 +204,9 @@ class RemoteTable:
 
     def result(self) -> list[str]:
         status = self._seen().status
-        scores = ", ".join(f"{_name(i)} {s:g}" for i, s in enumerate(status.scores))
-        winners = [_name(s) for s in status.ranking[0].seats] if status.ranking else []
-        lines = [f"game over: {scores}"]
-        if winners:
-            lines.append("you win!" if [_name(self.seat)] == winners
-                         else f"winner: {' and '.join(winners)}")
-        return lines
+        breakdown = [[(part.source, part.points) for part in seat.parts]
+                     for seat in status.score_breakdown]
+        return ending_lines(self.seat, list(status.scores),
+                            [list(place.seats) for place in status.ranking], breakdown,
+                            status.solo_target if status.HasField("solo_target") else None,
+                            status.solo_result)

@@ -8,7 +8,7 @@ from the person's seat.  Product code (protocol only): it imports no engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 #: Where a board explains its symbols: lines starting with this (see ``legend``).
@@ -59,6 +59,38 @@ class Table(Protocol):
         """Judge the person's decisions of the finished game with searches of
         ``iterations`` (``None``: the game's review budget), writing the review's lines
         through ``output`` as they come."""
+
+
+def ending_lines(seat: int, scores: Sequence[float], ranking: Sequence[Sequence[int]],
+                 breakdown: Sequence[Sequence[tuple[str, float]]],
+                 solo_target: float | None = None, solo_result: str = "") -> list[str]:
+    """How a game ended, for the person at ``seat``: the scores, each seat's score by
+    source (``breakdown``: the engine's ``score_breakdown``, sources that gave nothing
+    left out) and the winner; a one-seat game says its score against ``solo_target``
+    and ``solo_result`` (a rank, or whether an opponent card was beaten) instead, since
+    a lone seat always comes first.
+
+    >>> ending_lines(0, [24.0], [[0]], [[("contracts", 20.0), ("Forest", 4.0)]], 160.0,
+    ...              "Apprentice")
+    ['final score: 24, target 160: Apprentice', '  P1 (you): contracts 20, Forest 4']
+    """
+    lines = []
+    if len(scores) == 1:
+        target = "" if solo_target is None else f", target {solo_target:g}"
+        verdict = f": {solo_result}" if solo_result else ""
+        lines.append(f"final score: {scores[0]:g}{target}{verdict}")
+    else:
+        lines.append("final scores: " + ", ".join(f"P{s + 1} {v:g}"
+                                                  for s, v in enumerate(scores)))
+    for s, parts in enumerate(breakdown):
+        earned = ", ".join(f"{source} {points:g}" for source, points in parts if points)
+        lines.append(f"  P{s + 1}{' (you)' if s == seat else ''}: {earned or 'nothing scored'}")
+    if len(scores) > 1 and ranking:
+        first = list(ranking[0])
+        lines.append(("winners: " if len(first) > 1 else "winner: ")
+                     + ", ".join(f"P{s + 1}" for s in first)
+                     + (" (you!)" if seat in first else ""))
+    return lines
 
 
 def example_move(moves: list[str]) -> str:

@@ -284,6 +284,14 @@ class State(abc.ABC):
         """
         return [[] for _ in range(self.num_players)]
 
+    def score_breakdown(self) -> list[list[tuple[str, float]]]:
+        """Each seat's score by where it came from, in the game's words: ``(source,
+        points)`` pairs in the rulebook's order that add up to the seat's entry of
+        :meth:`scores` (the final score once the game is over).  What every front end
+        shows at the end of a game; a game that tells no sources apart gives one,
+        ``"score"``."""
+        return [[("score", float(score))] for score in self.scores()]
+
     def solo_target(self) -> float | None:
         """A one-seat game's target score, or None (every game of 2+ seats).
 

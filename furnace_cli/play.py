@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from clients.table import MoveRefused, run
+from clients.table import MoveRefused, ending_lines, run
 from engine import records, registry
 from engine.forecast import forecast_analysis
 from engine.game import (
@@ -176,10 +176,11 @@ class LocalTable:
                     progress=progress)
 
     def result(self) -> list[str]:
-        scores, ranking = self.state.scores(), self.state.ranking()
-        return ["final scores: " + ", ".join(f"P{s + 1} {v:g}" for s, v in enumerate(scores)),
-                "winner: " + ", ".join(f"P{s + 1}" for s in ranking[0])
-                + (" (you!)" if self.seat in ranking[0] else "")]
+        state = self.state
+        solo = state.num_players == 1
+        return ending_lines(self.seat, state.scores(), state.ranking(),
+                            state.score_breakdown(), state.solo_target() if solo else None,
+                            (state.solo_rank() or "") if solo else "")
 
 
 def banner(seat: int, bots: dict[int, str]) -> str:

@@ -199,6 +199,21 @@ def test_legal_moves_agree_with_why_illegal(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_the_score_breakdown_adds_up_to_the_scores(name: str) -> None:
+    """Every seat's score by source, in words, adds up to its score, mid-game and at the
+    end; the sources are the game's own (not the protocol's one-line default)."""
+    sources: set[str] = set()
+    for state in positions(name):
+        breakdown = state.score_breakdown()
+        assert len(breakdown) == state.num_players
+        for parts, score in zip(breakdown, state.scores(), strict=True):
+            assert parts and all(isinstance(source, str) and source for source, _ in parts)
+            assert sum(points for _, points in parts) == pytest.approx(score)
+            sources.update(source for source, _ in parts)
+    assert sources != {"score"}
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_a_judged_move_plays_as_apply_without_a_second_check(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """apply_judged (a move judge_move found legal) gives apply's events and position,

@@ -64,6 +64,28 @@ class ScoreBreakdown:
         """(category, VP) in the rulebook's order."""
         return [(f.name, getattr(self, f.name)) for f in fields(self)]
 
+    def parts(self) -> list[tuple[str, float]]:
+        """(category in words, VP) in the rulebook's order: the protocol's
+        ``score_breakdown`` of one seat."""
+        return [(CATEGORY_WORDS[name], float(points)) for name, points in self.rows()]
+
+
+#: The scoring categories as a player reads them (the rulebook's numbering in brackets).
+CATEGORY_WORDS = {
+    "track": "scoring track (1)",
+    "forest": "Forest (2)",
+    "dune": "Dune (3)",
+    "masters_stephens": "masters at the Stephens' factory (4a)",
+    "masters_lower": "masters at the lower small factories (4b)",
+    "masters_upper": "masters at the upper small factories (4c)",
+    "apprentices": "apprentices on your masters' cards (5)",
+    "contracts": "fulfilled contracts (6)",
+    "cubes": "abilities: cubes (7a)",
+    "coins": "abilities: coins (7b)",
+    "influence": "abilities: influence (7c)",
+    "accessories": "abilities: accessory sets (7d)",
+}
+
 
 def final_score(state: Position, seat: int) -> ScoreBreakdown:
     """``seat``'s score by the final-scoring rules, on the position as it stands."""

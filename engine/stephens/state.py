@@ -31,7 +31,7 @@ from engine.stephens.information import determinize, observation
 from engine.stephens.moves import move_to_text, parse_move
 from engine.stephens.position import EMPTY, INFO, Player, Position, new_player
 from engine.stephens.render import render_view
-from engine.stephens.scoring import ranking, scores
+from engine.stephens.scoring import final_score, ranking, scores
 from engine.stephens.solo import result, target_score
 
 __all__ = ["EMPTY", "INFO", "Player", "StephensState", "new_player"]
@@ -139,6 +139,11 @@ class StephensState(Position, GameState):
 
     def ranking(self) -> list[list[int]]:
         return ranking(self)
+
+    def score_breakdown(self) -> list[list[tuple[str, float]]]:
+        """The final-scoring categories (:class:`~engine.stephens.scoring.ScoreBreakdown`),
+        as if the game ended now, like :meth:`scores`."""
+        return [final_score(self, seat).parts() for seat in range(self.num_players)]
 
     def solo_target(self) -> float | None:
         """Solo: the score the one seat aims for (the protocol's one-seat utility): the

@@ -117,6 +117,24 @@ def check_scores(driver: Any, game: str) -> None:
         assert re.match(r"track \d+ VP", text), text
 
 
+def check_ending(driver: Any, players: int) -> None:
+    """The end says what the engine says: a solo game its score against the target and
+    its rank (never "You win": a lone seat always ranks first), every game each seat's
+    score by source."""
+    status = driver.find_element("id", "status").text
+    assert status.startswith("Game over"), status
+    table = driver.execute_script("return window.furnaceTable.status")
+    score = table["scores"][0]
+    assert "By source: P1" in status, status
+    if players == 1:
+        assert "You win" not in status and "You lose" not in status, status
+        assert table["soloResult"] and table["soloTarget"], table
+        assert (f"You scored {score:g} against a target of {table['soloTarget']:g}: "
+                f"{table['soloResult']}") in status, status
+    else:
+        assert "Winner" in status or "Tied winners" in status, status
+
+
 def once_public(o: dict[str, Any]) -> set[str]:
     """The cards an Oh My Goods! observation shows face up outside the hands: the market,
     the discard pile and what was reshuffled from it, goods shown, buildings.  A card
@@ -291,7 +309,7 @@ def test_a_full_game_on_the_drawn_board(table_server: BackgroundServer, browser:
         wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
                  and len(browser.find_elements("css selector", "#log li")) > before, "the move")
     assert not browser.find_element("id", "error").is_displayed()
-    assert browser.find_element("id", "status").text.startswith("Game over")
+    check_ending(browser, players)
     if watch is not None:
         watch.turn(browser, whole=True)
     check_counts(browser, game, 0)

@@ -112,3 +112,31 @@ def test_without_a_seed_each_game_is_a_fresh_deal_that_its_seed_deals_again() ->
     again = _play(["board", "quit"], "oh-my-goods", "--seed", seeds[0].group(1))
     assert "Dealt from seed" not in again[0]
     assert again[1:] == first[1:] and first[0].startswith(again[0])
+
+
+def test_a_solo_game_ends_with_its_score_target_and_rank() -> None:
+    """Issue 37: solo Stephens ended ``winner: P1 (you!)`` whatever the score; it ends
+    with the score against the target, the rank the rulebook gives it and the score by
+    source."""
+    printed = [str(line) for line in
+               _play(["1"] * 1500 + ["quit"], "stephens", "--players", "1", "--seed", "4")]
+    over = next(k for k, line in enumerate(printed) if line.startswith("the game is over"))
+    ending = printed[:over]
+    final = next(line for line in ending if line.startswith("final score: "))
+    assert re.fullmatch(r"final score: \d+, target 160: (Apprentice|Artisan|Glassblower)",
+                        final), final
+    assert not any(line.startswith("winner") for line in ending)
+    by_source = next(line for line in ending if line.startswith("  P1 (you): "))
+    points = [int(n) for n in re.findall(r"\(\d[a-d]?\) (\d+)", by_source)]
+    assert points and sum(points) == int(final.split()[2].rstrip(",")), by_source
+
+
+def test_a_game_of_two_ends_with_the_scores_by_source_and_the_winner() -> None:
+    printed = [str(line) for line in _play(["1"] * 400 + ["quit"], "oh-my-goods",
+                                           "--players", "2", "--seed", "2")]
+    over = next(k for k, line in enumerate(printed) if line.startswith("the game is over"))
+    ending = printed[max(0, over - 6):over]
+    assert any(line.startswith("final scores: P1 ") for line in ending), ending
+    assert any(line.startswith("  P1 (you): ") for line in ending), ending
+    assert any(line.startswith("  P2: ") for line in ending), ending
+    assert any(line.startswith(("winner: ", "winners: ")) for line in ending), ending

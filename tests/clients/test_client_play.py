@@ -29,7 +29,8 @@ def test_full_game_to_the_end(address) -> None:
                        output=out.append)
     text = "\n".join(str(o) for o in out)
     assert code == 0, text[-2000:]
-    assert "game over" in text
+    assert "final scores: P1 " in text and "\n  P1 (you): " in text and "\n  P2: " in text
+    assert "\nwinner: " in text or "\nwinners: " in text
     assert "P2 plays " in text
     assert "not allowed: cannot read move" in text
     assert "pick 1-" in text

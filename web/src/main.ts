@@ -185,10 +185,23 @@ function describeStatus(t: Table): string {
   const s = t.status;
   const scores = s.scores.map((score, seat) => `${seatName(seat)}: ${score}`).join(", ");
   if (s.terminal) {
+    // Each seat's score by source, as the engine breaks it down (sources worth nothing left out).
+    const sources = s.scoreBreakdown
+      .map((breakdown, seat) => {
+        const earned = breakdown.parts.filter((part) => part.points).map((part) => `${part.source} ${part.points}`);
+        return `${seatName(seat)}: ${earned.join(", ") || "nothing scored"}`;
+      })
+      .join("; ");
+    if (s.numPlayers === 1) {
+      // A lone seat always ranks first: the verdict is the score against the target.
+      const target = s.soloTarget === undefined ? "" : ` against a target of ${s.soloTarget}`;
+      const verdict = s.soloResult ? `: ${s.soloResult}` : "";
+      return `Game over. You scored ${s.scores[0] ?? 0}${target}${verdict}. By source: ${sources}`;
+    }
     const first = s.ranking[0]?.seats ?? [];
     const winners = first.map(seatName).join(" and ");
     const you = first.includes(t.human) ? "You win" : "You lose";
-    return `Game over. ${first.length > 1 ? "Tied winners" : "Winner"}: ${winners}. ${you}. Scores: ${scores}`;
+    return `Game over. ${first.length > 1 ? "Tied winners" : "Winner"}: ${winners}. ${you}. Scores: ${scores}. By source: ${sources}`;
   }
   const turn = s.currentPlayer === t.human ? "your turn" : `${seatName(s.currentPlayer)} (bot) to move`;
   // Stephens scores a game in progress as if it ended now, far above the scoring

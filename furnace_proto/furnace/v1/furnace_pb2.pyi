@@ -324,7 +324,7 @@ class Move(_message.Message):
     def __init__(self, id: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
 
 class GameStatus(_message.Message):
-    __slots__ = ("game", "num_players", "current_player", "terminal", "chance", "scores", "ranking")
+    __slots__ = ("game", "num_players", "current_player", "terminal", "chance", "scores", "ranking", "score_breakdown", "solo_target", "solo_result")
     GAME_FIELD_NUMBER: _ClassVar[int]
     NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     CURRENT_PLAYER_FIELD_NUMBER: _ClassVar[int]
@@ -332,6 +332,9 @@ class GameStatus(_message.Message):
     CHANCE_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     RANKING_FIELD_NUMBER: _ClassVar[int]
+    SCORE_BREAKDOWN_FIELD_NUMBER: _ClassVar[int]
+    SOLO_TARGET_FIELD_NUMBER: _ClassVar[int]
+    SOLO_RESULT_FIELD_NUMBER: _ClassVar[int]
     game: str
     num_players: int
     current_player: int
@@ -339,7 +342,24 @@ class GameStatus(_message.Message):
     chance: bool
     scores: _containers.RepeatedScalarFieldContainer[float]
     ranking: _containers.RepeatedCompositeFieldContainer[Place]
-    def __init__(self, game: _Optional[str] = ..., num_players: _Optional[int] = ..., current_player: _Optional[int] = ..., terminal: _Optional[bool] = ..., chance: _Optional[bool] = ..., scores: _Optional[_Iterable[float]] = ..., ranking: _Optional[_Iterable[_Union[Place, _Mapping]]] = ...) -> None: ...
+    score_breakdown: _containers.RepeatedCompositeFieldContainer[ScoreBreakdown]
+    solo_target: float
+    solo_result: str
+    def __init__(self, game: _Optional[str] = ..., num_players: _Optional[int] = ..., current_player: _Optional[int] = ..., terminal: _Optional[bool] = ..., chance: _Optional[bool] = ..., scores: _Optional[_Iterable[float]] = ..., ranking: _Optional[_Iterable[_Union[Place, _Mapping]]] = ..., score_breakdown: _Optional[_Iterable[_Union[ScoreBreakdown, _Mapping]]] = ..., solo_target: _Optional[float] = ..., solo_result: _Optional[str] = ...) -> None: ...
+
+class ScoreBreakdown(_message.Message):
+    __slots__ = ("parts",)
+    PARTS_FIELD_NUMBER: _ClassVar[int]
+    parts: _containers.RepeatedCompositeFieldContainer[ScorePart]
+    def __init__(self, parts: _Optional[_Iterable[_Union[ScorePart, _Mapping]]] = ...) -> None: ...
+
+class ScorePart(_message.Message):
+    __slots__ = ("source", "points")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    points: float
+    def __init__(self, source: _Optional[str] = ..., points: _Optional[float] = ...) -> None: ...
 
 class Place(_message.Message):
     __slots__ = ("seats",)
