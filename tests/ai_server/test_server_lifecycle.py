@@ -145,7 +145,10 @@ def test_graceful_stop_finishes_in_flight_calls() -> None:
                 stub.BestMove,
                 pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=800)),
                 timeout=10)
-            _wait_for(lambda: srv.server.pool.outstanding == 1)
+            # In flight means a worker runs it: a search still queued when the stop
+            # begins is refused (SHUTTING_DOWN), which a loaded machine's slow worker
+            # start made this test see.  Bounded by the call's own deadline.
+            _wait_for(lambda: len(srv.server.pool.busy_pids()) == 1, timeout=10)
             stopper = threading.Thread(target=srv.stop, kwargs={"grace": 5.0})
             stopper.start()
             assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
