@@ -92,7 +92,7 @@ def status_message(state: State) -> pb.GameStatus:
     for parts in state.score_breakdown():
         status.score_breakdown.add().parts.extend(
             pb.ScorePart(source=source, points=points) for source, points in parts)
-    target = state.solo_target() if state.num_players == 1 else None
+    target = state.solo_target()  # None with 2+ seats
     if target is not None:
         status.solo_target = target
         status.solo_result = state.solo_rank() or ""

@@ -176,11 +176,10 @@ class LocalTable:
                     progress=progress)
 
     def result(self) -> list[str]:
-        state = self.state
-        solo = state.num_players == 1
+        state = self.state  # solo_target and solo_rank are None with 2+ seats
         return ending_lines(self.seat, state.scores(), state.ranking(),
-                            state.score_breakdown(), state.solo_target() if solo else None,
-                            (state.solo_rank() or "") if solo else "")
+                            state.score_breakdown(), state.solo_target(),
+                            state.solo_rank() or "")
 
 
 def banner(seat: int, bots: dict[int, str]) -> str:

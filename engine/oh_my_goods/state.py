@@ -194,10 +194,14 @@ class OhMyGoodsState(State):
                    for s in range(self.num_slots(seat)))
 
     def vp(self, seat: int) -> int:
-        player = self.players[seat]
-        total = sum(self.catalogue.cards[c].vp for c in player.buildings)
-        total += sum(self.catalogue.assistants[a].faces[f].vp for a, f, _ in player.assistants)
-        return total
+        return self.building_vp(seat) + self.assistant_vp(seat)
+
+    def building_vp(self, seat: int) -> int:
+        return sum(self.catalogue.cards[c].vp for c in self.players[seat].buildings)
+
+    def assistant_vp(self, seat: int) -> int:
+        return sum(self.catalogue.assistants[a].faces[f].vp
+                   for a, f, _ in self.players[seat].assistants)
 
     def _hand_counts(self, seat: int) -> list[int]:
         counts = [0] * 5
@@ -877,15 +881,10 @@ class OhMyGoodsState(State):
     def score_breakdown(self) -> list[list[tuple[str, float]]]:
         """The victory points of buildings and of assistants, and the coins' points (one
         per five), as :meth:`scores` adds them."""
-        cards, assistants = self.catalogue.cards, self.catalogue.assistants
-        breakdown = []
-        for seat, player in enumerate(self.players):
-            built = sum(cards[c].vp for c in player.buildings)
-            hired = sum(assistants[a].faces[f].vp for a, f, _ in player.assistants)
-            breakdown.append([("buildings", float(built)), ("assistants", float(hired)),
-                              (f"coins (1 per {COINS_PER_VP})",
-                               float(self.coins(seat) // COINS_PER_VP))])
-        return breakdown
+        return [[("buildings", float(self.building_vp(seat))),
+                 ("assistants", float(self.assistant_vp(seat))),
+                 (f"coins (1 per {COINS_PER_VP})", float(self.coins(seat) // COINS_PER_VP))]
+                for seat in range(self.num_players)]
 
     def ranking(self) -> list[list[int]]:
         keys = [(self.vp(s) + self.coins(s) // COINS_PER_VP, self.coins(s) % COINS_PER_VP)
