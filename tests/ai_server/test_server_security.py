@@ -305,6 +305,24 @@ def test_an_open_address_is_served_with_tokens_client_certificates_or_the_flag(p
     assert _hosting(["--host", "127.0.0.1"])[1] == []
 
 
+def test_the_refusal_docs_api_md_shows_is_what_serve_prints(capsys, pki) -> None:
+    """docs/api.md's ```console block: the command as written (its certificate files
+    made here), and exactly the line it prints."""
+    import re
+    import shlex
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    block = re.search(r"^```console\n\$ (?P<command>[^\n]+)\n(?P<output>.*?)^```", doc,
+                      re.MULTILINE | re.DOTALL)
+    assert block is not None
+    words = shlex.split(block.group("command"))
+    assert words[:2] == ["furnace", "serve"]
+    files = {"server.pem": pki.server, "server.key": pki.server_key}
+    code, err = _serve([files.get(w, w) for w in words[2:]], capsys)
+    assert code == 2
+    assert err.strip() == block.group("output").strip()
+
+
 def test_check_exposure() -> None:
     plain = SecurityConfig()
     tokens = SecurityConfig(tokens=security.parse_tokens(ALICE, "test"))

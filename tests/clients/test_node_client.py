@@ -96,3 +96,18 @@ def test_random_stand_in_for_the_second_seat(example: Path, address: str) -> Non
             state = reply.state
         assert reply.status.terminal
         assert list(reply.status.scores) == result["scores"]
+
+
+def test_the_commands_docs_api_md_gives_are_these(example: Path, address: str) -> None:
+    """docs/api.md's block for the example: the build CI runs (.ci/run), then the example
+    as written (its address this server's), played to the end."""
+    doc = (NODE_DIR.parents[1] / "docs" / "api.md").read_text()
+    block = re.search(r"^```sh\ncd clients/node && npm ci && npm run build\n(?P<run>node [^\n]+)\n```",
+                      doc, re.MULTILINE)
+    assert block is not None
+    words = block.group("run").replace("localhost:50051", address).split()
+    assert words[1] == "dist/examples/play-samara.js"
+    done = subprocess.run(["node", str(example), *words[2:]], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Game over after" in done.stdout
