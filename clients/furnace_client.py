@@ -109,8 +109,10 @@ def decode_opaque(blob: bytes) -> dict[str, Any]:
     return data
 
 
-#: The ``format`` of a record file (``furnace play``'s save, ``furnace selfplay --save``).
+#: The ``format`` and ``version`` of a record file (``furnace play``'s save, ``furnace
+#: selfplay --save``).
 RECORD_FILE_FORMAT = "furnace-record"
+RECORD_FILE_VERSION = 1
 
 
 def record_state(game: str, num_players: int, moves: Sequence[MoveLike] = (), *,

@@ -16,13 +16,29 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import grpc
 
-from clients.furnace_client import FurnaceClient, describe_error, host_state, state_json
-from clients.table import MoveRefused, ending_lines, run
+from clients.furnace_client import (
+    RECORD_FILE_FORMAT,
+    RECORD_FILE_VERSION,
+    FurnaceClient,
+    describe_error,
+    host_state,
+    record_state,
+)
+from clients.table import (
+    Hint,
+    HintMove,
+    MoveRefused,
+    SaveFailed,
+    UndoRefused,
+    counted,
+    ending_lines,
+    run,
+)
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
 _BAD_INPUT = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
@@ -92,12 +108,70 @@ def _play(client: FurnaceClient, game: str, players: int, seat: int, seed: int,
     return run(table, banner, input_fn, output)
 
 
+#: Seconds a whole review on the server may take: a game's decisions at the game's
+#: review budget take minutes; past it the server sends what it judged.
+REVIEW_DEADLINE = 3600.0
+
+LABELS = {pb.REVIEW_LABEL_BEST: "best", pb.REVIEW_LABEL_GOOD: "good",
+          pb.REVIEW_LABEL_INACCURACY: "inaccuracy", pb.REVIEW_LABEL_MISTAKE: "mistake",
+          pb.REVIEW_LABEL_BLUNDER: "blunder"}
+
+
+def _cut(text: str, width: int = 26) -> str:
+    return text if len(text) <= width else text[:width - 1] + "~"
+
+
+def review_lines(stream: Iterable[pb.ReviewGameResponse], iterations: int | None,
+                 progress: Callable[[str], object]) -> list[str]:
+    """A ReviewGame stream as the table prints a review: one row a decision (played,
+    best, loss in win probability and points, label), then each seat's summary; every
+    tenth decision judged is reported through ``progress`` as it comes.  A review the
+    server stops (its deadline, a refusal) ends with the reason, after what it judged."""
+    budget = (f"{counted(iterations, 'iteration')} a search" if iterations
+              else "the game's review budget")
+    rows = [f"review on the server, {budget}",
+            f"{'move':>5} {'seat':<4} {'played':<26} {'best':<26} {'win loss':>8} "
+            f"{'points':>7}  label"]
+    try:
+        for item in stream:
+            _review_row(item, rows, progress)
+    except grpc.RpcError as exc:
+        rows.append(f"the review stopped: {describe_error(exc)}")
+    return rows
+
+
+def _review_row(item: pb.ReviewGameResponse, rows: list[str],
+                progress: Callable[[str], object]) -> None:
+    if item.HasField("decision"):
+        d = item.decision
+        done = d.index + 1
+        if done == d.total or done % 10 == 0:
+            progress(f"  {done}/{d.total} decisions judged")
+        best = _cut(d.best.move.text) if d.best.move.id != d.played.move.id else "="
+        rows.append(f"{d.turn + 1:5d} {'P' + str(d.seat + 1):<4} "
+                    f"{_cut(d.played.move.text):<26} {best:<26} "
+                    f"{100 * d.win_probability_loss:+7.1f}% {d.score_loss:7.1f}  "
+                    f"{LABELS.get(d.label, 'unlabelled')}")
+    else:
+        s = item.summary
+        counts = ", ".join(f"{getattr(s.counts, label)} {label}"
+                           for label in LABELS.values())
+        rows.append(f"P{s.seat + 1}: {counted(s.decisions, 'decision')} ({counts}); "
+                    f"average loss {s.average_win_probability_loss:.1%} win probability, "
+                    f"{s.average_score_loss:.2f} points; accuracy {s.accuracy:.1f}"
+                    + ("" if s.complete else " (the review stopped early)"))
+
+
 class RemoteTable:
     """A game held by a Furnace server, seen from the person's seat (:class:`Table`)."""
 
     def __init__(self, client: FurnaceClient, game: str, players: int, seat: int, seed: int,
                  iterations: int) -> None:
         self.client, self.seat, self.seed, self.iterations = client, seat, seed, iterations
+        self.game, self.players = game, players
+        # The game as played, every seat's moves (and chance's) with id and text: what
+        # `save` writes and `review` sends, a record the server deals again from seed.
+        self.played: list[pb.Move] = []
         started = client.new_game(game, players, seed=seed,
                                   state_format=pb.STATE_FORMAT_OPAQUE)
         # The whole position, asked about as the host; the person's view is asked for
@@ -116,6 +190,7 @@ class RemoteTable:
     def _apply(self, move: pb.Move, actor: int | None) -> list[str]:
         # Applied to the whole position; the record and render are the person's view.
         applied = self.client.apply_move(self.state, move, seat=actor, observer_seat=self.seat)
+        self.played.append(pb.Move(id=move.id, text=move.text))
         record = applied.record
         lines = []
         if actor is not None and actor != self.seat:
@@ -167,40 +242,58 @@ class RemoteTable:
             move = check.move
         return self._apply(move, self.seat)
 
-    def hint(self, iterations: int | None) -> str:
+    def hint(self, iterations: int | None) -> Hint:
         # Searched from the person's information only (observer_seat).
         reply = self.client.best_move(self.state, iterations=iterations or self.iterations,
                                       seed=self.chance_rng.getrandbits(32), seat=self.seat,
                                       observer_seat=self.seat, max_candidates=5)
         a = reply.analysis
-        column = "win" if not a.HasField("target") else f"reach {a.target:g}:"
-        lines = [f"hint after {a.iterations} iterations ({a.elapsed_seconds:.2f} s): "
-                 f"best {a.best_move.text}"]
-        for m in a.moves:
-            scores = " ".join(f"P{s + 1}:{v:.1f}" for s, v in enumerate(m.expected_scores))
-            lines.append(f"  {m.move.text:<28} visits {m.visits:5d}  "
-                         f"{column} {m.win_probability:5.1%}  expected scores {scores}")
-        if a.principal_variation:
-            lines.append("  line: " + " / ".join(m.text for m in a.principal_variation[:6]))
-        return "\n".join(lines)
+        # win_probabilities is the position's forecast, the best move's (docs/forecasts.md).
+        return Hint(a.iterations, a.elapsed_seconds, a.best_move.text,
+                    a.win_probabilities[self.seat],
+                    [HintMove(m.move.text, m.visits, m.win_probability, list(m.expected_scores))
+                     for m in a.moves],
+                    [m.text for m in a.principal_variation],
+                    a.target if a.HasField("target") else None)
+
+    def undo(self) -> list[str]:
+        raise UndoRefused("undo is not available over --server: the server keeps no "
+                          "games and takes no move back; play without --server to undo")
+
+    def resumed(self) -> str:
+        return ""
+
+    def record_json(self) -> dict[str, object]:
+        """The game as a record file (``furnace play``'s save): the seed the server dealt
+        from and every move, with its id and text."""
+        return {"format": RECORD_FILE_FORMAT, "version": RECORD_FILE_VERSION,
+                "game": self.game, "num_players": self.players, "options": {},
+                "seed": self.seed,
+                "moves": [{"id": m.id, "text": m.text} for m in self.played]}
 
     def save(self, path: str) -> str:
-        # The whole position (every hand), as the game's JSON state: `furnace play
-        # --load FILE` resumes it.
+        # A game record, as a local game saves: `furnace play --load FILE` resumes it
+        # and `furnace review FILE` reviews it.
         try:
             with open(path, "w", encoding="utf-8") as handle:
-                json.dump(state_json(self.state), handle)
+                json.dump(self.record_json(), handle)
         except OSError as exc:
-            return f"cannot save to {path}: {exc.strerror}"
+            raise SaveFailed(f"cannot save to {path}: {exc.strerror}") from None
         return f"saved to {path}"
 
     def can_review(self) -> bool:
-        # A review runs the engine's searches: this client holds no engine, and the
-        # server does not review games yet.
-        return False
+        return True
 
     def review(self, output: Callable[[str], object], iterations: int | None) -> None:
-        output("a game played on a server cannot be reviewed from this client")
+        output(f"reviewing your decisions on the server "
+               f"({counted(len(self.played), 'move')} played); each is searched as you "
+               "saw it")
+        record = record_state(self.game, self.players, self.played, seed=self.seed)
+        stream = self.client.review_game(record, self.seat, iterations=iterations or 0,
+                                         seed=self.seed, observer_seat=self.seat,
+                                         timeout=REVIEW_DEADLINE)
+        for line in review_lines(stream, iterations, output):
+            output(line)
 
     def result(self) -> list[str]:
         status = self._seen().status

@@ -9,6 +9,7 @@ from the person's seat.  Product code (protocol only): it imports no engine.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 #: Where a board explains its symbols: lines starting with this (see ``legend``).
@@ -17,6 +18,51 @@ KEY_PREFIX = "key:"
 
 class MoveRefused(Exception):
     """The person's move cannot be played: the message says why."""
+
+
+class UndoRefused(Exception):
+    """The person's last move cannot be taken back: the message says why."""
+
+
+class SaveFailed(Exception):
+    """The game could not be saved: the message says why."""
+
+
+@dataclass(frozen=True)
+class HintMove:
+    """One candidate of a hint: its text, the search's visits, the person's forecast
+    chance after it (of winning; solo: of reaching the target) and every seat's
+    expected score."""
+
+    text: str
+    visits: int
+    win_probability: float
+    expected_scores: Sequence[float]
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A hint for the person's move, local or from a server, printed by :func:`hint_text`."""
+
+    iterations: int
+    elapsed: float
+    best: str
+    #: The person's forecast chance with the best move: the position's forecast
+    #: (docs/forecasts.md), the hint's headline.
+    win_probability: float
+    moves: Sequence[HintMove]
+    line: Sequence[str]
+    #: Solo games: the score the chances are of reaching (None with 2+ seats).
+    target: float | None = None
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` in the plural unless ``n`` is 1 (``plural``, else noun + s).
+
+    >>> counted(1, "legal move"), counted(2, "legal move")
+    ('1 legal move', '2 legal moves')
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 class Table(Protocol):
@@ -43,11 +89,19 @@ class Table(Protocol):
         """Play the person's move (an index into :meth:`moves`, or a text); what happened.
         Raises :class:`MoveRefused`."""
 
-    def hint(self, iterations: int | None) -> str:
+    def hint(self, iterations: int | None) -> Hint:
         """Advice for the person's move (``None``: the default budget)."""
 
+    def undo(self) -> list[str]:
+        """Take back the person's last move and the moves played since; what was taken
+        back.  Raises :class:`UndoRefused`."""
+
+    def resumed(self) -> str:
+        """Where a loaded game stands ("" for a game started here)."""
+
     def save(self, path: str) -> str:
-        """Save the game to ``path``; the line to print (done, or why not)."""
+        """Save the game to ``path`` (a game record); the line to print.  Raises
+        :class:`SaveFailed`."""
 
     def result(self) -> list[str]:
         """The final scores and the winner."""
@@ -93,6 +147,30 @@ def ending_lines(seat: int, scores: Sequence[float], ranking: Sequence[Sequence[
     return lines
 
 
+def hint_text(hint: Hint) -> str:
+    """A hint as the table prints it: the headline, the candidates, the expected line.
+
+    >>> print(hint_text(Hint(200, 0.5, "wait", 0.25, [HintMove("wait", 150, 0.25, [40, 44])],
+    ...                      ["wait", "recruit woman"])))
+    hint after 200 iterations (0.50 s): best wait
+      wait                         visits   150  win 25.0%  expected scores P1:40.0 P2:44.0
+      your win probability with wait: 25.0%; line: wait / recruit woman
+    """
+    lines = [f"hint after {counted(hint.iterations, 'iteration')} ({hint.elapsed:.2f} s): "
+             f"best {hint.best}"]
+    # Solo has no one to beat: its "win" is reaching the target score.
+    column = "win" if hint.target is None else f"reach {hint.target:g}:"
+    for move in hint.moves:
+        scores = " ".join(f"P{s + 1}:{v:.1f}" for s, v in enumerate(move.expected_scores))
+        lines.append(f"  {move.text:<28} visits {move.visits:5d}  "
+                     f"{column} {move.win_probability:5.1%}  expected scores {scores}")
+    aim = ("your win probability" if hint.target is None else
+           f"your chance of reaching {hint.target:g}")
+    lines.append(f"  {aim} with {hint.best}: {hint.win_probability:.1%}; "
+                 f"line: {' / '.join(hint.line[:6])}")
+    return "\n".join(lines)
+
+
 def example_move(moves: list[str]) -> str:
     """A move of this position to show in ``help``: one with arguments when there is one."""
     return next((m for m in moves if " " in m), moves[0] if moves else "")
@@ -108,12 +186,18 @@ def help_text(moves: list[str]) -> str:
         move_line,
         "  moves         list the legal moves",
         "  hint [ITERS]  ask the bot for advice (default: --iterations)",
+        "  undo          take back your last move and the bots' replies to it; refused",
+        "                once they showed you a hidden card, hand or choice, and over",
+        "                --server",
         "  board         draw the position again",
         "  legend        what the board's symbols mean",
         "  save FILE     save the game (resume it with --load FILE); it tells every",
         "                hand: keep it to yourself",
         "  help          this text",
-        "  quit          stop playing"])
+        "  quit          stop playing (it offers to save the game first)",
+        "once the game is over:",
+        "  review [ITERS] judge your decisions (default: the game's review budget)",
+        "  board, legend, save FILE, quit as above"])
 
 
 def legend_text(board: str) -> str:
@@ -131,7 +215,13 @@ def shown_anytime(table: Table, word: str, rest: str, output: Callable[[str], ob
     elif word == "legend":
         output(legend_text(table.board()))
     elif word == "save":
-        output(table.save(rest) if rest else "save needs a file name")
+        if not rest:
+            output("save needs a file name")
+        else:
+            try:
+                output(table.save(rest))
+            except SaveFailed as exc:
+                output(str(exc))
     else:
         return False
     return True
@@ -141,6 +231,9 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
         output: Callable[[str], object]) -> int:
     """Play until the game ends or the person quits (0), or input ends (1)."""
     output(banner)
+    resumed = table.resumed()
+    if resumed:
+        output(resumed)
     output(table.board())
     stale = False  # the last board printed no longer shows the position
     while not table.over():
@@ -165,7 +258,8 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
         rest = rest.strip()
         word = word.lower()
         if word in ("quit", "exit"):
-            output("game abandoned")
+            if not offer_to_save(table, input_fn, output):
+                output("game abandoned")
             return 0
         if word == "help":
             output(help_text(table.moves()))
@@ -180,13 +274,23 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
             if rest and (not rest.isdigit() or int(rest) < 1):
                 output(f"hint takes a positive number of iterations, not {rest!r}")
                 continue
-            output(table.hint(int(rest) if rest else None))
+            output(hint_text(table.hint(int(rest) if rest else None)))
+        elif word == "undo":
+            try:
+                lines = table.undo()
+            except UndoRefused as exc:
+                output(str(exc))
+                continue
+            for text in lines:
+                output(text)
+            stale = True
         else:
             choice: int | str = line
             if line.isdigit():
                 count = len(table.moves())
                 if not 1 <= int(line) <= count:
-                    output(f"there are {count} legal moves; pick 1-{count} "
+                    output(f"there {'is' if count == 1 else 'are'} "
+                           f"{counted(count, 'legal move')}; pick 1-{count} "
                            "('moves' lists them)")
                     continue
                 choice = int(line) - 1
@@ -202,6 +306,29 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
     for line in table.result():
         output(line)
     return after_the_game(table, input_fn, output)
+
+
+SAVE_OFFER = "save the game first? a file name saves it there, Enter leaves without saving: "
+
+
+def offer_to_save(table: Table, input_fn: Callable[[str], str],
+                  output: Callable[[str], object]) -> bool:
+    """Before leaving a game that is not over: ask for a file to save it to (Enter,
+    or the end of input, leaves it unsaved; a failed save asks again).  Whether it was
+    saved."""
+    while True:
+        try:
+            path = input_fn(SAVE_OFFER).strip()
+        except (EOFError, KeyboardInterrupt):
+            output("")
+            return False
+        if not path:
+            return False
+        try:
+            output(f"{table.save(path)}: resume it with --load {path}")
+            return True
+        except SaveFailed as exc:
+            output(str(exc))
 
 
 AFTER_THE_GAME = ("the game is over: 'review [ITERS]' judges your decisions, 'save FILE' "

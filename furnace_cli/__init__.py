@@ -235,6 +235,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.server:
         from furnace_cli.play import game_seed
 
+        if args.load:
+            raise FurnaceError("--load resumes a game here, not on a server: drop --server "
+                               "to play a saved game on")
+
         args.seed, dealt = game_seed(args.seed)
         if dealt:
             print(dealt)

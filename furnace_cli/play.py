@@ -15,7 +15,17 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from clients.table import MoveRefused, ending_lines, run
+from clients.table import (
+    Hint,
+    HintMove,
+    MoveRefused,
+    SaveFailed,
+    UndoRefused,
+    counted,
+    ending_lines,
+    run,
+)
+from clients.table import hint_text as table_hint_text
 from engine import records, registry
 from engine.forecast import forecast_analysis
 from engine.game import (
@@ -30,6 +40,7 @@ from engine.game import (
 from engine.records import GameRecord
 from engine.search import Bot, make_bot, search_for
 from engine.seats import seat_label, seat_range
+from engine.takeback import TakeBackRefused, take_back
 from engine.validation import read_json_file
 from furnace_cli.review import show_review
 
@@ -77,34 +88,32 @@ def load_state(path: str, game: str | None = None) -> State:
     return load_game(path, game)[0]
 
 
-def hint_text(state: State, iterations: int, seed: int) -> str:
+def local_hint(state: State, iterations: int, seed: int) -> Hint:
     """Advice for the seat to move, from that seat's information only."""
     seat = state.current_player()
     analysis = forecast_analysis(state, search_for(state, seat, iterations=iterations,
                                                    seed=seed), seat, seed=seed)
-    lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
-             f"best {analysis.best_move_text}"]
-    # Solo has no one to beat: its "win" is reaching the target score.
-    column = "win" if analysis.target is None else f"reach {analysis.target:g}:"
-    for stats in analysis.moves[:5]:
-        scores = " ".join(f"P{s + 1}:{v:.1f}" for s, v in enumerate(stats.expected_scores))
-        lines.append(f"  {stats.text:<28} visits {stats.visits:5d}  "
-                     f"{column} {stats.win_probability:5.1%}  expected scores {scores}")
-    aim = ("your win probability" if analysis.target is None else
-           f"your chance of reaching {analysis.target:g}")  # one seat: a target score
     # The position's forecast is the recommended move's (docs/forecasts.md).
-    lines.append(f"  {aim} with {analysis.best_move_text}: {analysis.win_probability[seat]:.1%}; "
-                 f"line: {' / '.join(analysis.principal_variation[:6])}")
-    return "\n".join(lines)
+    return Hint(analysis.iterations, analysis.elapsed, analysis.best_move_text,
+                analysis.win_probability[seat],
+                [HintMove(m.text, m.visits, m.win_probability, m.expected_scores)
+                 for m in analysis.moves[:5]],
+                analysis.principal_variation, analysis.target)
+
+
+def hint_text(state: State, iterations: int, seed: int) -> str:
+    """:func:`local_hint` as the table prints it."""
+    return table_hint_text(local_hint(state, iterations, seed))
 
 
 class LocalTable:
     """A game in this process, seen from the person's seat (:class:`clients.table.Table`)."""
 
     def __init__(self, state: State, record: GameRecord, seat: int, bots: dict[int, Bot],
-                 iterations: int, rng: random.Random) -> None:
+                 iterations: int, rng: random.Random, loaded_from: str | None = None) -> None:
         self.state, self.record, self.seat = state, record, seat
         self.bots, self.iterations, self.rng = bots, iterations, rng
+        self.loaded_from = loaded_from
         # Every move played is kept: `save` writes the record (ids and texts).
         self.texts: list[str | None] = [None] * len(record.moves)  # loaded: as saved
 
@@ -150,22 +159,45 @@ class LocalTable:
         return ([f"P{self.seat + 1} (you): {text}"]
                 + [f"  {e}" for e in events_seen_by(self._apply(move), self.seat)])
 
-    def hint(self, iterations: int | None) -> str:
-        return hint_text(self.state, iterations or self.iterations, self.rng.getrandbits(32))
+    def hint(self, iterations: int | None) -> Hint:
+        return local_hint(self.state, iterations or self.iterations, self.rng.getrandbits(32))
+
+    def undo(self) -> list[str]:
+        try:
+            back = take_back(self.record, self.seat)
+        except TakeBackRefused as exc:
+            raise UndoRefused(str(exc)) from None
+        self.record, self.state = back.record, back.state
+        del self.texts[len(back.record.moves):]
+        replies = (f" and {counted(back.replies, 'move')} played since" if back.replies
+                   else "")
+        return [f"took back your move {back.move_text}{replies}; your move again"]
+
+    def resumed(self) -> str:
+        if self.loaded_from is None:
+            return ""
+        played = len(self.record.moves)
+        if self.over():
+            where = f"after {counted(played, 'move')}: the game is over"
+        else:
+            whose = ("your turn" if self.person_to_move() else
+                     f"P{self.state.current_player() + 1}'s turn")
+            where = f"at move {played + 1} ({played} played): {whose}"
+        return f"Resumed {self.state.info.title} from {self.loaded_from} {where}."
 
     def save(self, path: str) -> str:
         try:
             Path(path).write_text(json.dumps(records.record_to_json(self.record, self.texts)),
                                   encoding="utf-8")
         except OSError as exc:
-            return f"cannot save to {path}: {exc.strerror}"
+            raise SaveFailed(f"cannot save to {path}: {exc.strerror}") from None
         return f"saved to {path}"
 
     def can_review(self) -> bool:
         return True
 
     def review(self, output: Callable[[str], object], iterations: int | None) -> None:
-        output(f"reviewing your decisions ({len(self.record.moves)} moves played); "
+        output(f"reviewing your decisions ({counted(len(self.record.moves), 'move')} played); "
                "each is searched as you saw it")
 
         def progress(done: int, total: int) -> None:
@@ -219,7 +251,8 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
     specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:2000"]
     others = [p for p in range(state.num_players) if p != human]
     bots = {seat: make_bot(specs[k % len(specs)]) for k, seat in enumerate(others)}
-    table = LocalTable(state, record, human, bots, args.iterations, random.Random(seed))
+    table = LocalTable(state, record, human, bots, args.iterations, random.Random(seed),
+                       loaded_from=args.load)
     run(table, banner(human, {s: b.name for s, b in bots.items()}) + (f"\n{dealt}" if dealt else ""),
         input_fn, output)
     return 0

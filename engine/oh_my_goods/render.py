@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.oh_my_goods.catalogue import Catalogue
+from engine.wording import count, counted_plural
 
 COINS_PER_VP = 5
 
@@ -48,7 +49,7 @@ def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
     for entry in view["pool"]:
         face = assistants[entry["assistant"]].faces[entry["face"]]
         pool.append(f"{entry['assistant']} side {entry['face'] + 1} "
-                    f"(costs {face.cost} coins, {face.vp} VP)")
+                    f"(costs {count(face.cost, 'coin')}, {face.vp} VP)")
     lines.append("assistants for hire: " + (", ".join(pool) if pool else "-"))
     to_move = (view["active"] + view["turn"]) % n if view["phase"] != "over" else -1
     for seat, player in enumerate(view["players"]):
@@ -58,7 +59,7 @@ def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
         vp = sum(cards[b].vp for b in player["buildings"])
         vp += sum(assistants[a["assistant"]].faces[a["face"]].vp for a in player["assistants"])
         mark = ">" if seat == to_move else " "
-        lines.append(f"{mark}P{seat + 1}: {vp} VP, {coins} coins in goods: score "
+        lines.append(f"{mark}P{seat + 1}: {vp} VP, {count(coins, 'coin')} in goods: score "
                      f"{vp + coins // COINS_PER_VP} (VP + 1 per {COINS_PER_VP} coins)")
         work = player["work"]
         for slot, building in enumerate(buildings):
@@ -72,13 +73,13 @@ def render_view(view: Mapping[str, Any], catalogue: Catalogue) -> str:
             shown = [c for c in goods if c is not None]
             good = ""
             if building.good:
-                good = f" {len(goods)} {building.good}"
+                good = f" {counted_plural(len(goods), building.good)}"
                 if shown:
                     good += f" (shown: {', '.join(shown)})"
             lines.append(f"    #{slot} {building.name}{good}{who}")
         hand = player["hand"]
         if isinstance(hand, int):
-            lines.append(f"    hand: {hand} cards")
+            lines.append(f"    hand: {count(hand, 'card')}")
         else:
             text = " ".join(f"{c}({cards[c].resource})" for c in hand)
             lines.append(f"    hand: {text or '-'}")

@@ -76,6 +76,7 @@ from engine.oh_my_goods.vocabulary import (
     encode_move,
 )
 from engine.playout_rng import PlayoutRng
+from engine.wording import count, counted_plural
 
 
 def _rng_below(rng_state: list[int], n: int) -> int:
@@ -236,7 +237,7 @@ class OhMyGoodsState(State):
             self.discard = []
             self._shuffle(self.deck)
             events.append(Event(f"the discard pile is shuffled into a new draw pile "
-                          f"({len(self.deck)} cards)"))
+                          f"({count(len(self.deck), 'card')})"))
         return self.deck.pop()
 
     # -- turn structure -----------------------------------------------------
@@ -277,7 +278,7 @@ class OhMyGoodsState(State):
         """``seat`` took ``cards`` into its hand: it sees which, the others how many."""
         who = f"P{seat + 1}"
         return Event(f"{who} draws " + (", ".join(self.card_name(c) for c in cards) or "nothing"),
-                     seats=frozenset({seat}), others=f"{who} draws {len(cards)} card(s)")
+                     seats=frozenset({seat}), others=f"{who} draws {count(len(cards), 'card')}")
 
     def _market_row(self, events: list[Event], name: str) -> None:
         suns = 0
@@ -474,14 +475,14 @@ class OhMyGoodsState(State):
 
     def _stage_text(self) -> str:
         if self.pay is not None:
-            return f"paying {self.pay['due']} coins for {self.pay['purpose']}"
+            return f"paying {count(self.pay['due'], 'coin')} for {self.pay['purpose']}"
         if self.phase != "act":
             return {"redraw": "phase I (keep or redraw your hand)",
                     "shift": "phase II (move assistants or pass)",
                     "choose": "phase II (place your worker, then plan a building)",
                     "over": "the game is over"}[self.phase]
         if self.pay is not None:
-            return f"paying {self.pay['due']} coins for {self.pay['purpose']}"
+            return f"paying {count(self.pay['due'], 'coin')} for {self.pay['purpose']}"
         return {"run": "phase IV (produce, or done)", "supply": "supplying missing resources",
                 "chain": "the production chain", "build": "building your planned card",
                 "hire": "hiring an assistant", "place": "placing your new assistant"}[self.step]
@@ -524,7 +525,8 @@ class OhMyGoodsState(State):
             if self.assistant_at(seat, slot) >= 0:
                 return f"{self.slot_label(seat, slot)} already has an assistant"
             if self.coins(seat) < SHIFT_COST:
-                return f"moving an assistant costs {SHIFT_COST} coins; you have {self.coins(seat)}"
+                return (f"moving an assistant costs {count(SHIFT_COST, 'coin')}; you have "
+                        f"{self.coins(seat)}")
             return None
         if kind in (WORK_ORDERLY, WORK_SLOPPY):
             if not self.is_production(seat, arg):
@@ -582,7 +584,7 @@ class OhMyGoodsState(State):
             card = self.catalogue.cards[player.plan]
             coins = self.coins(seat)
             if coins < card.cost:
-                return f"{card.id} costs {card.cost} coins; your goods are worth {coins}"
+                return f"{card.id} costs {count(card.cost, 'coin')}; your goods are worth {coins}"
             return None
         if kind == HIRE:
             return self._hire_reason(seat, arg)
@@ -650,10 +652,12 @@ class OhMyGoodsState(State):
         for colour, n in face.needs:
             have = self.colour_count(seat, colour)
             if have < n:
-                return f"{self._asst_text(a)} needs {n} {colour} building(s); you have {have}"
+                return (f"{self._asst_text(a)} needs {count(n, colour + ' building')}; "
+                        f"you have {have}")
         coins = self.coins(seat)
         if coins < face.cost:
-            return f"{self._asst_text(a)} costs {face.cost} coins; your goods are worth {coins}"
+            return (f"{self._asst_text(a)} costs {count(face.cost, 'coin')}; your goods are "
+                    f"worth {coins}")
         if not self._free_work_slots(seat):
             return "none of your production buildings is free for an assistant"
         return None
@@ -810,7 +814,7 @@ class OhMyGoodsState(State):
         self.pay = None
         player = self.players[seat]
         who = f"P{seat + 1}"
-        events = [Event(f"{who} pays {pay['paid']} coins")]
+        events = [Event(f"{who} pays {count(pay['paid'], 'coin')}")]
         if pay["purpose"] == "shift":
             a, slot = divmod(pay["arg"], 64)
             for entry in player.assistants:
@@ -840,8 +844,8 @@ class OhMyGoodsState(State):
             self.players[seat].goods[slot].append(card)
             made += 1
         building = self.slot_building(seat, slot)
-        events.append(Event(f"P{seat + 1}'s {building.name} #{slot} produces {made} "
-                            f"{building.good}"))
+        events.append(Event(f"P{seat + 1}'s {building.name} #{slot} produces "
+                            f"{counted_plural(made, building.good or 'goods')}"))
         self.running = -1
         self.need = [0] * 6
         if made and self._can_chain(seat, slot):
@@ -866,7 +870,7 @@ class OhMyGoodsState(State):
         player.goods[slot].extend(placed)
         building = self.slot_building(seat, slot)
         events = [Event(f"P{seat + 1}'s {building.name} #{slot} chains: "
-                        f"+{len(placed)} {building.good}"
+                        f"+{counted_plural(len(placed), building.good or 'goods')}"
                         + (f" (shows {self.card_name(card)})" if card != NO_CARD else ""))]
         if not self._can_chain(seat, slot):
             self.step = "run"

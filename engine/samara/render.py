@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.samara.catalogue import TOOL_NAMES
+from engine.wording import count
 
 if TYPE_CHECKING:
     from engine.samara.state import SamaraState
+
+#: Tools counted in the plural ("2 saws"); the glass tools are named by their kind.
+TOOL_PLURALS = {"saw": "saws", "compass": "compasses", "square": "squares",
+                "glass-a": "glass-a", "glass-b": "glass-b"}
 
 TOOL_LETTERS = ("S", "C", "Q", "A", "B")  # saw, compass, square, glass-a, glass-b
 
@@ -18,7 +23,7 @@ def _tools_text(counts: list[int]) -> str:
 
 def render_state(state: SamaraState) -> str:
     cat = state.catalogue
-    lines = [f"Samara, {state.num_players} players, NOW = {state.month_name(state.month)} "
+    lines = [f"Samara, {count(state.num_players, 'player')}, NOW = {state.month_name(state.month)} "
              f"(track ends {state.month_name(state.track_end())}); "
              f"tools: S=saw C=trowel-compass Q=trowel-square A/B=glass"]
     width = 14
@@ -61,11 +66,13 @@ def render_state(state: SamaraState) -> str:
         lines.append(f"  {marker}{state.month_name(month)} (+{month - state.month}): {workers}")
     scores = state.scores()
     for seat, f in enumerate(state.foremen):
-        tools = ", ".join(f"{n} {name}" for name, n in zip(TOOL_NAMES, f.tools, strict=True) if n)
+        tools = ", ".join(count(n, name, TOOL_PLURALS[name])
+                          for name, n in zip(TOOL_NAMES, f.tools, strict=True) if n)
         powers = f"; powers: {', '.join(f.powers)}" if f.powers else ""
-        lines.append(f"P{seat + 1}: {scores[seat]:.0f} prestige, {len(f.buildings)} buildings; "
-                     f"tools: {tools or 'none'}; pawns on board: {f.pawn_men} men, "
-                     f"{f.pawn_women} women{powers}")
+        lines.append(f"P{seat + 1}: {scores[seat]:.0f} prestige, "
+                     f"{count(len(f.buildings), 'building')}; tools: {tools or 'none'}; "
+                     f"pawns on board: {count(f.pawn_men, 'man', 'men')}, "
+                     f"{count(f.pawn_women, 'woman', 'women')}{powers}")
     lines += KEY
     return "\n".join(lines)
 

@@ -64,6 +64,7 @@ from engine.samara.vocabulary import (
     decode_move,
     encode_move,
 )
+from engine.wording import count
 
 
 @dataclass(eq=False)
@@ -538,7 +539,7 @@ class SamaraState(State):
         spot = self.catalogue.spots[si]
         if mask >> len(workers) or not mask & 1:
             return (f"the group must include your acting worker (1) and only your "
-                    f"{len(workers)} worker(s) in {self.month_name(self.month)}")
+                    f"{count(len(workers), 'worker')} in {self.month_name(self.month)}")
         strength = self._strength(seat, workers, mask)
         if kind == TOOL:
             if arg > GLASS_B:
@@ -556,8 +557,9 @@ class SamaraState(State):
                 return f"the building at {spot.label} has already been taken"
             if not self.meets_tools(seat, tile_index):
                 tile = self.catalogue.tiles[tile_index]
-                return (f"{tile.name} needs {tile.saws} saw(s), {tile.trowels} trowel(s), "
-                        f"{tile.glass} glass tool(s); you have {foreman.tools[SAW]}, "
+                return (f"{tile.name} needs {count(tile.saws, 'saw')}, "
+                        f"{count(tile.trowels, 'trowel')}, {count(tile.glass, 'glass tool')}; "
+                        f"you have {foreman.tools[SAW]}, "
                         f"{foreman.trowels()}, {foreman.glass()}")
             if arg and not self._trains(seat, tile_index):
                 return "only the Weight Room trains a worker, and only with a pawn to spare"

@@ -52,6 +52,7 @@ from engine.stephens.moves import (
 )
 from engine.stephens.position import EMPTY, Position
 from engine.stephens.vocabulary import COLOURS, CONTRACTS, INVESTMENTS
+from engine.wording import count
 
 EITHER = 2
 __all__ = ["CONTRACTS", "EITHER", "INVESTMENTS", "acquire_moves", "acquire_reason",
@@ -177,9 +178,14 @@ def acquire_reason(state: Position, frame: Frame, move: int) -> str | None:
     cost, _ = price(state, frame, pile, space)
     have = _budget(state, seat, pile)
     if cost > have:
-        unit = "influence" if pile == CONTRACTS else "coin(s)"
-        return f"{card_id(state, pile, card)} costs {cost} {unit}; you have {have}"
+        return f"{card_id(state, pile, card)} costs {_price(pile, cost)}; you have {have}"
     return None
+
+
+def _price(pile: int, cost: int) -> str:
+    """A card's price in what its pile is paid with: contracts in influence, the rest in
+    coins."""
+    return f"{cost} influence" if pile == CONTRACTS else count(cost, "coin")
 
 
 def apply_acquire(state: Position, frame: Frame, move: int, events: list[Event]) -> None:
@@ -203,15 +209,13 @@ def apply_acquire(state: Position, frame: Frame, move: int, events: list[Event])
     if pile == CONTRACTS:
         player.influence -= cost
         player.contracts.append(card)
-        unit = "influence"
     else:
         player.coins -= cost
         player.investments[row].append(card)
-        unit = "coin(s)"
     where = "" if pile == CONTRACTS else \
         f" into the {COLOURS[state.catalogue.board.investment_rows[row]]} row"
     events.append(Event(f"P{seat + 1} takes {PILES[pile]} {card_id(state, pile, card)}"
-                        f"{where} for {cost} {unit}"))
+                        f"{where} for {_price(pile, cost)}"))
     frame = frame.with_(left=frame.num("left") - 1, first=space, row=row, pile=pile,
                         cheapest=0, discount=0 if discounted else frame.num("discount"))
     state.decisions[-1] = frame

@@ -77,7 +77,8 @@ def slide_and_refill(state: Position, pile: int, events: list[Event]) -> None:
         revealed.append(card_id(state, pile, cards[-1]))
     spaces[:] = cards + [EMPTY] * (len(spaces) - len(cards))
     if revealed:
-        events.append(Event(f"new {PILES[pile]} card(s) on the display: "
+        events.append(Event(f"new {PILES[pile]} {'card' if len(revealed) == 1 else 'cards'} "
+                            f"on the display: "
                             f"{', '.join(revealed)}"))
 
 

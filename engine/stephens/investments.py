@@ -27,6 +27,7 @@ from engine.game import IllegalMoveError
 from engine.stephens.components import Catalogue
 from engine.stephens.position import Position
 from engine.stephens.vocabulary import ANY, WOODEN
+from engine.wording import count
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def columns_reason(state: Position, seat: int, columns: Sequence[int]) -> str | 
     for track, have in (("forest", player.forest), ("dune", player.dune)):
         need = sum(getattr(available[k], track) for k in columns)
         if need > have:
-            return (f"the chosen columns need {need} {track.capitalize()} space(s) to go down; "
+            return (f"the chosen columns need {count(need, track.capitalize() + ' space')} to "
+                    f"go down; "
                     f"your marker is {have} above the bottom")
     return None
 

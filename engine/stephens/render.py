@@ -13,6 +13,7 @@ from typing import Any
 from engine.seats import player_name
 from engine.stephens.components import Catalogue
 from engine.stephens.vocabulary import COLOURS, PLACES
+from engine.wording import count
 
 
 def _counts(counts: Mapping[str, int]) -> str:
@@ -74,12 +75,12 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
     # The seat whose decision is on top plays next: not always the round's active one.
     whose = f"{player_name(decisions[-1]['seat'])} to play" if decisions else "the game is over"
     ending = f"; the end was triggered in round {view['end_round']}" if view["end_round"] else ""
-    lines = [f"Stephens, {view['num_players']} players, round {view['round']}, {whose}; "
+    lines = [f"Stephens, {count(view['num_players'], 'player')}, round {view['round']}, {whose}; "
              f"French army on {view['army']}{ending}"]
     if decisions:
         top = decisions[-1]
         lines.append(f"waiting for {player_name(top['seat'])}: {top['kind']} "
-                     f"({len(decisions)} decision(s) pending)")
+                     f"({count(len(decisions), 'decision')} pending)")
         if top["kind"] == "activation":
             lines += _activation_options(view, cat, top["seat"], top["context"]["place"])
     lines.append("furnaces: " + "  ".join(
@@ -119,7 +120,7 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
                      f"{revealed[-1] if revealed else '-'}, bag [{_counts(solo['bag'])}]"
                      + ("; the final reset has begun" if solo["final_reset"] else ""))
     for seat, p in enumerate(view["players"]):
-        lines.append(f"P{seat + 1}: {p['vp']} VP on the scoring track, {p['coins']} coins, influence "
+        lines.append(f"P{seat + 1}: {p['vp']} VP on the scoring track, {count(p['coins'], 'coin')}, influence "
                      f"{p['influence']}, forest {p['forest']}, dune {p['dune']}")
         lines.append(f"    cubes: {_counts(p['cubes'])}; accessories: "
                      f"{_counts(p['accessories'])}; unlocked: "

@@ -56,6 +56,7 @@ from engine.stephens.moves import (
 from engine.stephens.position import Position
 from engine.stephens.supply import completable, deliveries_of, supply_reason
 from engine.stephens.vocabulary import COLOURS, FURNACES, SMALL_FACTORIES, WOODEN_NAMES
+from engine.wording import count
 
 ARMY, REFILL, RESET_VP, INVESTMENTS, EMPTY_FACTORIES, SUPPLY_STEP, FULFIL_STEP, DONE = \
     range(1, 9)
@@ -104,7 +105,7 @@ def run_reset_step(state: Position, frame: Frame, events: list[Event], hooks: Ho
             state.furnaces[f] = refill
         if empty:
             events.append(Event(f"{' and '.join(FURNACES[f] for f in empty)} refilled with "
-                                f"{refill} cube(s) each"))
+                                f"{count(refill, 'cube')} each"))
     elif step == RESET_VP:
         disk = cat.disk_with("reset-vp")
         for seat in order:
@@ -153,7 +154,8 @@ def apply_columns(state: Position, frame: Frame, move: int, events: list[Event])
         player = state.players[frame.seat]
         reserved = ", ".join(f"{n} {c}" for c, n in zip(WOODEN_NAMES, player.reserved,
                                                          strict=True) if n)
-        events.append(Event(f"P{frame.seat + 1} activates investment column(s) "
+        events.append(Event(f"P{frame.seat + 1} activates investment "
+                            f"{'column' if len(chosen) == 1 else 'columns'} "
                             f"{', '.join(str(k + 1) for k in chosen)}"
                             + (f", reserving {reserved}" if reserved else "")))
 

@@ -64,6 +64,7 @@ from engine.stephens.vocabulary import (
     place_of_furnace,
 )
 from engine.validation import short_repr
+from engine.wording import count
 
 #: Clockwise order around the Stephens' factory (FN-UL, FN-UR, FN-LR, FN-LL) and
 #: around the small factories (SF-UL, SF-UR, SF-LR, SF-LL): the arrows' cycles.
@@ -361,7 +362,7 @@ def remove_reason(state: Position, frame: Frame, move: int) -> str | None:
         return (f"the Automa removes cubes from "
                 f"{SMALL_FACTORIES[frame.num('factory')]}: name {frame.num('n')} of them")
     if sum(counts) != frame.num("n"):
-        return f"name exactly {frame.num('n')} cube(s) for the Automa to remove"
+        return f"name exactly {count(frame.num('n'), 'cube')} for the Automa to remove"
     return f"{SMALL_FACTORIES[factory]} has not those cubes"
 
 

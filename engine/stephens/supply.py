@@ -30,6 +30,7 @@ from engine.stephens.abilities import gain_influence
 from engine.stephens.components import Catalogue
 from engine.stephens.position import Position
 from engine.stephens.vocabulary import WOODEN_NAMES
+from engine.wording import count
 
 #: Bonuses that open a decision of their own (piece 2 resolves them).
 FOLLOW_UPS = ("acquire", "assign")
@@ -80,7 +81,7 @@ def supply_factories(state: Position, seat: int, plan: Sequence[int],
     cat = state.catalogue
     wanted = sum(cat.bonuses[b].gain == "accessory" for b in plan if 0 <= b < len(cat.bonuses))
     if reason is None and len(accessory_types) != wanted:
-        reason = f"name {wanted} accessory type(s), one per accessory bonus"
+        reason = f"name {count(wanted, 'accessory type')}, one per accessory bonus"
     if reason is None and any(not 0 <= t < len(cat.accessories) for t in accessory_types):
         reason = "unknown accessory type"
     if reason is not None:

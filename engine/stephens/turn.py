@@ -84,6 +84,7 @@ from engine.stephens.workers import (
     reinforce_options,
     unlock_options,
 )
+from engine.wording import count
 
 
 # -- the action ----------------------------------------------------------------------------
@@ -160,7 +161,7 @@ def action_reason(state: Position, frame: Frame, move: int) -> str | None:
         if sum(counts) == 0:
             return "take at least one cube"
         if sum(counts) > limit:
-            return (f"you may take {limit} cube(s) from a small factory (the abilities "
+            return (f"you may take {count(limit, 'cube')} from a small factory (the abilities "
                     f"S1-S3 allow 2, 3, 4)")
         missing = [WOODEN_NAMES[i] for i in range(3) if counts[i] > have[i]]
         return f"{SMALL_FACTORIES[factory]} has not that many {', '.join(missing)} cubes"

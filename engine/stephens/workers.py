@@ -27,6 +27,7 @@ from engine.stephens.frames import Frame
 from engine.stephens.placement import placement_reason, reinforce_reason
 from engine.stephens.position import EMPTY, Position
 from engine.stephens.vocabulary import AUTOMA, PLACES, side_of_place
+from engine.wording import count
 
 
 def disks_left(state: Position, seat: int) -> int:
@@ -55,7 +56,7 @@ SOLO_WORKER_LEAD = 3
 def _cost_reason(state: Position, seat: int, space: Space, what: str) -> str | None:
     player = state.players[seat]
     if player.coins < space.coins:
-        return f"{what} costs {space.coins} coin(s); you have {player.coins}"
+        return f"{what} costs {count(space.coins, 'coin')}; you have {player.coins}"
     if player.influence < space.influence:
         return f"{what} costs {space.influence} influence; you have {player.influence}"
     return None
@@ -155,7 +156,7 @@ def reinforce(state: Position, seat: int, card: int, events: list[Event]) -> Non
 
 
 def _paid(space: Space) -> str:
-    parts = [f"{space.coins} coin(s)"] if space.coins else []
+    parts = [count(space.coins, "coin")] if space.coins else []
     parts += [f"{space.influence} influence"] if space.influence else []
     return " and ".join(parts)
 

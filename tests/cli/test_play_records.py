@@ -80,3 +80,43 @@ def test_selfplay_save_writes_records_that_replay_to_the_scores(
         texts = [move[1] for move in record.moves if isinstance(move, tuple)]  # id and text
         players = [player for player, _ in records.replay_steps(record)]
         assert [f"P{p + 1} {t}" for p, t in zip(players, texts, strict=True)] == game["moves"]
+
+
+def test_load_says_which_game_which_move_and_whose_turn(tmp_path: Path) -> None:
+    """Issue 37: ``--load`` went straight to the board, without a word on where the game
+    stood."""
+    save = tmp_path / "game.json"
+    _play(["1", "1", f"save {save}", "quit"], "--seed", "4", game="samara")
+    played = len(json.loads(save.read_text())["moves"])
+    printed = _play(["quit"], "--load", str(save), game="samara")
+    assert printed[1] == (f"Resumed Samara from {save} at move {played + 1} ({played} "
+                          "played): your turn.")
+    assert printed[2].startswith("Samara, 2 players")
+
+
+def test_undo_then_save_is_the_record_before_the_move(tmp_path: Path) -> None:
+    """After ``undo`` the game is the one saved before the move: the same record, and
+    replayed from it (the same seed), the same position, deals and all."""
+    for game in ("samara", "stephens"):
+        before, after = tmp_path / f"{game}-before.json", tmp_path / f"{game}-after.json"
+        printed = _play(["1", f"save {before}", "1", "undo", f"save {after}", "quit"],
+                        "--seed", "6", game=game)
+        assert any(line.startswith("took back your move ") for line in printed), printed
+        saved = [records.record_from_json(json.loads(p.read_text())) for p in (before, after)]
+        assert saved[0].moves == saved[1].moves
+        assert records.replay(saved[0]).to_json() == records.replay(saved[1]).to_json()
+
+
+def test_a_resumed_game_can_take_back_a_move_played_before_the_save(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    _play(["1", f"save {save}", "quit"], "--seed", "4", game="samara")
+    printed = _play(["undo", "undo", "quit"], "--load", str(save), game="samara")
+    assert any(line.startswith("took back your move ") for line in printed)
+    assert ("there is no move of yours to take back: you have not moved yet in this game"
+            in printed)
+
+
+def test_load_with_server_says_it_resumes_here(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--load`` was ignored with ``--server`` (a new game was dealt without a word)."""
+    assert main(["play", "samara", "--server", "127.0.0.1:1", "--load", "game.json"]) == 2
+    assert "--load resumes a game here, not on a server" in capsys.readouterr().err

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 
+import pytest
+
 from engine import registry
+from furnace_cli import build_parser
+from furnace_cli.play import play_local
 from tests.cli.scripted import play_scripted
 
 
@@ -140,3 +145,100 @@ def test_a_game_of_two_ends_with_the_scores_by_source_and_the_winner() -> None:
     assert any(line.startswith("  P1 (you): ") for line in ending), ending
     assert any(line.startswith("  P2: ") for line in ending), ending
     assert any(line.startswith(("winner: ", "winners: ")) for line in ending), ending
+
+
+#: A count of one with a plural noun ("1 players", "1 men"), or a hedged plural
+#: ("card(s)"); "#1 produces" is a slot and a verb, "1 compass" ends in "ss", and
+#: clothes and shears have no singular.
+MISCOUNTED = re.compile(r"(?<![\w#.:+-])1 (?!clothes\b|shears\b)(?:[a-z-]*[a-rt-z]s|men|women)\b"
+                        r"|\w\(s\)")
+
+
+@pytest.mark.parametrize(("game", "players", "seed"), [("samara", 2, 1), ("oh-my-goods", 2, 2),
+                                                       ("stephens", 1, 4), ("stephens", 2, 3)])
+def test_counts_of_one_are_singular(game: str, players: int, seed: int) -> None:
+    """Issue 37: the terminal said "1 players", "1 men", "1 buildings", "draws 1 card(s)",
+    "paying 1 coin(s)" in boards, events and refusals."""
+    printed = [str(line) for line in _play(
+        ["help", "moves", "legend", "999", "nonsense"] + ["1"] * 1500 + ["quit"], game,
+        "--players", str(players), "--seed", str(seed))]
+    wrong = sorted({m.group(0) + " in: " + line.strip()[:80] for text in printed
+                    for line in text.splitlines() for m in MISCOUNTED.finditer(line)})
+    assert not wrong, "\n".join(wrong)
+    text = "\n".join(printed)
+    if players == 1:
+        assert f"{registry.get_game(game).info.title}, 1 player," in text
+    if game == "samara":
+        assert "pawns on board: 1 man, 1 woman" in text
+
+
+def test_help_lists_every_command() -> None:
+    """Issue 37: ``help`` listed no ``undo`` (and nothing of what the end of a game
+    offers)."""
+    printed = _play(["help", "quit"], "samara")
+    help_text = next(p for p in printed if p.startswith("commands:"))
+    listed = {line.split()[0] for line in help_text.splitlines()[1:]
+              if line.startswith("  ") and not line.startswith("   ")}
+    assert {"N", "MOVE", "moves", "hint", "undo", "board", "legend", "save", "help", "quit",
+            "review"} <= listed, help_text
+
+
+def _boards(printed: list[str], game: str) -> list[str]:
+    title = registry.get_game(game).info.title
+    return [line for line in printed if line.startswith(title)]
+
+
+def test_undo_at_the_start_has_nothing_to_take_back() -> None:
+    printed = _play(["undo", "quit"], "samara", "--seed", "2")
+    assert ("there is no move of yours to take back: you have not moved yet in this game"
+            in printed)
+
+
+@pytest.mark.parametrize(("game", "players"), [("samara", 2), ("oh-my-goods", 2),
+                                               ("stephens", 2), ("stephens", 1)])
+def test_undo_shows_the_position_before_ones_last_move(game: str, players: int) -> None:
+    """Issue 37: no undo; ``undo`` takes back the person's last move and the bots'
+    replies, and the board drawn again is the one they moved from."""
+    printed = [str(line) for line in _play(["board", "1", "undo", "board", "quit"], game,
+                                           "--players", str(players), "--seed", "5")]
+    took = next(k for k, line in enumerate(printed) if line.startswith("took back your move "))
+    boards = _boards(printed, game)
+    first_board = printed.index(boards[0])
+    before = printed[first_board]
+    assert took > first_board
+    after = _boards(printed[took:], game)
+    assert after and after[0] == before and after[-1] == before
+
+
+def test_undo_refuses_once_a_hidden_card_was_shown() -> None:
+    """Oh My Goods!: after P1's plan the bot chooses in secret and Sunset turns up
+    market cards; taking the plan back would let P1 plan again knowing them."""
+    printed = [str(line) for line in _play(["1", "1", "undo", "quit"], "oh-my-goods",
+                                           "--seed", "3")]
+    refusal = next(line for line in printed if "cannot be taken back" in line)
+    assert refusal.startswith("your move 'plan ")
+    assert "you have seen what was hidden before it" in refusal
+    assert not any(line.startswith("took back") for line in printed)
+
+
+def test_quit_offers_to_save_the_game(tmp_path) -> None:
+    """Issue 37: ``quit`` left without a word about saving."""
+    from clients.table import SAVE_OFFER
+
+    prompts: list[str] = []
+    printed: list[str] = []
+    save = tmp_path / "left.json"
+    feed = iter(["1", "quit", str(tmp_path / "no" / "such" / "dir.json"), str(save)])
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(feed)
+
+    args = build_parser().parse_args(["play", "samara", "--bots", "random", "--seed", "2"])
+    assert play_local(args, input_fn=read, output=printed.append) == 0
+    assert prompts[-2:] == [SAVE_OFFER, SAVE_OFFER]  # a failed save asks again
+    assert any(str(line).startswith("cannot save to ") for line in printed)
+    assert printed[-1] == f"saved to {save}: resume it with --load {save}"
+    assert json.loads(save.read_text())["format"] == "furnace-record"
+    # Enter leaves without saving.
+    assert _play(["quit", ""], "samara")[-1] == "game abandoned"

@@ -146,6 +146,84 @@ def test_remote_play_is_the_same_front_end_as_local_play(address, tmp_path) -> N
     assert "  1. " in text  # the numbered moves
     assert "hint after 20 iterations" in text
     assert f"saved to {save}" in text
-    from engine import registry  # the saved position loads as the game's JSON state
+    from engine import records  # the save is a game record (the deal and the moves)
 
-    assert registry.state_from_json(json.loads(save.read_text())).num_players == 2
+    record = records.record_from_json(json.loads(save.read_text()))
+    assert records.replay(record).num_players == 2
+
+
+def test_the_remote_hint_has_the_local_hints_headline(address) -> None:
+    """Issue 37: over ``--server`` the hint ended with ``line: ...``, without the
+    headline the local hint gives (``your win probability with BEST: P%``), which is
+    the best move's figure in the list."""
+    for game, players, aim in (("samara", 2, "your win probability"),
+                               ("stephens", 1, "your chance of reaching 160")):
+        out: list[str] = []
+        play_remote(address, game, players, 0, 5, 10, input_fn=scripted(["hint 30", "quit"]),
+                    output=out.append)
+        hint = next(str(o) for o in out if str(o).startswith("hint after 30 iterations"))
+        lines = hint.splitlines()
+        best = re.search(r"best (.+)$", lines[0]).group(1)
+        headline = re.fullmatch(rf"  {aim} with (.+): ([\d.]+)%; line: (.+)", lines[-1])
+        assert headline and headline.group(1) == best, hint
+        assert headline.group(3).startswith(best)
+        listed = next(line for line in lines[1:-1] if line.strip().startswith(best + " "))
+        assert f"{headline.group(2)}%" in listed, hint
+
+
+def test_remote_save_is_a_record_that_review_and_load_take(address, tmp_path) -> None:
+    """Issue 37: the remote ``save`` wrote a position, which ``furnace review`` refused
+    asking for "`furnace play`'s save", what had been done; it writes the game record
+    now: the server's deal (seed) and every move, which replays to the game's position."""
+    from engine import records  # the test's referee replays the record
+    from furnace_cli.review import load_record
+
+    save = tmp_path / "remote.json"
+    out: list[str] = []
+    play_remote(address, "oh-my-goods", 2, 0, 3, 5,
+                input_fn=scripted(["1", "1", "board", f"save {save}", "quit"]),
+                output=out.append)
+    lines = [str(o) for o in out]
+    board = lines[lines.index(f"saved to {save}") - 1]
+    record = load_record(str(save))
+    assert (record.game, record.num_players, record.seed) == ("oh-my-goods", 2, 3)
+    assert len(record.moves) >= 2
+    assert records.replay(record).render(0) == board
+
+
+def test_a_remote_game_is_reviewed_on_the_server(address) -> None:
+    """Issue 37: after a game over ``--server`` the table offered no review; the server
+    reviews it (ReviewGame on the game's record), one row a decision of the person's."""
+    out: list[str] = []
+    code = play_remote(address, "samara", 2, 0, 11, 4,
+                       input_fn=scripted(["1"] * 400 + ["review 1", "review 4", "quit"]),
+                       output=out.append)
+    lines = [str(o) for o in out]
+    assert code == 0
+    over = next(k for k, line in enumerate(lines) if line.startswith("the game is over"))
+    after = lines[over:]
+    assert "review takes a positive number of iterations, not '1'" not in after
+    assert any(line.startswith("review on the server, 4 iterations a search") for line in after)
+    rows = [line for line in after if re.match(r"\s+\d+ P\d ", line)]
+    assert rows and all(line.split()[1] == "P1" for line in rows)
+    assert all(line.split()[-1] in ("best", "good", "inaccuracy", "mistake", "blunder")
+               for line in rows)
+    assert re.match(rf"P1: {len(rows)} decisions \(\d+ best, .*accuracy \d", after[-1]), after[-3:]
+
+
+def test_undo_over_the_server_says_it_is_not_available(address) -> None:
+    out: list[str] = []
+    play_remote(address, "samara", 2, 0, 5, 5, input_fn=scripted(["1", "undo", "quit"]),
+                output=out.append)
+    text = "\n".join(str(o) for o in out)
+    assert "undo is not available over --server" in text
+    assert "play without --server to undo" in text
+
+
+def test_quit_over_the_server_offers_to_save(address, tmp_path) -> None:
+    save = tmp_path / "left.json"
+    out: list[str] = []
+    play_remote(address, "samara", 2, 0, 5, 5, input_fn=scripted(["1", "quit", str(save)]),
+                output=out.append)
+    assert str(out[-1]) == f"saved to {save}: resume it with --load {save}"
+    assert json.loads(save.read_text())["format"] == "furnace-record"

@@ -443,4 +443,4 @@ def test_own_draws_are_private_events() -> None:
         assert event.seats == frozenset({seat})
         assert event.seen_by(seat) == event.text and event.seen_by(None) == event.text
         other = (seat + 1) % 3
-        assert event.seen_by(other) == f"P{seat + 1} draws 2 card(s)"
+        assert event.seen_by(other) == f"P{seat + 1} draws 2 cards"

@@ -182,7 +182,7 @@ def test_example_tile_with_two_prestige_needs_2_saws_1_trowel_1_glass() -> None:
     put_tile(state, "university", "r1c1")
     set_tools(state, 0, saw=2, square=1)
     reason = state.why_illegal(state.parse_move("build r1c1 1"))
-    assert reason == ("University needs 2 saw(s), 1 trowel(s), 1 glass tool(s); "
+    assert reason == ("University needs 2 saws, 1 trowel, 1 glass tool; "
                       "you have 2, 1, 0")
     set_tools(state, 0, glass_a=1)
     assert "build r1c1 1" in texts(state)

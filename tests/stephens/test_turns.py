@@ -45,7 +45,7 @@ def test_e1_angela_commits_to_the_cheapest_contract() -> None:
     assert angela.influence == 1 and angela.contracts == [crown]
     # the others slid toward cost 1; the deck's top card came in at cost 5
     assert state.contract_display == [*rest, next_card]
-    assert any("new contract card(s) on the display" in e for e in events)
+    assert any("new contract card on the display" in e for e in events)
     assert state.current_player() == MARIA  # the turn is over
     round_trip(state)
 
@@ -122,7 +122,7 @@ def test_create_needs_the_cost_a_disk_and_the_placement_rule() -> None:
     state.players[ANDRE].coins = 2
     state.touched()
     assert state.why_illegal(state.parse_move("create glass-cutter FN-UL")) == \
-        "the master space of glass-cutter costs 3 coin(s); you have 2"
+        "the master space of glass-cutter costs 3 coins; you have 2"
     assert "goes on the left side" in (state.why_illegal(
         state.parse_move("create glass-cutter FN-UR")) or "")
     assert "SF-LL would hold 1 professions" in (state.why_illegal(
@@ -255,7 +255,7 @@ def test_s1_to_s3_take_up_to_2_3_4_cubes_and_3_or_more_may_use_an_empty_furnace(
     assert len(texts) == 3 + 6 + 7  # 1, 2 or 3 cubes, at most 2 of a colour there
     assert "products SF-UL orange orange black" in texts
     assert state.why_illegal(state.parse_move("products SF-UL orange orange pink pink")) == \
-        "you may take 3 cube(s) from a small factory (the abilities S1-S3 allow 2, 3, 4)"
+        "you may take 3 cubes from a small factory (the abilities S1-S3 allow 2, 3, 4)"
     state.furnaces[2] = 0  # FN-LL empty: its effect is on offer
     state.touched()
     play(state, "products SF-UL orange pink black")
