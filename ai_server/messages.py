@@ -238,7 +238,7 @@ def forecast_swing_message(moved: Swing) -> pb.ForecastSwing:
     return pb.ForecastSwing(since_turn=moved.since_turn,
                             win_probability=moved.win_probability, margin=moved.margin,
                             opponents=moved.opponents, chance=moved.chance,
-                            notable=moved.notable)
+                            notable=moved.notable, drop=moved.drop)
 
 
 #: The wire's reason of each of the key moments' reasons

@@ -221,9 +221,10 @@ def decision_lines(decision: Decision, position: State, num_players: int) -> lis
 
 def swing_line(moved: Swing, name: str, measure: str) -> str:
     """What moved ``name``'s forecast before a decision, and that it was not its loss."""
-    return (f"before it: {name}'s {measure} changed by {_percent(moved.win_probability)} "
-            f"({moved.margin:+.1f} points) through {moved.cause()} since move "
-            f"{moved.since_turn + 1}: not {name}'s own move")
+    return (f"before it: {name}'s forecast {'fell' if moved.drop else 'rose'} "
+            f"({measure} {_percent(moved.win_probability)}, {moved.margin:+.1f} points) "
+            f"through {moved.cause()} since move {moved.since_turn + 1}: not {name}'s own "
+            f"move")
 
 
 def _reasons(reasons: Sequence[str]) -> str:

@@ -117,7 +117,8 @@ class Interlude:
     since_turn: int
     #: Whether another seat moved in between.
     opponents: bool
-    #: Whether a chance outcome (a draw, a roll) came in between.
+    #: Whether chance came in between: a chance outcome, or a move of the seat's own
+    #: (the earlier decision's included) that dealt it what it could not foresee.
     chance: bool
 
 
@@ -137,6 +138,9 @@ class Swing:
     #: Whether the change, either way, reaches the game's inaccuracy threshold on
     #: either measure: worth telling the player.
     notable: bool
+    #: Whether it is a drop: the sign of its larger measure as a share of the blunder
+    #: thresholds (a rise otherwise).
+    drop: bool = False
 
     def cause(self) -> str:
         """What moved the forecast, in words: "the opponents' moves", "chance" or both."""
@@ -148,7 +152,7 @@ class Swing:
         return {"since_turn": self.since_turn,
                 "win_probability": _rounded(self.win_probability),
                 "margin": _rounded(self.margin), "opponents": self.opponents,
-                "chance": self.chance, "notable": self.notable}
+                "chance": self.chance, "notable": self.notable, "drop": self.drop}
 
 
 @dataclass(frozen=True)
@@ -547,9 +551,11 @@ def swing(earlier: Decision, later: Decision, interlude: Interlude,
     position of ``later`` (the best move's figures there: the position's worth)."""
     probability = later.best.win_probability - earlier.played.win_probability
     points = later.best.margin - earlier.played.margin
+    shares = (probability / settings.probability[-1], points / settings.points[-1])
     return Swing(since_turn=interlude.since_turn, win_probability=probability,
                  margin=points, opponents=interlude.opponents, chance=interlude.chance,
-                 notable=settings.flags(abs(probability), abs(points)))
+                 notable=settings.flags(abs(probability), abs(points)),
+                 drop=max(shares, key=abs) < 0)
 
 
 def with_swings(decisions: Sequence[Decision], gaps: Sequence[Interlude | None],
@@ -582,15 +588,8 @@ def key_moments(seat: int, decisions: Sequence[Decision], settings: ReviewSettin
     for d in own:
         reasons = [d.label] if d.label in CONFIRMED else []
         if d.turn in largest and d.swing is not None:
-            reasons.append("drop" if _direction(d.swing, settings) < 0 else "rise")
+            reasons.append("drop" if d.swing.drop else "rise")
         if reasons:
             moments.append(KeyMoment(d.turn, seat, tuple(reasons)))
     return moments
 
-
-def _direction(moved: Swing, settings: ReviewSettings) -> float:
-    """The sign of a swing: that of its larger measure, as a share of the blunder
-    thresholds (the measure that made it large)."""
-    probability = moved.win_probability / settings.probability[-1]
-    points = moved.margin / settings.points[-1]
-    return probability if abs(probability) >= abs(points) else points

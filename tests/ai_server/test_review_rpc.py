@@ -134,7 +134,7 @@ def as_decision(message: pb.ReviewedDecision) -> Decision:
 def as_swing(message: pb.ForecastSwing) -> Swing:
     return Swing(since_turn=message.since_turn, win_probability=message.win_probability,
                  margin=message.margin, opponents=message.opponents, chance=message.chance,
-                 notable=message.notable)
+                 notable=message.notable, drop=message.drop)
 
 
 def key_moments_of(summaries: list[pb.ReviewSummary], decided: list[pb.ReviewedDecision]

@@ -226,9 +226,9 @@ def follow_the_review(browser: Any, labels: list[str]) -> None:
     said = [text for text in swings if text]
     assert said, "no large swing in a game of first legal moves"
     for text in said:
-        assert re.fullmatch(r"Before this move your win probability (fell|rose) by [\d.]+% "
-                            r"\([+−][\d.]+ points\) through the opponents' moves since move "
-                            r"\d+: not your move\.", text), text
+        assert re.fullmatch(r"Before this move your forecast (fell|rose) \(win probability "
+                            r"[+−][\d.]+%, [+−][\d.]+ points\) through the opponents' moves "
+                            r"since move \d+: not your move\.", text), text
 
 
 def test_a_sealed_game_is_reviewed_from_its_sealed_state(table_server: BackgroundServer,

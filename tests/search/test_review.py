@@ -443,10 +443,11 @@ def test_a_swing_is_the_forecast_moved_between_a_seats_decisions() -> None:
     # from after the move played at 0 (0.55, 1 point) to the position at 4 (0.30, -5)
     assert before.win_probability == pytest.approx(-0.25)
     assert before.margin == pytest.approx(-6.0)
-    assert before.opponents and not before.chance and before.notable
+    assert before.opponents and not before.chance and before.notable and before.drop
     assert before.cause() == "the opponents' moves"
     small = swung[2].swing
     assert small is not None and small.cause() == "chance" and not small.notable
+    assert not small.drop  # +0.02 and +1 point: a rise
     # a decision's own loss is not the swing's: the swing is measured from what it played
     assert swung[1].win_probability_loss == 0.0
 

@@ -378,11 +378,12 @@ function markMoves(board: SVGSVGElement, played: string, best: string): string {
 /** What moved the seat's forecast before a decision, and that it was not its own move. */
 function swingText(swing: ForecastSwing, target: number | undefined): string {
   const what = target === undefined ? "win probability" : `chance of reaching ${target}`;
-  const way = swing.winProbability < 0 || (swing.winProbability === 0 && swing.margin < 0) ? "fell" : "rose";
   const cause = [swing.opponents ? "the opponents' moves" : "", swing.chance ? "chance (what was drawn)" : ""]
     .filter(Boolean).join(" and ");
-  const points = `${swing.margin >= 0 ? "+" : "−"}${Math.abs(swing.margin).toFixed(1)} points`;
-  return `Before this move your ${what} ${way} by ${percent(Math.abs(swing.winProbability))} (${points}) ` +
+  const signed = (x: number, text: string): string => `${x >= 0 ? "+" : "−"}${text}`;
+  return `Before this move your forecast ${swing.drop ? "fell" : "rose"} ` +
+    `(${what} ${signed(swing.winProbability, percent(Math.abs(swing.winProbability)))}, ` +
+    `${signed(swing.margin, Math.abs(swing.margin).toFixed(1))} points) ` +
     `through ${cause} since move ${swing.sinceTurn + 1}: not your move.`;
 }
 

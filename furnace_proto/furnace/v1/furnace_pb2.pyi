@@ -746,20 +746,22 @@ class ReviewedDecision(_message.Message):
     def __init__(self, turn: _Optional[int] = ..., seat: _Optional[int] = ..., choices: _Optional[int] = ..., played: _Optional[_Union[ReviewedMove, _Mapping]] = ..., best: _Optional[_Union[ReviewedMove, _Mapping]] = ..., win_probability_loss: _Optional[float] = ..., score_loss: _Optional[float] = ..., label: _Optional[_Union[ReviewLabel, str]] = ..., accuracy: _Optional[float] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., target: _Optional[float] = ..., iterations: _Optional[int] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., index: _Optional[int] = ..., total: _Optional[int] = ..., view: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., swing: _Optional[_Union[ForecastSwing, _Mapping]] = ...) -> None: ...
 
 class ForecastSwing(_message.Message):
-    __slots__ = ("since_turn", "win_probability", "margin", "opponents", "chance", "notable")
+    __slots__ = ("since_turn", "win_probability", "margin", "opponents", "chance", "notable", "drop")
     SINCE_TURN_FIELD_NUMBER: _ClassVar[int]
     WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
     MARGIN_FIELD_NUMBER: _ClassVar[int]
     OPPONENTS_FIELD_NUMBER: _ClassVar[int]
     CHANCE_FIELD_NUMBER: _ClassVar[int]
     NOTABLE_FIELD_NUMBER: _ClassVar[int]
+    DROP_FIELD_NUMBER: _ClassVar[int]
     since_turn: int
     win_probability: float
     margin: float
     opponents: bool
     chance: bool
     notable: bool
-    def __init__(self, since_turn: _Optional[int] = ..., win_probability: _Optional[float] = ..., margin: _Optional[float] = ..., opponents: _Optional[bool] = ..., chance: _Optional[bool] = ..., notable: _Optional[bool] = ...) -> None: ...
+    drop: bool
+    def __init__(self, since_turn: _Optional[int] = ..., win_probability: _Optional[float] = ..., margin: _Optional[float] = ..., opponents: _Optional[bool] = ..., chance: _Optional[bool] = ..., notable: _Optional[bool] = ..., drop: _Optional[bool] = ...) -> None: ...
 
 class KeyMoment(_message.Message):
     __slots__ = ("turn", "index", "reasons")
