@@ -9,7 +9,7 @@ have their own codecs (:mod:`ai_server.codecs`, :mod:`ai_server.records`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ai_server import codecs, errors, stops
@@ -18,7 +18,7 @@ from engine import registry
 from engine.game import CHANCE, TERMINAL, GameInfo, State
 from engine.move_checks import MoveFault, MoveVerdict
 from engine.search.analysis import Analysis
-from engine.search.review import Decision, MoveFigures, SeatSummary
+from engine.search.review import Decision, KeyMoment, MoveFigures, SeatSummary, Swing
 from engine.state_schema import json_schema, schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
@@ -230,14 +230,39 @@ def review_decision_message(decision: Decision, stop_reason: str, index: int,
         target=decision.target, iterations=min(decision.iterations, MAX_COUNT),
         stop_reason=_STOP_REASONS.get(stop_reason, pb.SEARCH_STOP_REASON_UNSPECIFIED),
         index=index, total=total,
-        view=None if view is None else codecs.encode_json_object(view), status=status)
+        view=None if view is None else codecs.encode_json_object(view), status=status,
+        swing=None if decision.swing is None else forecast_swing_message(decision.swing))
 
 
-def review_summary_message(summary: SeatSummary, complete: bool) -> pb.ReviewSummary:
-    """ReviewGame's summary of a seat (``complete``: every decision of it was judged)."""
+def forecast_swing_message(moved: Swing) -> pb.ForecastSwing:
+    return pb.ForecastSwing(since_turn=moved.since_turn,
+                            win_probability=moved.win_probability, margin=moved.margin,
+                            opponents=moved.opponents, chance=moved.chance,
+                            notable=moved.notable, drop=moved.drop)
+
+
+#: The wire's reason of each of the key moments' reasons
+#: (:data:`engine.search.review.KEY_REASONS`).
+KEY_MOMENT_REASONS: dict[str, pb.KeyMomentReason] = {
+    "mistake": pb.KEY_MOMENT_REASON_MISTAKE,
+    "blunder": pb.KEY_MOMENT_REASON_BLUNDER,
+    "drop": pb.KEY_MOMENT_REASON_DROP,
+    "rise": pb.KEY_MOMENT_REASON_RISE,
+}
+
+
+def review_summary_message(summary: SeatSummary, complete: bool,
+                           key_moments: Sequence[KeyMoment] = (),
+                           indices: Mapping[int, int] | None = None) -> pb.ReviewSummary:
+    """ReviewGame's summary of a seat (``complete``: every decision of it was judged),
+    with its key moments (``indices``: each judged decision's index in the call, by
+    turn)."""
     return pb.ReviewSummary(
         seat=summary.seat, decisions=summary.decisions,
         counts=pb.ReviewLabelCounts(**summary.counts),
         average_win_probability_loss=summary.average_win_probability_loss,
         average_score_loss=summary.average_score_loss, accuracy=summary.accuracy,
-        complete=complete)
+        complete=complete,
+        key_moments=[pb.KeyMoment(turn=k.turn, index=(indices or {}).get(k.turn, 0),
+                                  reasons=[KEY_MOMENT_REASONS[r] for r in k.reasons])
+                     for k in key_moments])

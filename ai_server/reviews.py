@@ -22,7 +22,8 @@ as the seat saw it (its ``view`` and status), which the holder cannot rebuild.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ai_server import calls, errors, jobs, messages, records, sealing
@@ -33,7 +34,16 @@ from ai_server.observe import note
 from ai_server.search_requests import ReviewBudget
 from engine import records as engine_records
 from engine.game import FurnaceError, State
-from engine.search.review import Decision, decisions_of
+from engine.search.review import (
+    Decision,
+    Interlude,
+    KeyMoment,
+    decisions_of,
+    interludes,
+    key_moments,
+    swing,
+)
+from engine.search.review_settings import ReviewSettings, review_settings_for
 from engine.seats import seat_label
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
@@ -55,6 +65,26 @@ class ReviewPlan:
     #: Whether each decision's message shows the position before it as the seat saw
     #: it (a review of a sealed state, whose holder cannot rebuild the positions).
     views: bool = False
+    #: What came between each decision and its seat's previous one
+    #: (:func:`engine.search.review.interludes`), in the order of ``decisions``.
+    interludes: tuple[Interlude | None, ...] = ()
+    #: The game's review settings (the swings' and key moments' thresholds).
+    settings: ReviewSettings | None = None
+
+    def with_swing(self, index: int, decision: Decision, judged: Sequence[Decision]
+                   ) -> Decision:
+        """Decision ``index`` judged, with the forecast's swing since its seat's previous
+        decision among those ``judged`` before it."""
+        gap = self.interludes[index] if index < len(self.interludes) else None
+        earlier = None if gap is None else \
+            next((d for d in reversed(judged) if d.turn == gap.since_turn), None)
+        if gap is None or earlier is None or self.settings is None:
+            return decision
+        return replace(decision, swing=swing(earlier, decision, gap, self.settings))
+
+    def key_moments(self, seat: int, judged: Sequence[Decision]) -> list[KeyMoment]:
+        """``seat``'s key moments among the decisions ``judged``."""
+        return [] if self.settings is None else key_moments(seat, judged, self.settings)
 
 
 @dataclass(frozen=True)
@@ -154,8 +184,12 @@ def _plan(request: pb.ReviewGameRequest, budget: ReviewBudget, config: ServerCon
                       moves_field, errors.TOO_MANY_DECISIONS,
                       max_review_decisions=str(config.max_review_decisions),
                       decisions=str(len(found)))
+    # The call pool's work: the swings need to know whose moves came between, and
+    # whether the seat's own moves dealt it anything (game code, off the event loop).
     return ReviewPlan(record=record, seats=seats, decisions=found, iterations=iterations,
-                      time_limit=time_limit, seed=int(request.seed), views=views)
+                      time_limit=time_limit, seed=int(request.seed), views=views,
+                      interludes=tuple(interludes(record, found)),
+                      settings=review_settings_for(state))
 
 
 def plan_call(request: pb.ReviewGameRequest, budget: ReviewBudget, config: ServerConfig, *,

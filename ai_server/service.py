@@ -371,11 +371,12 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
                 # stopping: the decisions judged are summed up, then the status says why.
                 interrupted = error
                 break
-            judged.append(step.decision)
-            iterations += step.decision.iterations
+            decision = plan.with_swing(index, step.decision, judged)
+            judged.append(decision)
+            iterations += decision.iterations
             note(iterations=iterations, searches=len(judged))
             yield pb.ReviewGameResponse(decision=messages.review_decision_message(
-                step.decision, step.stop_reason, index, total, step.view, step.status))
+                decision, step.stop_reason, index, total, step.view, step.status))
             if step.stop_reason in (stops.DEADLINE, stops.SHUTDOWN):
                 break
         note(iterations=iterations, searches=len(judged), stop_reason=None)
@@ -383,7 +384,9 @@ class FurnaceServicer(pb_grpc.FurnaceServiceServicer):
             planned = sum(1 for _, s in plan.decisions if s == seat)
             summary = summarize(seat, judged)
             yield pb.ReviewGameResponse(summary=messages.review_summary_message(
-                summary, complete=summary.decisions == planned))
+                summary, complete=summary.decisions == planned,
+                key_moments=plan.key_moments(seat, judged),
+                indices={d.turn: i for i, d in enumerate(judged)}))
         if interrupted is not None:
             raise interrupted
 

@@ -338,6 +338,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw the win probability and the expected margin over the game, "
                    "inaccuracies, mistakes and blunders marked")
+    p.add_argument("--at", type=int, metavar="N",
+                   help="review only move N of the record (the table's move number): its "
+                   "position as the mover saw it, the move played, the best move and the "
+                   "loss")
+    p.add_argument("--key-moments", action="store_true",
+                   help="after the table, each key moment (mistakes, blunders, the largest "
+                   "swings of the forecast) with its position, in the game's order")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_review)
 

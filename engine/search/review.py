@@ -36,10 +36,17 @@ in the record, so a fixed seed and budget give the same review, decision by
 decision, however many seats are reviewed: a service can judge the decisions one
 at a time, each where it likes (:func:`decisions_of`, then :func:`review_decision`
 for each), and sum them up (:func:`summarize`) to the same review.
+
+Between two of a seat's decisions its forecast moves too, by what the other seats
+played and what chance dealt: a :class:`Swing` (:func:`interludes`, :func:`swing`),
+never counted as the seat's loss.  The **key moments** of a seat
+(:func:`key_moments`) are its mistakes and blunders and the largest of those swings,
+chosen here once for every front end.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -49,7 +56,7 @@ from engine.forecast import (
     needs_playouts,
     playouts_within,
 )
-from engine.game import State
+from engine.game import CHANCE, State
 from engine.records import GameRecord, check_length, resolve_move, start_state
 from engine.search._common import derive_seed
 from engine.search.analysis import Analysis, MoveStats
@@ -65,6 +72,16 @@ from engine.search.review_settings import (
 
 #: ``on_progress(done, total, decision)`` after each reviewed decision.
 ReviewProgress = Callable[[int, int, "Decision"], None]
+
+#: Most forecast swings among a seat's key moments (the largest of those as large as a
+#: mistake): a chess site's review shows a handful.
+KEY_SWINGS = 5
+#: Decimals of a figure in a review's JSON (a probability to a hundredth of a percent).
+JSON_DECIMALS = 4
+
+
+def _rounded(value: float) -> float:
+    return round(value, JSON_DECIMALS) + 0.0  # + 0.0: no -0.0 for a loss rounded away
 
 
 @dataclass(frozen=True)
@@ -86,8 +103,56 @@ class MoveFigures:
 
     def to_json(self) -> dict[str, Any]:
         return {"move": self.move, "text": self.text, "visits": self.visits,
-                "win_probability": self.win_probability,
-                "expected_scores": list(self.expected_scores), "margin": self.margin}
+                "win_probability": _rounded(self.win_probability),
+                "expected_scores": [_rounded(s) for s in self.expected_scores],
+                "margin": _rounded(self.margin)}
+
+
+@dataclass(frozen=True)
+class Interlude:
+    """What was played between two reviewed decisions of a seat, besides its own
+    (forced) moves: which is why its forecast may have moved between them."""
+
+    #: The turn of the seat's earlier decision.
+    since_turn: int
+    #: Whether another seat moved in between.
+    opponents: bool
+    #: Whether chance came in between: a chance outcome, or a move of the seat's own
+    #: (the earlier decision's included) that dealt it what it could not foresee.
+    chance: bool
+
+
+@dataclass(frozen=True)
+class Swing:
+    """How a seat's forecast moved from after the move it played at one reviewed
+    decision to the position of its next one (that decision's best move's figures):
+    the other seats' moves and chance, between, not the seat's loss."""
+
+    #: The turn of the seat's earlier decision.
+    since_turn: int
+    #: The win probability's change (negative: a drop), and the expected margin's.
+    win_probability: float
+    margin: float
+    opponents: bool
+    chance: bool
+    #: Whether the change, either way, reaches the game's inaccuracy threshold on
+    #: either measure: worth telling the player.
+    notable: bool
+    #: Whether it is a drop: the sign of its larger measure as a share of the blunder
+    #: thresholds (a rise otherwise).
+    drop: bool = False
+
+    def cause(self) -> str:
+        """What moved the forecast, in words: "the opponents' moves", "chance" or both."""
+        parts = (["the opponents' moves"] if self.opponents else []) + \
+            (["chance"] if self.chance else [])
+        return " and ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"since_turn": self.since_turn,
+                "win_probability": _rounded(self.win_probability),
+                "margin": _rounded(self.margin), "opponents": self.opponents,
+                "chance": self.chance, "notable": self.notable, "drop": self.drop}
 
 
 @dataclass(frozen=True)
@@ -122,17 +187,43 @@ class Decision:
     #: Why the first of its searches that did not run its whole iteration budget
     #: stopped (``engine.search.budget``'s ``STOP_*``), else ``"iterations"``.
     stop_reason: str = STOP_ITERATIONS
+    #: How the seat's forecast moved since its previous reviewed decision, through
+    #: the other seats' moves and chance (:func:`swing`); None for its first decision,
+    #: or when only its own moves came between (the change is then the two searches'
+    #: noise, nothing that happened).
+    swing: Swing | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"turn": self.turn, "seat": self.seat, "choices": self.choices,
                 "played": self.played.to_json(), "best": self.best.to_json(),
-                "win_probability_loss": self.win_probability_loss,
-                "score_loss": self.score_loss, "label": self.label,
-                "accuracy": self.accuracy,
+                "win_probability_loss": _rounded(self.win_probability_loss),
+                "score_loss": _rounded(self.score_loss), "label": self.label,
+                "accuracy": _rounded(self.accuracy),
                 "principal_variation": list(self.principal_variation)}
         if self.target is not None:
             data["target"] = self.target
+        if self.swing is not None:
+            data["swing"] = self.swing.to_json()
         return data
+
+
+#: Why a decision is a key moment: its own label, or the forecast's swing before it.
+KEY_REASONS = ("mistake", "blunder", "drop", "rise")
+
+
+@dataclass(frozen=True)
+class KeyMoment:
+    """A decision worth a look (:func:`key_moments`)."""
+
+    turn: int
+    seat: int
+    #: Of :data:`KEY_REASONS`: the decision's label (``mistake``, ``blunder``), and
+    #: ``drop`` or ``rise`` when the forecast's swing before it is among the seat's
+    #: largest (the decision's :attr:`Decision.swing`).
+    reasons: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn": self.turn, "seat": self.seat, "reasons": list(self.reasons)}
 
 
 @dataclass(frozen=True)
@@ -150,8 +241,9 @@ class SeatSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "decisions": self.decisions, "counts": dict(self.counts),
-                "average_win_probability_loss": self.average_win_probability_loss,
-                "average_score_loss": self.average_score_loss, "accuracy": self.accuracy}
+                "average_win_probability_loss": _rounded(self.average_win_probability_loss),
+                "average_score_loss": _rounded(self.average_score_loss),
+                "accuracy": _rounded(self.accuracy)}
 
 
 @dataclass(frozen=True)
@@ -168,13 +260,20 @@ class Review:
     summaries: list[SeatSummary] = field(default_factory=list)
     #: False when ``should_stop`` ended the review before its last decision.
     complete: bool = True
+    #: Every reviewed seat's key moments, in the game's order (:func:`key_moments`).
+    key_moments: list[KeyMoment] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "num_players": self.num_players,
                 "seats": list(self.seats), "budget": self.budget, "seed": self.seed,
                 "complete": self.complete, "thresholds": self.settings.to_json(),
                 "turns": [d.to_json() for d in self.decisions],
-                "summary": [s.to_json() for s in self.summaries]}
+                "summary": [s.to_json() for s in self.summaries],
+                "key_moments": [k.to_json() for k in self.key_moments]}
+
+    def decision_at(self, turn: int) -> Decision | None:
+        """The reviewed decision of the record's move ``turn``, if there is one."""
+        return next((d for d in self.decisions if d.turn == turn), None)
 
 
 def review_game(record: GameRecord, seats: int | Sequence[int] | None = None, *,
@@ -212,9 +311,14 @@ def review_game(record: GameRecord, seats: int | Sequence[int] | None = None, *,
                                          settings=settings))
         if on_progress is not None:
             on_progress(len(decisions), len(positions), decisions[-1])
+    decisions = with_swings(decisions, interludes(record, [(d.turn, d.seat) for d in decisions]),
+                            settings)
     return Review(game=start.info.name, num_players=start.num_players, seats=chosen,
                   budget=budget, seed=seed, settings=settings, decisions=decisions,
-                  summaries=[summarize(seat, decisions) for seat in chosen], complete=complete)
+                  summaries=[summarize(seat, decisions) for seat in chosen], complete=complete,
+                  key_moments=sorted((k for seat in chosen
+                                      for k in key_moments(seat, decisions, settings)),
+                                     key=lambda k: k.turn))
 
 
 def _seats(seats: int | Sequence[int] | None, num_players: int) -> tuple[int, ...]:
@@ -368,3 +472,124 @@ def summarize(seat: int, decisions: Sequence[Decision]) -> SeatSummary:
         if n else 0.0,
         average_score_loss=sum(max(d.score_loss, 0.0) for d in own) / n if n else 0.0,
         accuracy=sum(d.accuracy for d in own) / n if n else 100.0)
+
+
+# -- between the decisions -------------------------------------------------------------------
+#: Deals from the seat's information that :func:`dealt` compares with what a move
+#: showed: four would all have to deal the very card drawn to miss a draw.
+FORESIGHT_DEALS = 4
+
+
+def interludes(record: GameRecord, decisions: Sequence[tuple[int, int]]
+               ) -> list[Interlude | None]:
+    """For each ``(turn, seat)`` of ``decisions`` (reviewed decisions in the record's
+    order), what came between that seat's previous one and it: another seat's move, and
+    chance: a chance outcome, or a move of the seat's own (the earlier decision's
+    included) that showed it something it could not foresee (:func:`dealt`: a card
+    drawn, a display refilled).  None for a seat's first decision, and when neither
+    came between (the forecast's change is then the two searches' noise)."""
+    wanted = {seat for _, seat in decisions}
+    first = min((turn for turn, _ in decisions), default=0)
+    last = max((turn for turn, _ in decisions), default=-1)
+    state = start_state(record)
+    steps: list[tuple[int, bool]] = []
+    for turn, entry in enumerate(record.moves[:last]):
+        move = resolve_move(state, turn, entry)
+        player = state.current_player()
+        steps.append((player, player == CHANCE or (
+            turn >= first and player in wanted and dealt(state, move, turn))))
+        state.apply(move)
+    return gaps(steps, decisions)
+
+
+def dealt(state: State, move: int, turn: int) -> bool:
+    """Whether ``move`` of the seat to move in ``state`` showed that seat something it
+    could not foresee: some deal of what it could not see
+    (``determinize(seat)``) shows it otherwise after the same move."""
+    seat = state.current_player()
+    after = state.clone()
+    after.apply(move)
+    seen = after.observation(seat)
+    rng = random.Random(derive_seed("review dealt", turn))
+    for _ in range(FORESIGHT_DEALS):
+        twin = state.determinize(seat, rng)
+        twin.apply(move)
+        if twin.observation(seat) != seen:
+            return True
+    return False
+
+
+def gaps(steps: Sequence[tuple[int, bool]], decisions: Sequence[tuple[int, int]]
+         ) -> list[Interlude | None]:
+    """:func:`interludes` from ``steps``: each move's player
+    (:data:`~engine.game.CHANCE` for a chance outcome) and whether it dealt the seat
+    something unforeseen (only the reviewed seats' own moves are asked).
+
+    >>> gaps([(0, False), (1, False), (-1, True), (0, True), (0, False)],
+    ...      [(0, 0), (3, 0), (4, 0), (5, 0)])  # doctest: +NORMALIZE_WHITESPACE
+    [None, Interlude(since_turn=0, opponents=True, chance=True),
+     Interlude(since_turn=3, opponents=False, chance=True), None]
+    """
+    found: list[Interlude | None] = []
+    previous: dict[int, int] = {}
+    for turn, seat in decisions:
+        since = previous.get(seat)
+        previous[seat] = turn
+        if since is None:
+            found.append(None)
+            continue
+        between = steps[since:turn]
+        opponents = any(player not in (seat, CHANCE) for player, _ in between[1:])
+        chance = any(luck for player, luck in between if player in (seat, CHANCE))
+        found.append(Interlude(since, opponents, chance) if opponents or chance else None)
+    return found
+
+
+def swing(earlier: Decision, later: Decision, interlude: Interlude,
+          settings: ReviewSettings) -> Swing:
+    """How the seat's forecast moved from after its move at ``earlier`` to the
+    position of ``later`` (the best move's figures there: the position's worth)."""
+    probability = later.best.win_probability - earlier.played.win_probability
+    points = later.best.margin - earlier.played.margin
+    shares = (probability / settings.probability[-1], points / settings.points[-1])
+    return Swing(since_turn=interlude.since_turn, win_probability=probability,
+                 margin=points, opponents=interlude.opponents, chance=interlude.chance,
+                 notable=settings.flags(abs(probability), abs(points)),
+                 drop=max(shares, key=abs) < 0)
+
+
+def with_swings(decisions: Sequence[Decision], gaps: Sequence[Interlude | None],
+                settings: ReviewSettings) -> list[Decision]:
+    """``decisions`` with the :class:`Swing` before each (``gaps``: their
+    :func:`interludes`, in the same order)."""
+    by_turn = {d.turn: d for d in decisions}
+    return [d if gap is None else replace(d, swing=swing(by_turn[gap.since_turn], d, gap,
+                                                         settings))
+            for d, gap in zip(decisions, gaps, strict=True)]
+
+
+def key_moments(seat: int, decisions: Sequence[Decision], settings: ReviewSettings,
+                swings: int = KEY_SWINGS) -> list[KeyMoment]:
+    """The decisions of ``seat`` worth a look, in the game's order: every one labelled
+    ``mistake`` or ``blunder``, and the ``swings`` whose forecast swung most since the
+    seat's previous decision (:attr:`Decision.swing`), of those that swung, either way,
+    as far as a mistake's loss (the game's thresholds, on either measure)."""
+    own = [d for d in decisions if d.seat == seat]
+
+    def size(d: Decision) -> float:
+        assert d.swing is not None
+        return settings.severity(abs(d.swing.win_probability), abs(d.swing.margin))
+
+    swung = [d for d in own if d.swing is not None
+             and settings.label(abs(d.swing.win_probability), abs(d.swing.margin))
+             in CONFIRMED]
+    largest = {d.turn for d in sorted(swung, key=size, reverse=True)[:swings]}
+    moments = []
+    for d in own:
+        reasons = [d.label] if d.label in CONFIRMED else []
+        if d.turn in largest and d.swing is not None:
+            reasons.append("drop" if d.swing.drop else "rise")
+        if reasons:
+            moments.append(KeyMoment(d.turn, seat, tuple(reasons)))
+    return moments
+

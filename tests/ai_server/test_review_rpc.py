@@ -29,9 +29,12 @@ from engine import registry
 from engine.records import GameRecord, record_from_json, replay, start_state
 from engine.search.review import (
     Decision,
+    KeyMoment,
     MoveFigures,
     SeatSummary,
+    Swing,
     decisions_of,
+    key_moments,
     review_decision,
     review_game,
     summarize,
@@ -124,7 +127,28 @@ def as_decision(message: pb.ReviewedDecision) -> Decision:
         principal_variation=tuple(m.text for m in message.principal_variation),
         target=message.target if message.HasField("target") else None,
         principal_variation_moves=tuple(m.id for m in message.principal_variation),
-        iterations=message.iterations)
+        iterations=message.iterations,
+        swing=as_swing(message.swing) if message.HasField("swing") else None)
+
+
+def as_swing(message: pb.ForecastSwing) -> Swing:
+    return Swing(since_turn=message.since_turn, win_probability=message.win_probability,
+                 margin=message.margin, opponents=message.opponents, chance=message.chance,
+                 notable=message.notable, drop=message.drop)
+
+
+def key_moments_of(summaries: list[pb.ReviewSummary], decided: list[pb.ReviewedDecision]
+                   ) -> list[KeyMoment]:
+    """The summaries' key moments as the engine's, each checked to point at its decision."""
+    reasons = {v: k for k, v in messages.KEY_MOMENT_REASONS.items()}
+    found = []
+    for summary in summaries:
+        for moment in summary.key_moments:
+            assert decided[moment.index].turn == moment.turn
+            assert decided[moment.index].seat == summary.seat
+            found.append(KeyMoment(moment.turn, summary.seat,
+                                   tuple(reasons[r] for r in moment.reasons)))
+    return sorted(found, key=lambda k: k.turn)
 
 
 def as_summary(message: pb.ReviewSummary) -> SeatSummary:
@@ -184,6 +208,7 @@ def test_the_stream_is_the_engines_review(srv: BackgroundServer, stub: Stub, gam
     expected = review_game(record, None if seat is None else seat, budget=BUDGET, seed=7)
     assert [as_decision(d) for d in decided] == expected.decisions
     assert [as_summary(s) for s in summaries] == expected.summaries
+    assert key_moments_of(summaries, decided) == expected.key_moments
     assert all(s.complete for s in summaries)
 
     # Counted as one search per decision, with every iteration of its searches.
@@ -346,6 +371,9 @@ def test_a_sealed_game_reviews_its_seat_as_the_engine_does(srv: BackgroundServer
     assert len(expected.decisions) >= 2
     assert [as_decision(d) for d in decided] == expected.decisions
     assert [as_summary(s) for s in summaries] == expected.summaries
+    assert key_moments_of(summaries, decided) == expected.key_moments
+    # the swings between seat 0's decisions, its own draws among their causes
+    assert any(d.HasField("swing") for d in decided)
     assert [s.seat for s in summaries] == [0] and summaries[0].complete
     # Each decision shows the position before it as seat 0 saw it, and its status.
     for d in decided:
@@ -370,8 +398,10 @@ def test_a_sealed_review_shows_nothing_of_the_other_hands(srv: BackgroundServer,
         assert other.observation(0) == position.observation(0)
         redealt += other.to_json() != position.to_json()
         message, = (d for d in decided if d.turn == turn)
-        assert as_decision(message) == review_decision(other, played, turn, budget=BUDGET,
-                                                       seed=7, settings=settings)
+        # The swing is between two such decisions, across what came between them seen
+        # from seat 0 (tests/search/test_review.py: the same for a game dealt otherwise).
+        assert dataclasses.replace(as_decision(message), swing=None) == review_decision(
+            other, played, turn, budget=BUDGET, seed=7, settings=settings)
         assert json_format.MessageToDict(message.view) == other.observation(0)
     assert redealt, "no position was dealt otherwise"
 
@@ -553,8 +583,10 @@ def test_a_later_decision_refused_past_the_queue_wait_ends_the_stream(
     assert replies[0].decision.index == 0
     summary = replies[-1].summary
     assert (summary.seat, summary.decisions, summary.complete) == (0, 1, False)
+    judged = [as_decision(replies[0].decision)]
     assert summary == messages.review_summary_message(
-        summarize(0, [as_decision(replies[0].decision)]), complete=False)
+        summarize(0, judged), complete=False,
+        key_moments=key_moments(0, judged, review_settings_for("samara")), indices={0: 0})
     assert rpc_error_info(error)[0::2] == (grpc.StatusCode.RESOURCE_EXHAUSTED,
                                            errors.CLIENT_QUOTA)
     assert error_details(error)["retry_delay"] > 0

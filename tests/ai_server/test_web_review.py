@@ -32,10 +32,11 @@ from tests.ai_server.helpers_browser import (
 
 pytestmark = needs_chromium
 
-#: The drawn board without what only the live table adds (clickable components).
+#: The drawn board without what only the live table adds (clickable components, the
+#: hint) and what only the review adds (the played and the best move marked).
 BOARD = """
 const svg = document.querySelector(arguments[0]);
-return svg ? svg.outerHTML.replace(/ live/g, "").replace(/ hinted/g, "") : null;
+return svg ? svg.outerHTML.replace(/ (live|hinted|played-move|best-move)(?=[ "])/g, "") : null;
 """
 
 
@@ -149,10 +150,85 @@ def test_the_review_opens_at_the_end_of_a_game(table_server: BackgroundServer,
     assert turns == sorted(turns) and len(set(turns)) == len(turns)
     detail = show_decision(browser, decisions - 1)
     assert detail["heading"].startswith(f"Move {turns[-1] + 1}, ")
-    labels = {p.get_attribute("class").split()[1] for p in
-              browser.find_elements("css selector", "#review-graph circle.point")}
-    assert labels <= {"best", "good", "inaccuracy", "mistake", "blunder"}
+    labels = [p.get_attribute("class").split()[1] for p in
+              browser.find_elements("css selector", "#review-graph circle.point")]
+    assert set(labels) <= {"best", "good", "inaccuracy", "mistake", "blunder"}
     assert not browser.find_element("id", "error").is_displayed()
+    follow_the_review(browser, labels)
+
+
+def marked(browser: Any, mark: str) -> list[str]:
+    return [str(part.get_attribute("data-ref")) for part in
+            browser.find_elements("css selector", f"#review-board g.part.{mark}")]
+
+
+def naming(browser: Any, text: str) -> list[str]:
+    """The refs of the drawn components a move's text names (its words, as a hint's)."""
+    words = [w for w in re.split(r"[\s:]+", text) if w]
+    return [str(ref) for ref in (part.get_attribute("data-ref") for part in
+            browser.find_elements("css selector", "#review-board g.part"))
+            if any(w in str(ref).split() for w in words)]
+
+
+def follow_the_review(browser: Any, labels: list[str]) -> None:
+    """A review of a game of first legal moves (Samara, two seats): its mistakes are key
+    moments, "Next mistake" steps to each in turn, the board marks the played and the best
+    move, and a large swing between two decisions is put down to the opponents' moves."""
+    mistakes = [i for i, label in enumerate(labels) if label in ("mistake", "blunder")]
+    assert mistakes, "a game of first legal moves has mistakes"
+    moments = {int(b.get_attribute("data-index")): b.text for b in
+               browser.find_elements("css selector", "#review-moments button.moment")}
+    for i in mistakes:
+        assert labels[i] in moments[i]
+    ringed = {int(p.get_attribute("data-index")) for p in
+              browser.find_elements("css selector", "#review-graph circle.point.key")}
+    assert ringed == set(moments)
+
+    # "Next mistake" from the last decision shown (the end-of-game test showed the last)
+    steps = {name: browser.find_element("id", f"review-{name}")
+             for name in ("prev", "next", "next-mistake")}
+    shown = int(browser.find_element("css selector", "#review-graph circle.point.shown")
+                .get_attribute("data-index"))
+    assert steps["next"].is_enabled() == (shown + 1 < len(labels))
+    browser.find_element("css selector", "#review-graph circle.point").click()  # the first
+    for i in mistakes if mistakes[0] > 0 else mistakes[1:]:
+        steps["next-mistake"].click()
+        wait_for(browser, lambda i=i: browser.find_elements(
+            "css selector", f"#review-graph circle.point.shown[data-index='{i}']"),
+            f"decision {i}, a mistake")
+        wait_for(browser, lambda: browser.find_elements("css selector", "#review-board svg"),
+                 "its position")
+        heading = browser.find_element("css selector", "#review-detail .heading").text
+        assert labels[i] in heading
+        played = browser.find_element("css selector", "#review-detail .played").text
+        best = browser.find_element("css selector", "#review-detail .best").text
+        played_text = re.match(r"Played: (.+) \(", played)
+        best_text = re.match(r"Best: (.+) \(", best)
+        assert played_text and best_text, (played, best)
+        assert marked(browser, "played-move") == naming(browser, played_text.group(1))
+        assert marked(browser, "best-move") == naming(browser, best_text.group(1))
+        assert browser.find_element("css selector", "#review-board .marks").text \
+            .startswith("On the board: ")
+    assert not steps["next-mistake"].is_enabled()
+    # some decision's board names its played move's pieces (Samara's moves name spots)
+    browser.find_element("css selector", "#review-graph circle.point").click()
+    swings, marks = [], 0
+    for i in range(len(labels)):
+        wait_for(browser, lambda i=i: browser.find_elements(
+            "css selector", f"#review-graph circle.point.shown[data-index='{i}']")
+            and browser.find_elements("css selector", "#review-board svg"), f"decision {i}")
+        marks += len(marked(browser, "played-move"))
+        swings.append(browser.find_element("css selector", "#review-detail .swing").text)
+        if i + 1 < len(labels):
+            steps["next"].click()
+    assert marks
+    assert not steps["next"].is_enabled() and steps["prev"].is_enabled()
+    said = [text for text in swings if text]
+    assert said, "no large swing in a game of first legal moves"
+    for text in said:
+        assert re.fullmatch(r"Before this move your forecast (fell|rose) \(win probability "
+                            r"[+−][\d.]+%, [+−][\d.]+ points\) through the opponents' moves "
+                            r"since move \d+: not your move\.", text), text
 
 
 def test_a_sealed_game_is_reviewed_from_its_sealed_state(table_server: BackgroundServer,

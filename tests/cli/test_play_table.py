@@ -103,7 +103,11 @@ def test_the_end_of_a_game_offers_its_review() -> None:
     rows = [line for line in after if re.match(r"\s+\d+ P1 ", line)]
     assert rows and all(line.split()[-1] in ("best", "good", "inaccuracy", "mistake",
                                              "blunder") for line in rows)
-    assert re.match(r"P1: \d+ decisions .*accuracy \d", after[-1])
+    # the seat's summary, then its key moments when it has any (docs/review.md)
+    summary = next(k for k, line in enumerate(after) if line.startswith("P1: "))
+    assert re.match(r"P1: \d+ decisions .*accuracy \d", after[summary])
+    assert after[summary + 1:] in ([], [after[-1]]) and \
+        (summary + 1 == len(after) or after[-1].startswith("key moments: move "))
 
 
 def test_without_a_seed_each_game_is_a_fresh_deal_that_its_seed_deals_again() -> None:

@@ -17,7 +17,19 @@ from engine.game import State
 from engine.records import GameRecord, RecordError, resolve_move, start_state
 from engine.search import make_bot, make_tree
 from engine.search._common import derive_seed
-from engine.search.review import decisions_of, margin, review_decision, review_game
+from engine.search.review import (
+    Decision,
+    Interlude,
+    MoveFigures,
+    dealt,
+    decisions_of,
+    interludes,
+    key_moments,
+    margin,
+    review_decision,
+    review_game,
+    with_swings,
+)
 from engine.search.review_settings import (
     LABELS,
     REVIEW_SETTINGS,
@@ -349,6 +361,8 @@ def test_a_seat_is_judged_only_on_what_it_could_see() -> None:
                                                                          strict=True)]
     assert sum(differ) >= 10 and differ[0]
     review = review_game(record, 0, budget=30, seed=2)
+    # the swings between the seat's decisions too (the draws of its own moves are chance)
+    assert any(d.swing is not None and d.swing.chance for d in review.decisions)
     assert review.to_json() == review_game(twin, 0, budget=30, seed=2).to_json()
     # the other seat saw the difference in its own hand: its review may change, and does
     assert review_game(record, 1, budget=30, seed=2).to_json() != \
@@ -396,3 +410,110 @@ def test_a_games_review_may_search_with_its_own_leaf_value() -> None:
     with pytest.raises(ValueError, match="leaf_value"):
         ReviewSettings(budget=10, probability=(0.05, 0.1, 0.2), points=(1, 2, 3),
                        leaf_value="neural")
+
+
+# -- swings and key moments -----------------------------------------------------------------
+def figures(move: int, probability: float, margin_: float) -> MoveFigures:
+    return MoveFigures(move=move, text=f"m{move}", visits=10, win_probability=probability,
+                       expected_scores=(margin_, 0.0), margin=margin_)
+
+
+def decision(turn: int, best: tuple[float, float], played: tuple[float, float],
+             settings: ReviewSettings, seat: int = 0) -> Decision:
+    p_loss, s_loss = best[0] - played[0], best[1] - played[1]
+    return Decision(turn=turn, seat=seat, choices=3, played=figures(1, *played),
+                    best=figures(0 if played != best else 1, *best),
+                    win_probability_loss=p_loss, score_loss=s_loss,
+                    label=settings.label(p_loss, s_loss, best=played == best),
+                    accuracy=settings.accuracy(p_loss, s_loss), principal_variation=())
+
+
+def test_a_swing_is_the_forecast_moved_between_a_seats_decisions() -> None:
+    settings = ReviewSettings(budget=10, probability=(0.05, 0.10, 0.20),
+                              points=(3.0, 6.0, 12.0))
+    first = decision(0, (0.6, 2.0), (0.55, 1.0), settings)
+    second = decision(4, (0.30, -5.0), (0.30, -5.0), settings)
+    third = decision(6, (0.32, -4.0), (0.32, -4.0), settings)
+    gaps = [None, Interlude(0, opponents=True, chance=False),
+            Interlude(4, opponents=False, chance=True)]
+    swung = with_swings([first, second, third], gaps, settings)
+    assert swung[0].swing is None
+    before = swung[1].swing
+    assert before is not None and before.since_turn == 0
+    # from after the move played at 0 (0.55, 1 point) to the position at 4 (0.30, -5)
+    assert before.win_probability == pytest.approx(-0.25)
+    assert before.margin == pytest.approx(-6.0)
+    assert before.opponents and not before.chance and before.notable and before.drop
+    assert before.cause() == "the opponents' moves"
+    small = swung[2].swing
+    assert small is not None and small.cause() == "chance" and not small.notable
+    assert not small.drop  # +0.02 and +1 point: a rise
+    # a decision's own loss is not the swing's: the swing is measured from what it played
+    assert swung[1].win_probability_loss == 0.0
+
+
+def test_key_moments_are_the_mistakes_and_the_largest_swings() -> None:
+    settings = ReviewSettings(budget=10, probability=(0.05, 0.10, 0.20),
+                              points=(3.0, 6.0, 12.0))
+    level = (0.5, 0.0)
+    played = [decision(0, level, level, settings),
+              decision(2, (0.52, 0.0), (0.27, 0.0), settings),  # a blunder (0.25)
+              decision(4, (0.33, 0.0), (0.33, 0.0), settings),  # swung +0.06: noted
+              decision(6, (0.21, 0.0), (0.21, 0.0), settings),  # swung -0.12: a drop
+              decision(8, (0.23, 0.0), (0.16, 0.0), settings),  # an inaccuracy (0.07)
+              decision(10, (0.16, 8.0), (0.16, 8.0), settings),  # swung +8 points: a rise
+              decision(12, (0.19, 8.0), (0.19, 8.0), settings),  # swung +0.03: small
+              decision(3, level, level, settings, seat=1)]
+    gaps = [None] + [Interlude(t, True, False) for t in (0, 2, 4, 6, 8, 10)] + [None]
+    swung = with_swings(played, gaps, settings)
+    moments = key_moments(0, swung, settings)
+    assert [(k.turn, k.reasons) for k in moments] == [
+        (2, ("blunder",)), (6, ("drop",)), (10, ("rise",))]
+    # turn 4's swing is worth a word, under a mistake's size; turn 12's is not
+    assert swung[2].swing is not None and swung[2].swing.notable
+    assert swung[6].swing is not None and not swung[6].swing.notable
+    # at most the largest ``swings``, by their share of the blunder thresholds
+    assert [k.turn for k in key_moments(0, swung, settings, swings=1)] == [2, 10]
+    assert key_moments(1, swung, settings) == []
+
+
+def test_a_move_that_draws_deals_chance_to_its_seat() -> None:
+    """``dealt``: the seat's own move showed it what it could not foresee.  Samara deals
+    nothing after its setup; Stephens' solo moves sometimes draw (a card, a display)."""
+    state = registry.get_game("samara").new_game(3, 2, {})
+    for turn in range(30):
+        move = state.legal_moves()[turn % len(state.legal_moves())]
+        assert not dealt(state, move, turn)
+        state.apply(move)
+    state = registry.get_game("stephens").new_game(2, 1, {})
+    seen = []
+    for turn in range(60):
+        if state.is_terminal():
+            break
+        move = state.legal_moves()[turn % len(state.legal_moves())]
+        seen.append(dealt(state, move, turn))
+        state.apply(move)
+    assert any(seen) and not all(seen)
+
+
+def test_interludes_name_the_opponents_and_chance_between_a_seats_decisions() -> None:
+    state = registry.get_game("samara").new_game(3, 2, {})
+    moves = []
+    for turn in range(20):
+        moves.append(state.legal_moves()[turn % len(state.legal_moves())])
+        state.apply(moves[-1])
+    record = GameRecord("samara", 2, seed=3, moves=moves)
+    ours = [(turn, state.current_player()) for turn, state, _ in decisions_of(record, [0])]
+    gaps = interludes(record, ours)
+    assert gaps[0] is None and len(gaps) == len(ours) and any(gaps)
+    for (turn, _), (since, _), gap in zip(ours[1:], ours[:-1], gaps[1:], strict=True):
+        movers = {p for p, _ in _steps(record)[since + 1:turn]}
+        if movers - {0}:
+            assert gap == Interlude(since, opponents=True, chance=False)
+        else:
+            assert gap is None  # only its own moves between: no chance in Samara
+
+
+def _steps(record: GameRecord) -> list[tuple[int, int]]:
+    from engine.records import replay_steps
+    return replay_steps(record)

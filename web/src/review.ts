@@ -11,22 +11,30 @@
 // target: the chance of reaching it), one point per reviewed decision; a click on a
 // point shows the position as the seat saw it then: for a sealed game, the `view` each
 // decision's message carries; else rebuilt by the server from the record's first moves
-// and answered as a JSON state.  Never the host's position.
+// and answered as a JSON state.  Never the host's position.  The board marks the move
+// played and the search's best (the components their texts name, as a hint lights
+// them); the key moments (the server's choice: each seat's mistakes and blunders and the
+// largest swings of its forecast) are listed once the summary comes, and the panel
+// steps decision by decision or to the next mistake.  A decision whose forecast moved
+// before it through the opponents' moves or chance says so: not the seat's loss.
 // Closing the panel, or a new game, aborts the stream (the server stops the review).
 
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import {
+  type ForecastSwing,
   FurnaceService,
   type GameInfo,
   type GameState,
   GameStateSchema,
+  type KeyMoment,
+  KeyMomentReason,
   ReviewLabel,
   type ReviewedDecision,
   type ReviewSummary,
   StateFormat,
 } from "./gen/furnace/v1/furnace_pb";
-import { drawBoard, type Observation } from "./boards";
+import { drawBoard, moveWords, type Observation } from "./boards";
 
 /** A move as a record holds it: the id and text the page saw. */
 export interface PlayedMove {
@@ -76,6 +84,8 @@ interface Running {
   decisions: ReviewedDecision[];
   /** The decision whose position is shown; -1 for none. */
   shown: number;
+  /** The key moments of the reviewed seat, once its summary came. */
+  moments: KeyMoment[];
 }
 
 let running: Running | null = null;
@@ -107,6 +117,7 @@ function recordState(game: ReviewedGame, upto: number): GameState {
 
 /** Open the panel and review `game` (a review already running is cancelled first). */
 export function openReview(furnace: Furnace, game: ReviewedGame): void {
+  wireSteps();
   closeReview();
   $("review").hidden = false;
   const progress = $<HTMLProgressElement>("review-progress");
@@ -117,7 +128,7 @@ export function openReview(furnace: Furnace, game: ReviewedGame): void {
     setState("unavailable");
     return;
   }
-  const run: Running = { furnace, game, abort: new AbortController(), decisions: [], shown: -1 };
+  const run: Running = { furnace, game, abort: new AbortController(), decisions: [], shown: -1, moments: [] };
   running = run;
   $("review-status").textContent = "Reviewing your decisions…";
   setState("running");
@@ -132,7 +143,10 @@ export function closeReview(): void {
     run.abort.abort();
   }
   $("review").hidden = true;
-  for (const id of ["review-graph", "review-list", "review-detail", "review-board"]) $(id).replaceChildren();
+  for (const id of ["review-graph", "review-list", "review-detail", "review-board", "review-moments"]) {
+    $(id).replaceChildren();
+  }
+  updateSteps(null);
   $("review-status").textContent = $("review-summary").textContent = "";
   setState("idle");
 }
@@ -156,8 +170,14 @@ async function stream(run: Running): Promise<void> {
         $("review-status").textContent = `Reviewed ${item.value.index + 1} of ${item.value.total} decisions…`;
         drawGraph(run);
         addRow(run, run.decisions.length - 1);
+        updateSteps(run);
       } else if (item.case === "summary") {
         showSummary(item.value, run);
+        if (item.value.seat === run.game.seat) {
+          run.moments = item.value.keyMoments;
+          showMoments(run);
+          drawGraph(run);
+        }
       }
     }
     if (running !== run) return;
@@ -234,9 +254,10 @@ function drawGraph(run: Running): void {
   run.decisions.forEach((d, i) => {
     const label = labelName(d.label);
     const marked = d.label === ReviewLabel.MISTAKE || d.label === ReviewLabel.BLUNDER;
+    const key = run.moments.some((m) => m.index === i);
     const point = svg("circle", {
       cx: x(i), cy: y(d.played?.winProbability ?? 0), r: marked ? 6 : 4,
-      class: `point ${label}${i === run.shown ? " shown" : ""}`, "data-index": i, "data-turn": d.turn,
+      class: `point ${label}${i === run.shown ? " shown" : ""}${key ? " key" : ""}`, "data-index": i, "data-turn": d.turn,
     });
     point.append(svg("title", {}, `move ${d.turn + 1}: ${d.played?.move?.text ?? "?"} (${label})`));
     point.addEventListener("click", () => void showDecision(run, i));
@@ -273,14 +294,18 @@ async function showDecision(run: Running, i: number): Promise<void> {
     div.textContent = text;
     return div;
   };
+  updateSteps(run);
   const measure = d.target === undefined ? "win" : `reach ${d.target}`;
+  const same = d.best?.move?.id === d.played?.move?.id;
   detail.replaceChildren(
     line("heading", `Move ${d.turn + 1}, ${d.choices} choices: ${labelName(d.label)} (accuracy ${d.accuracy.toFixed(0)})`),
     line("played", `Played: ${d.played?.move?.text ?? "?"} (${measure} ${percent(d.played?.winProbability ?? 0)})`),
-    line("best", `Best: ${d.best?.move?.text ?? "?"} (${measure} ${percent(d.best?.winProbability ?? 0)}), ` +
+    line("best", same ? "Best: the move played" :
+      `Best: ${d.best?.move?.text ?? "?"} (${measure} ${percent(d.best?.winProbability ?? 0)}), ` +
       `loss ${percent(d.winProbabilityLoss)}, ${d.scoreLoss.toFixed(2)} points`),
     line("variation", d.principalVariation.length
       ? `Line after the best: ${d.principalVariation.map((m) => m.text).join(" → ")}` : ""),
+    line("swing", d.swing?.notable ? swingText(d.swing, d.target) : ""),
   );
   const board = $("review-board");
   board.replaceChildren(line("note", "Drawing the position…"));
@@ -290,7 +315,12 @@ async function showDecision(run: Running, i: number): Promise<void> {
     const drawn = seen ? drawBoard(run.game.info.name, seen.observation, {
       human: run.game.seat, scores: seen.scores, toMove: d.seat,
     }) : null;
-    board.replaceChildren(drawn ?? line("note", "This game has no drawn board."));
+    if (drawn) {
+      const marked = markMoves(drawn, d.played?.move?.text ?? "", same ? "" : d.best?.move?.text ?? "");
+      board.replaceChildren(drawn, line("marks", marked));
+    } else {
+      board.replaceChildren(line("note", "This game has no drawn board."));
+    }
   } catch (error) {
     if (running !== run) return;
     board.replaceChildren(line("note", `The position could not be drawn: ${String(error)}`));
@@ -317,4 +347,100 @@ async function positionBefore(furnace: Furnace, game: ReviewedGame, d: ReviewedD
   const state = reply.state?.state;
   if (state?.case === "jsonObject") return { observation: state.value as Observation, scores };
   return null;
+}
+
+// -- marks, key moments, steps --------------------------------------------------------------
+/** Mark on `board` the components the played move's text names and those the best move's
+ * names (as a hint lights them); the key of the marks, in words. */
+function markMoves(board: SVGSVGElement, played: string, best: string): string {
+  const playedWords = moveWords(played);
+  const bestWords = moveWords(best);
+  let playedMarked = 0;
+  let bestMarked = 0;
+  for (const part of board.querySelectorAll<SVGGElement>("g.part")) {
+    const refs = (part.dataset.ref ?? "").split(" ");
+    if (playedWords.some((w) => refs.includes(w))) {
+      part.classList.add("played-move");
+      playedMarked += 1;
+    }
+    if (bestWords.some((w) => refs.includes(w))) {
+      part.classList.add("best-move");
+      bestMarked += 1;
+    }
+  }
+  const said: string[] = [];
+  said.push(playedMarked ? "your move is outlined in orange" : "your move names nothing drawn");
+  if (best) said.push(bestMarked ? "the best move in green, dashed" : "the best move names nothing drawn");
+  else said.push("it was the best move");
+  return `On the board: ${said.join("; ")}.`;
+}
+
+/** What moved the seat's forecast before a decision, and that it was not its own move. */
+function swingText(swing: ForecastSwing, target: number | undefined): string {
+  const what = target === undefined ? "win probability" : `chance of reaching ${target}`;
+  const cause = [swing.opponents ? "the opponents' moves" : "", swing.chance ? "chance (what was drawn)" : ""]
+    .filter(Boolean).join(" and ");
+  const signed = (x: number, text: string): string => `${x >= 0 ? "+" : "−"}${text}`;
+  return `Before this move your forecast ${swing.drop ? "fell" : "rose"} ` +
+    `(${what} ${signed(swing.winProbability, percent(Math.abs(swing.winProbability)))}, ` +
+    `${signed(swing.margin, Math.abs(swing.margin).toFixed(1))} points) ` +
+    `through ${cause} since move ${swing.sinceTurn + 1}: not your move.`;
+}
+
+const REASONS: Record<number, string> = {
+  [KeyMomentReason.MISTAKE]: "mistake", [KeyMomentReason.BLUNDER]: "blunder",
+  [KeyMomentReason.DROP]: "your chances dropped before it", [KeyMomentReason.RISE]: "your chances rose before it",
+};
+
+/** The key moments as buttons, each showing its decision. */
+function showMoments(run: Running): void {
+  const list = $("review-moments");
+  if (!run.moments.length) {
+    list.replaceChildren();
+    list.textContent = "Key moments: none (no mistake, no large swing).";
+    return;
+  }
+  const heading = document.createElement("span");
+  heading.textContent = "Key moments:";
+  const buttons = run.moments.map((m) => {
+    const button = document.createElement("button");
+    button.className = "moment";
+    button.dataset.index = String(m.index);
+    button.textContent = `Move ${m.turn + 1}: ${m.reasons.map((r) => REASONS[r] ?? "?").join(", ")}`;
+    button.addEventListener("click", () => void showDecision(run, m.index));
+    return button;
+  });
+  list.replaceChildren(heading, ...buttons);
+}
+
+const isMistake = (d: ReviewedDecision): boolean => d.label === ReviewLabel.MISTAKE || d.label === ReviewLabel.BLUNDER;
+
+/** The step buttons' targets from the shown decision (none while nothing is reviewed). */
+function updateSteps(run: Running | null): void {
+  const n = run?.decisions.length ?? 0;
+  const shown = run?.shown ?? -1;
+  $<HTMLButtonElement>("review-prev").disabled = !run || shown <= 0;
+  $<HTMLButtonElement>("review-next").disabled = !run || shown + 1 >= n;
+  $<HTMLButtonElement>("review-next-mistake").disabled =
+    !run || !run.decisions.some((d, i) => i > shown && isMistake(d));
+}
+
+function step(to: (run: Running) => number): void {
+  const run = running;
+  if (!run) return;
+  const i = to(run);
+  if (i >= 0 && i < run.decisions.length) void showDecision(run, i);
+}
+
+let wired = false;
+
+/** Wire the step buttons, the first time a review opens. */
+function wireSteps(): void {
+  if (wired) return;
+  wired = true;
+  $("review-prev").addEventListener("click", () => step((run) => run.shown - 1));
+  $("review-next").addEventListener("click", () => step((run) => run.shown + 1));
+  $("review-next-mistake").addEventListener("click", () =>
+    step((run) => run.decisions.findIndex((d, i) => i > run.shown && isMistake(d))));
+  updateSteps(null);
 }

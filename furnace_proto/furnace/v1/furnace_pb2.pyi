@@ -57,6 +57,14 @@ class ReviewLabel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REVIEW_LABEL_MISTAKE: _ClassVar[ReviewLabel]
     REVIEW_LABEL_BLUNDER: _ClassVar[ReviewLabel]
 
+class KeyMomentReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    KEY_MOMENT_REASON_UNSPECIFIED: _ClassVar[KeyMomentReason]
+    KEY_MOMENT_REASON_MISTAKE: _ClassVar[KeyMomentReason]
+    KEY_MOMENT_REASON_BLUNDER: _ClassVar[KeyMomentReason]
+    KEY_MOMENT_REASON_DROP: _ClassVar[KeyMomentReason]
+    KEY_MOMENT_REASON_RISE: _ClassVar[KeyMomentReason]
+
 class SamaraGender(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SAMARA_GENDER_UNSPECIFIED: _ClassVar[SamaraGender]
@@ -143,6 +151,11 @@ REVIEW_LABEL_GOOD: ReviewLabel
 REVIEW_LABEL_INACCURACY: ReviewLabel
 REVIEW_LABEL_MISTAKE: ReviewLabel
 REVIEW_LABEL_BLUNDER: ReviewLabel
+KEY_MOMENT_REASON_UNSPECIFIED: KeyMomentReason
+KEY_MOMENT_REASON_MISTAKE: KeyMomentReason
+KEY_MOMENT_REASON_BLUNDER: KeyMomentReason
+KEY_MOMENT_REASON_DROP: KeyMomentReason
+KEY_MOMENT_REASON_RISE: KeyMomentReason
 SAMARA_GENDER_UNSPECIFIED: SamaraGender
 SAMARA_GENDER_MAN: SamaraGender
 SAMARA_GENDER_WOMAN: SamaraGender
@@ -693,7 +706,7 @@ class ReviewedMove(_message.Message):
     def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., visits: _Optional[int] = ..., win_probability: _Optional[float] = ..., expected_scores: _Optional[_Iterable[float]] = ..., margin: _Optional[float] = ...) -> None: ...
 
 class ReviewedDecision(_message.Message):
-    __slots__ = ("turn", "seat", "choices", "played", "best", "win_probability_loss", "score_loss", "label", "accuracy", "principal_variation", "target", "iterations", "stop_reason", "index", "total", "view", "status")
+    __slots__ = ("turn", "seat", "choices", "played", "best", "win_probability_loss", "score_loss", "label", "accuracy", "principal_variation", "target", "iterations", "stop_reason", "index", "total", "view", "status", "swing")
     TURN_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CHOICES_FIELD_NUMBER: _ClassVar[int]
@@ -711,6 +724,7 @@ class ReviewedDecision(_message.Message):
     TOTAL_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    SWING_FIELD_NUMBER: _ClassVar[int]
     turn: int
     seat: int
     choices: int
@@ -728,7 +742,36 @@ class ReviewedDecision(_message.Message):
     total: int
     view: _struct_pb2.Struct
     status: GameStatus
-    def __init__(self, turn: _Optional[int] = ..., seat: _Optional[int] = ..., choices: _Optional[int] = ..., played: _Optional[_Union[ReviewedMove, _Mapping]] = ..., best: _Optional[_Union[ReviewedMove, _Mapping]] = ..., win_probability_loss: _Optional[float] = ..., score_loss: _Optional[float] = ..., label: _Optional[_Union[ReviewLabel, str]] = ..., accuracy: _Optional[float] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., target: _Optional[float] = ..., iterations: _Optional[int] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., index: _Optional[int] = ..., total: _Optional[int] = ..., view: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ...) -> None: ...
+    swing: ForecastSwing
+    def __init__(self, turn: _Optional[int] = ..., seat: _Optional[int] = ..., choices: _Optional[int] = ..., played: _Optional[_Union[ReviewedMove, _Mapping]] = ..., best: _Optional[_Union[ReviewedMove, _Mapping]] = ..., win_probability_loss: _Optional[float] = ..., score_loss: _Optional[float] = ..., label: _Optional[_Union[ReviewLabel, str]] = ..., accuracy: _Optional[float] = ..., principal_variation: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., target: _Optional[float] = ..., iterations: _Optional[int] = ..., stop_reason: _Optional[_Union[SearchStopReason, str]] = ..., index: _Optional[int] = ..., total: _Optional[int] = ..., view: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[GameStatus, _Mapping]] = ..., swing: _Optional[_Union[ForecastSwing, _Mapping]] = ...) -> None: ...
+
+class ForecastSwing(_message.Message):
+    __slots__ = ("since_turn", "win_probability", "margin", "opponents", "chance", "notable", "drop")
+    SINCE_TURN_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    MARGIN_FIELD_NUMBER: _ClassVar[int]
+    OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    CHANCE_FIELD_NUMBER: _ClassVar[int]
+    NOTABLE_FIELD_NUMBER: _ClassVar[int]
+    DROP_FIELD_NUMBER: _ClassVar[int]
+    since_turn: int
+    win_probability: float
+    margin: float
+    opponents: bool
+    chance: bool
+    notable: bool
+    drop: bool
+    def __init__(self, since_turn: _Optional[int] = ..., win_probability: _Optional[float] = ..., margin: _Optional[float] = ..., opponents: _Optional[bool] = ..., chance: _Optional[bool] = ..., notable: _Optional[bool] = ..., drop: _Optional[bool] = ...) -> None: ...
+
+class KeyMoment(_message.Message):
+    __slots__ = ("turn", "index", "reasons")
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    turn: int
+    index: int
+    reasons: _containers.RepeatedScalarFieldContainer[KeyMomentReason]
+    def __init__(self, turn: _Optional[int] = ..., index: _Optional[int] = ..., reasons: _Optional[_Iterable[_Union[KeyMomentReason, str]]] = ...) -> None: ...
 
 class ReviewLabelCounts(_message.Message):
     __slots__ = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -745,7 +788,7 @@ class ReviewLabelCounts(_message.Message):
     def __init__(self, best: _Optional[int] = ..., good: _Optional[int] = ..., inaccuracy: _Optional[int] = ..., mistake: _Optional[int] = ..., blunder: _Optional[int] = ...) -> None: ...
 
 class ReviewSummary(_message.Message):
-    __slots__ = ("seat", "decisions", "counts", "average_win_probability_loss", "average_score_loss", "accuracy", "complete")
+    __slots__ = ("seat", "decisions", "counts", "average_win_probability_loss", "average_score_loss", "accuracy", "complete", "key_moments")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
     COUNTS_FIELD_NUMBER: _ClassVar[int]
@@ -753,6 +796,7 @@ class ReviewSummary(_message.Message):
     AVERAGE_SCORE_LOSS_FIELD_NUMBER: _ClassVar[int]
     ACCURACY_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    KEY_MOMENTS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     decisions: int
     counts: ReviewLabelCounts
@@ -760,7 +804,8 @@ class ReviewSummary(_message.Message):
     average_score_loss: float
     accuracy: float
     complete: bool
-    def __init__(self, seat: _Optional[int] = ..., decisions: _Optional[int] = ..., counts: _Optional[_Union[ReviewLabelCounts, _Mapping]] = ..., average_win_probability_loss: _Optional[float] = ..., average_score_loss: _Optional[float] = ..., accuracy: _Optional[float] = ..., complete: _Optional[bool] = ...) -> None: ...
+    key_moments: _containers.RepeatedCompositeFieldContainer[KeyMoment]
+    def __init__(self, seat: _Optional[int] = ..., decisions: _Optional[int] = ..., counts: _Optional[_Union[ReviewLabelCounts, _Mapping]] = ..., average_win_probability_loss: _Optional[float] = ..., average_score_loss: _Optional[float] = ..., accuracy: _Optional[float] = ..., complete: _Optional[bool] = ..., key_moments: _Optional[_Iterable[_Union[KeyMoment, _Mapping]]] = ...) -> None: ...
 
 class ReviewGameResponse(_message.Message):
     __slots__ = ("decision", "summary")
