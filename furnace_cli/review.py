@@ -315,8 +315,23 @@ def plot(review: Review, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    fig = figure(review, plt)
+    try:
+        fig.savefig(path, dpi=100)
+    except OSError as exc:
+        raise FurnaceError(f"cannot write --plot {path}: {exc.strerror}") from None
+    finally:
+        plt.close(fig)
+
+
+def figure(review: Review, plt: Any) -> Any:
+    """The figure :func:`plot` saves (``plt``: matplotlib's pyplot, Agg backend)."""
+    from matplotlib.ticker import MaxNLocator
+
     solo = review.num_players == 1
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+    # Moves are whole numbers: a short game must not get ticks at half moves.
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     for seat in review.seats:
         own = [d for d in review.decisions if d.seat == seat]
         if not own:
@@ -343,12 +358,7 @@ def plot(review: Review, path: Path) -> None:
     top.set_title(f"{review.game} review, {review.budget} iterations a search, "
                   f"seed {review.seed}", fontsize=10)
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=100)
-    except OSError as exc:
-        raise FurnaceError(f"cannot write --plot {path}: {exc.strerror}") from None
-    finally:
-        plt.close(fig)
+    return fig
 
 
 def _probability(figures: MoveFigures) -> float:

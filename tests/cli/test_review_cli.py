@@ -235,3 +235,32 @@ def _floats(data: Any) -> Iterator[float]:
     elif isinstance(data, list):
         for value in data:
             yield from _floats(value)
+
+
+@pytest.mark.parametrize("plies", [3, 8])
+def test_the_plot_of_a_short_game_ticks_whole_moves(plies: int) -> None:
+    """Reviews of a few decisions: matplotlib alone ticks fractions of a move."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from engine.search.review import review_game
+    from furnace_cli.review import figure
+
+    game = registry.get_game("samara")
+    state = game.new_game(5, 2)
+    moves: list[records.MoveEntry] = []
+    for _ in range(plies):
+        move = state.legal_moves()[0]
+        moves.append(move)
+        state.apply(move)
+    record = records.GameRecord(game="samara", num_players=2, seed=5, moves=moves)
+    fig = figure(review_game(record, 0, budget=4, seed=1), plt)
+    try:
+        fig.canvas.draw()
+        ticks = fig.axes[1].get_xticks()
+        shown = [t for t in ticks if fig.axes[1].get_xlim()[0] <= t <= fig.axes[1].get_xlim()[1]]
+        assert shown and all(float(t).is_integer() for t in shown), ticks
+    finally:
+        plt.close(fig)
