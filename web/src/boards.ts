@@ -49,6 +49,18 @@ function label(x: number, y: number, text: string, attrs: Attrs = {}): SVGElemen
   return el("text", { x, y, "font-size": 11, ...attrs }, text);
 }
 
+/** A label no wider than `width`: a text that might be wider is squeezed to it (the
+ * renderer, not a guess of glyph widths, then keeps it inside its box). */
+function fitted(x: number, y: number, text: string, width: number, attrs: Attrs = {}): SVGElement {
+  const node = label(x, y, text, attrs);
+  const size = Number(attrs["font-size"] ?? 11);
+  if (text.length * size * 0.58 > width) {
+    node.setAttribute("textLength", String(width));
+    node.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
+  return node;
+}
+
 /** A component: a group the page can match to moves (`refs`) and count (`kind`), with
  * its full text as a tooltip (`tip`). */
 function part(refs: string[], kind: string | null, seat: number | null, tip: string,
@@ -178,8 +190,8 @@ function samara(o: Observation, ctx: BoardContext): SVGSVGElement {
       children.push(carded(part([], "tile", null, tileText({ ...tile, name: str(tile.name) || title(id) }),
         el("circle", { cx: x + cell - 17, cy: y + 10, r: 7.5, fill: "#c9a227", stroke: "#7a5f10", "stroke-width": 0.6 }),
         label(x + cell - 17, y + 13.5, String(num(tile.prestige)), { "text-anchor": "middle", "font-size": 9.5, "font-weight": 700 }),
-        label(x + 4, y + 25, fit(str(tile.name) || title(id), 13), { "font-size": 10.5 }),
-        label(x + 4, y + 38, `needs ${needs || "nothing"}${str(tile.power) ? " ✦" : ""}`, { "font-size": 9, fill: "#4a3b22" })), id));
+        fitted(x + 4, y + 25, fit(str(tile.name) || title(id), 15), cell - 14, { "font-size": 10 }),
+        fitted(x + 4, y + 38, `${needs || "no tools"}${str(tile.power) ? " ✦" : ""}`, cell - 14, { "font-size": 9, fill: "#4a3b22" })), id));
     }
     let tx = x + 8;
     const tools = obj(s.tools);
@@ -279,7 +291,7 @@ function samara(o: Observation, ctx: BoardContext): SVGSVGElement {
 
 const SAMARA_KEY: KeyItem[] = [
   { glyph: "7", colour: "#c9a227", text: "a tile's prestige (its points)" },
-  { glyph: "S T G", text: "the saws, trowels and glass a tile needs; ✦ a power building" },
+  { glyph: "2S 1T", text: "the saws (S), trowels (T) and glass (G) a tile needs; ✦ a power building" },
   { glyph: "S", colour: "#6b5a3a", text: "a tool (S saw, C compass, Q square, A/B glass)" },
   { glyph: "M2", text: "a worker: man or woman, and its strength" },
   { glyph: "1", text: "your worker's number this month, as moves name it" },
@@ -368,8 +380,9 @@ function omgCard(x: number, y: number, id: string, facts: OmgFacts, refs: string
     children.push(label(ix, y + 31, String(n), { "font-size": 8 }), goodSquare(ix + 5, y + 24, good, 7));
     ix += 15;
   }
-  if (str(building.good)) children.push(label(Math.min(ix, x + 50), y + 31, `→${fit(str(building.good), 6)}`, { "font-size": 7.5 }));
-  else if (str(card.market)) children.push(label(ix, y + 31, `+${str(card.market)}`, { "font-size": 7.5 }));
+  const out = Math.min(ix, x + 44);
+  if (str(building.good)) children.push(fitted(out, y + 31, `→${str(building.good)}`, x + CARD_W - 3 - out, { "font-size": 7.5 }));
+  else if (str(card.market)) children.push(fitted(out, y + 31, `+${str(card.market)}`, x + CARD_W - 3 - out, { "font-size": 7.5 }));
   children.push(coin(x + 17, y + 40, num(card.cost)), points(x + CARD_W - 3, y + 43, num(card.vp)));
   return carded(part(refs, kind, seat, omgCardText(id, facts), ...children), id);
 }
@@ -389,23 +402,23 @@ function ohMyGoods(o: Observation, ctx: BoardContext): SVGSVGElement {
   parts.push(label(4, 38, "market:", { fill: "#5b6570" }));
   // A long market (up to a dozen cards with more players) closes up to fit the row.
   const market = list(o.display);
-  const marketStep = Math.min(MARKET_W + 4, (420 - 52 - MARKET_W) / Math.max(market.length - 1, 1));
+  const marketStep = Math.min(MARKET_W + 4, (764 - 52 - MARKET_W) / Math.max(market.length - 1, 1));
   market.forEach((card, k) => {
     parts.push(omgMarketCard(52 + k * marketStep, 20, str(card), facts(str(card))));
   });
-  parts.push(label(430, 30, "assistants for hire:", { fill: "#5b6570", "font-size": 10 }));
+  parts.push(label(4, 75, "assistants for hire:", { fill: "#5b6570", "font-size": 10 }));
   const pool = list(o.pool);
-  const poolStep = Math.min(84, 334 / Math.max(pool.length, 1));
+  const poolStep = Math.min(90, 644 / Math.max(pool.length, 1));
   pool.forEach((entry, k) => {
     const a = obj(entry);
     const id = str(a.assistant);
     const face = obj(list(assistants.get(id)?.faces)[num(a.face)]);
-    const x = 430 + k * poolStep;
-    parts.push(carded(part([id], "assistant", null, assistantText(id, num(a.face), ctx.catalogue), box(x, 36, poolStep - 4, 20, "#e6eef6"),
-      label(x + 3, 50, id.replace("assistant-", "A"), { "font-size": 9.5, "font-weight": 600 }),
-      coin(x + 25, 46, num(face.cost)), points(x + poolStep - 6, 50, num(face.vp))), id, num(a.face)));
+    const x = 120 + k * poolStep;
+    parts.push(carded(part([id], "assistant", null, assistantText(id, num(a.face), ctx.catalogue), box(x, 61, poolStep - 4, 20, "#e6eef6"),
+      label(x + 3, 75, id.replace("assistant-", "A"), { "font-size": 9.5, "font-weight": 600 }),
+      coin(x + 28, 71, num(face.cost)), points(x + poolStep - 7, 75, num(face.vp))), id, num(a.face)));
   });
-  let y = 62;
+  let y = 86;
   list(o.players).forEach((player, seat) => {
     const p = obj(player);
     const mine = seat === ctx.human;
@@ -666,8 +679,10 @@ function stephens(o: Observation, ctx: BoardContext): SVGSVGElement {
   const professionCard = (x: number, id: string, refs: string[], kind: string, heading: string, fill: string): SVGElement => {
     const prof = professions.get(id) ?? {};
     const spaces = list(prof.spaces).map(obj);
-    const children: SVGElement[] = [box(x, y, cardW, cardH, fill), label(x + 4, y + 11, fit(heading, 15), { "font-size": 9.5, "font-weight": 600 }),
-      label(x + 4, y + 22, fit(benefitText(prof), 22), { "font-size": 8.5 })];
+    const room = cardW - 10 - spaces.length * 15;
+    const children: SVGElement[] = [box(x, y, cardW, cardH, fill),
+      fitted(x + 4, y + 11, fit(heading, Math.floor(room / 5)), room, { "font-size": 9.5, "font-weight": 600 }),
+      fitted(x + 4, y + 22, fit(benefitText(prof), 24), cardW - 8, { "font-size": 8.5 })];
     spaces.forEach((space, s) => {
       const c = num(space.coin);
       children.push(c ? coin(x + cardW - 8 - (spaces.length - 1 - s) * 15, y + 8, c)
