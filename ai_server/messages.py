@@ -9,6 +9,7 @@ have their own codecs (:mod:`ai_server.codecs`, :mod:`ai_server.records`,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,7 +66,13 @@ def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
         kernel_available=kernel,
         state_formats=state_formats(info.name),
         state_schema=schema_text(json_schema(registry.get_game(info.name).state_description())),
+        catalogue=catalogue_text(registry.get_game(info.name).catalogue_data()),
     )
+
+
+def catalogue_text(data: Mapping[str, Any]) -> str:
+    """A catalogue as compact JSON text (GameInfo.catalogue), or empty for none."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False) if data else ""
 
 
 def state_formats(game: str) -> list[pb.StateFormat]:

@@ -446,6 +446,14 @@ class Game(abc.ABC):
         """Whether the compiled kernel is built and enabled for this game."""
         return False
 
+    def catalogue_data(self) -> Mapping[str, Any]:
+        """The components of the box this game plays with (its ``catalogue.json``, as the
+        engine read and checked it): every card, tile and board space with its cost,
+        points, needs and effects.  Public (what is in the box, never where a card
+        is): front ends draw card faces from it (``GameInfo.catalogue``).  Empty for a
+        game with no catalogue."""
+        return {}
+
     def state_description(self) -> StateDescription:
         """The one description of this game's JSON state (:mod:`engine.state_schema`):
         each field's type, meaning and who sees it, from which its JSON Schema, its

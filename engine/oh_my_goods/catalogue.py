@@ -7,13 +7,15 @@ field, so a user who owns the game can swap in the real card list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 from engine.validation import (
     CatalogueError,
+    catalogue_copy,
     packaged_catalogue_json,
     parse_guarded,
     read_catalogue_json,
@@ -84,6 +86,9 @@ class Catalogue:
     workers: tuple[str, ...]
     assistants: tuple[Assistant, ...]
     cards: tuple[Card, ...]
+    #: The JSON data this catalogue was read from (what ``GameInfo.catalogue`` sends):
+    #: a front end draws card faces from it, the rules never read it.
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def charburner_building(self) -> int:
@@ -265,7 +270,7 @@ def _parse_catalogue(data: Any) -> Catalogue:
             f"{len(assistants)} assistants, {len(cards)} deck cards); the game has "
             f"{TOTAL_CARDS}")
     return Catalogue(tuple(buildings), tuple(charburners), tuple(workers), tuple(assistants),
-                     tuple(cards))
+                     tuple(cards), catalogue_copy(data))
 
 
 def load_catalogue(path: str | Path | None = None) -> Catalogue:

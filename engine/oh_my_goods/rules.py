@@ -49,5 +49,8 @@ class OhMyGoodsGame(Game):
     def kernel_available(self) -> bool:
         return fast.kernel_module() is not None
 
+    def catalogue_data(self) -> Mapping[str, Any]:
+        return self.catalogue.data
+
     def state_description(self) -> StateDescription:
         return description(self.catalogue)

@@ -7,13 +7,15 @@ field, so a user who owns the game can swap in the real tile list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from engine.validation import (
     CatalogueError,
+    catalogue_copy,
     packaged_catalogue_json,
     parse_guarded,
     read_catalogue_json,
@@ -80,6 +82,9 @@ class Catalogue:
     pawn_men: int
     pawn_women: int
     start_month: int
+    #: The JSON data this catalogue was read from (what ``GameInfo.catalogue`` sends):
+    #: a front end draws card faces from it, the rules never read it.
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def tile_index(self, tile_id: str) -> int:
         for i, tile in enumerate(self.tiles):
@@ -202,6 +207,7 @@ def _parse_catalogue(data: Any) -> Catalogue:
         pawn_men=men,
         pawn_women=women,
         start_month=start_month,
+        data=catalogue_copy(data),
     )
 
 

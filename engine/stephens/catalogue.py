@@ -66,6 +66,7 @@ from engine.stephens.vocabulary import (
 )
 from engine.validation import (
     CatalogueError,
+    catalogue_copy,
     packaged_catalogue_json,
     parse_guarded,
     read_catalogue_json,
@@ -715,7 +716,8 @@ def _parse_catalogue(data: Any) -> Catalogue:
         _costs(board, "investment_display"), display, _army(board), _track(board, "forest"),
         _track(board, "dune"), player_board, disks,
         _professions(data, ids, accessories), _contracts(data, ids, types, accessories),
-        _investments(data, ids), _solo(data, ids, {d.id: k for k, d in enumerate(disks)}))
+        _investments(data, ids), _solo(data, ids, {d.id: k for k, d in enumerate(disks)}),
+        catalogue_copy(data))
     _costs_fit_tracks(catalogue)
     return catalogue
 

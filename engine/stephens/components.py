@@ -10,8 +10,10 @@ these from ``catalogue.json``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from engine.stephens.vocabulary import ANY, COLOURS, DECKS, INFLUENCE_DISK
 
@@ -264,6 +266,9 @@ class Catalogue:
     contracts: tuple[Contract, ...]
     investments: tuple[Investment, ...]
     solo: Solo
+    #: The JSON data this catalogue was read from (what ``GameInfo.catalogue`` sends):
+    #: a front end draws card faces from it, the rules never read it.
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def deck(self, name: str) -> list[int]:
         """Indices of the professions of one deck ("red", "blue" or "start")."""

@@ -38,7 +38,7 @@ import {
   SearchStopReason,
   StateFormat,
 } from "./gen/furnace/v1/furnace_pb";
-import { drawBoard, moveWords, type Observation } from "./boards";
+import { boardKey, catalogueOf, drawBoard, moveWords, type Observation } from "./boards";
 import { closeReview, openReview, type PlayedMove } from "./review";
 
 const $ = <T extends HTMLElement>(id: string): T => {
@@ -61,6 +61,7 @@ const ui = {
   status: $<HTMLDivElement>("status"),
   board: $<HTMLPreElement>("board"),
   drawn: $<HTMLDivElement>("drawn"),
+  key: $<HTMLUListElement>("key"),
   textToggle: $<HTMLButtonElement>("text-toggle"),
   filterNote: $<HTMLSpanElement>("filter-note"),
   showAll: $<HTMLButtonElement>("show-all"),
@@ -266,6 +267,7 @@ function seenIn(reply: { state?: GameState; view?: Observation | { [key: string]
 function drawTable(t: Table): void {
   const board = t.seen ? drawBoard(t.info.name, t.seen, {
     human: t.human, scores: t.status.scores, toMove: t.status.terminal ? -1 : t.status.currentPlayer,
+    catalogue: catalogueOf(t.info),
   }) : null;
   if (!board) {
     ui.drawn.replaceChildren();
@@ -290,6 +292,19 @@ function drawTable(t: Table): void {
   }
   ui.drawn.replaceChildren(board);
   if (t.filter) markPicked(t.filter);
+}
+
+/** The key of `game`'s drawn board: each symbol and what it means. */
+function showKey(game: string): void {
+  ui.key.replaceChildren(...boardKey(game).map((item) => {
+    const entry = document.createElement("li");
+    const swatch = document.createElement("i");
+    swatch.textContent = item.glyph ?? "";
+    if (item.colour) swatch.style.background = item.colour;
+    entry.append(swatch, item.text);
+    return entry;
+  }));
+  ui.key.hidden = !ui.key.childElementCount;
 }
 
 function markPicked(refs: string[]): void {
@@ -521,6 +536,7 @@ async function newGame(): Promise<void> {
               seed: sealed ? null : (reply.seed ?? null), played: [],
               seen: seenIn(reply), moves: [], filter: null, hinted: null };
     window.furnaceTable = table;
+    showKey(info.name);
     ui.board.textContent = reply.render;
     drawTable(table);
     await advance(table);

@@ -34,7 +34,7 @@ import {
   type ReviewSummary,
   StateFormat,
 } from "./gen/furnace/v1/furnace_pb";
-import { drawBoard, moveWords, type Observation } from "./boards";
+import { catalogueOf, drawBoard, moveWords, type Observation } from "./boards";
 
 /** A move as a record holds it: the id and text the page saw. */
 export interface PlayedMove {
@@ -313,7 +313,7 @@ async function showDecision(run: Running, i: number): Promise<void> {
     const seen = await positionBefore(run.furnace, run.game, d);
     if (running !== run || run.shown !== i) return;
     const drawn = seen ? drawBoard(run.game.info.name, seen.observation, {
-      human: run.game.seat, scores: seen.scores, toMove: d.seat,
+      human: run.game.seat, scores: seen.scores, toMove: d.seat, catalogue: catalogueOf(run.game.info),
     }) : null;
     if (drawn) {
       const marked = markMoves(drawn, d.played?.move?.text ?? "", same ? "" : d.best?.move?.text ?? "");
