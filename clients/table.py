@@ -107,7 +107,7 @@ def help_text(moves: list[str]) -> str:
         "  N             play move number N of the list ('moves' shows it)",
         move_line,
         "  moves         list the legal moves",
-        "  hint [ITERS]  ask the bot for advice (default: --iterations)",
+        "  hint [ITERS]  advice at the game's hint budget (or --iterations, or ITERS)",
         "  board         draw the position again",
         "  legend        what the board's symbols mean",
         "  save FILE     save the game (resume it with --load FILE); it tells every",

@@ -28,7 +28,8 @@ from engine.game import (
     events_seen_by,
 )
 from engine.records import GameRecord
-from engine.search import Bot, make_bot, search_for
+from engine.search import Bot, make_bot
+from engine.search.hints import hint_iterations, hint_search
 from engine.seats import seat_label, seat_range
 from engine.validation import read_json_file
 from furnace_cli.review import show_review
@@ -80,8 +81,7 @@ def load_state(path: str, game: str | None = None) -> State:
 def hint_text(state: State, iterations: int, seed: int) -> str:
     """Advice for the seat to move, from that seat's information only."""
     seat = state.current_player()
-    analysis = forecast_analysis(state, search_for(state, seat, iterations=iterations,
-                                                   seed=seed), seat, seed=seed)
+    analysis = forecast_analysis(state, hint_search(state, seed, iterations), seat, seed=seed)
     lines = [f"hint after {analysis.iterations} iterations ({analysis.elapsed:.2f} s): "
              f"best {analysis.best_move_text}"]
     # Solo has no one to beat: its "win" is reaching the target score.
@@ -213,13 +213,14 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
         record = GameRecord(state.info.name, state.num_players, options, seed=seed)
     if not 0 <= args.seat < state.num_players:
         raise FurnaceError(f"--seat must be in {seat_range(state.num_players)}, got {args.seat}")
-    if args.iterations < 1:
+    if args.iterations is not None and args.iterations < 1:
         raise FurnaceError(f"--iterations must be at least 1, got {args.iterations}")
     human = args.seat
     specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:2000"]
     others = [p for p in range(state.num_players) if p != human]
     bots = {seat: make_bot(specs[k % len(specs)]) for k, seat in enumerate(others)}
-    table = LocalTable(state, record, human, bots, args.iterations, random.Random(seed))
+    hints = hint_iterations(state) if args.iterations is None else args.iterations
+    table = LocalTable(state, record, human, bots, hints, random.Random(seed))
     run(table, banner(human, {s: b.name for s, b in bots.items()}) + (f"\n{dealt}" if dealt else ""),
         input_fn, output)
     return 0

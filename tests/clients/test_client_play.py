@@ -149,3 +149,18 @@ def test_remote_play_is_the_same_front_end_as_local_play(address, tmp_path) -> N
     from engine import registry  # the saved position loads as the game's JSON state
 
     assert registry.state_from_json(json.loads(save.read_text())).num_players == 2
+
+
+def test_a_remote_hint_has_the_games_budget_not_the_bots(address) -> None:
+    """Issue 37: without --iterations the remote bots search 2,000 iterations and a hint
+    the game's hint budget (GameInfo.hint_iterations); given, it is both."""
+    from clients.furnace_client import FurnaceClient
+    from clients.play import BOT_ITERATIONS, RemoteTable
+    from engine.search.hints import hint_iterations
+
+    with FurnaceClient(address, timeout=30) as client:
+        table = RemoteTable(client, "stephens", 2, 0, 1, None)
+        assert table.iterations == BOT_ITERATIONS
+        assert table.hint_iterations == hint_iterations("stephens") != BOT_ITERATIONS
+        table = RemoteTable(client, "stephens", 2, 0, 1, 30)
+        assert table.iterations == table.hint_iterations == 30
