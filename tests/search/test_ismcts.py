@@ -18,6 +18,7 @@ from engine.search.bots import (
     IsmctsBot,
     make_bot,
 )
+from engine.search.compiled import core_module
 from engine.search.config import SearchConfig
 from engine.search.ismcts import (
     DEFAULT_ISMCTS_C,
@@ -428,7 +429,9 @@ def test_search_for_picks_by_perfect_information() -> None:
         search_for(hidden, 1, iterations=10)
 
 
-@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("compiled", [
+    False, pytest.param(True, marks=pytest.mark.skipif(
+        core_module() is None, reason="the compiled search is not built (or pure Python)"))])
 def test_a_line_marks_other_seats_secret_choices_as_guesses(compiled: bool) -> None:
     """Issue 37: an Oh My Goods! line showed the other seat's secret phase II plan as if
     known.  Its secret choices (State.move_is_secret) are the search's guesses, marked
