@@ -10,10 +10,10 @@ The hint budget is the iteration budget of the game's strongest level
 (``SearchConfig.levels[-1]``), which plays the most visited move: a hint lights the move
 the strongest bot would play, and the forecasts it shows are those of a game finished by
 that play, which is what the forecast models were fitted on (docs/forecasts.md).  The
-ladders measured that level as the strongest (docs/strength.md); a level-1 bot's 50
-iterations spread a Samara position's visits so thinly that the hint's move was a
-coin-flip among candidates.  With the compiled kernels it takes well under a second
-(docs/api.md, "Hints and reviews").  Reviews have a budget of their own,
+ladders measured that level as the strongest (docs/strength.md); at a weak level's
+budget a hint was noise (issue 37 saw every candidate of a 200-iteration Samara hint
+get 12-15 visits, one lit as "the" hint).  With the compiled kernels it takes well
+under a second (docs/api.md, "Hints and reviews").  Reviews have a budget of their own,
 :attr:`engine.search.review_settings.ReviewSettings.budget`, at which docs/review.md
 measured their labels.
 
