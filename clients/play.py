@@ -1,8 +1,9 @@
 """A terminal game against bots served by a remote Furnace server (protocol only).
 
 The human plays ``seat``; every other seat asks the server for its BestMove.
-Only NewGame, LegalMoves, CheckMove, ApplyMove and BestMove are used: the
-board drawing is the ``render`` text the server sends with each state.
+Only ListGames (a hint's budget, ``GameInfo.hint_iterations``), NewGame, LegalMoves,
+CheckMove, ApplyMove and BestMove are used: the board drawing is the ``render`` text
+the server sends with each state.
 
 Whose view: this client is the *host*.  It holds the whole position (every hand)
 and asks for the bots' moves as the host (no ``observer_seat``; the search for a
