@@ -300,7 +300,8 @@ def list_games(config: ServerConfig, log: Any = None) -> pb.ListGamesResponse:
     for name in registry.game_names():
         try:
             game = registry.get_game(name)
-            games.append(messages.game_info_message(game.info, game.kernel_available()))
+            games.append(messages.game_info_message(game.info, game.kernel_available(),
+                                                      cfg.max_iterations))
         except Exception:  # noqa: BLE001 - one broken game must not hide the others
             if log is not None:
                 log.exception("game %r failed to load; left out of ListGames", name)

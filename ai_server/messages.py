@@ -19,7 +19,9 @@ from engine import registry
 from engine.game import CHANCE, TERMINAL, GameInfo, State
 from engine.move_checks import MoveFault, MoveVerdict
 from engine.search.analysis import Analysis
+from engine.search.hints import hint_iterations
 from engine.search.review import Decision, KeyMoment, MoveFigures, SeatSummary, Swing
+from engine.search.review_settings import review_settings_for
 from engine.state_schema import json_schema, schema_text
 from furnace_proto.furnace.v1 import furnace_pb2 as pb
 
@@ -47,8 +49,9 @@ def option_value(value: pb.OptionValue, field: str) -> bool | int | str:
     return result
 
 
-def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
-    """The ListGames entry of a game."""
+def game_info_message(info: GameInfo, kernel: bool, max_iterations: int) -> pb.GameInfo:
+    """The ListGames entry of a game, on a server whose budgets stop at ``max_iterations``
+    (a hint's and a review's default budgets are capped by it, as the server caps them)."""
     return pb.GameInfo(
         name=info.name,
         title=info.title,
@@ -67,6 +70,8 @@ def game_info_message(info: GameInfo, kernel: bool) -> pb.GameInfo:
         state_formats=state_formats(info.name),
         state_schema=schema_text(json_schema(registry.get_game(info.name).state_description())),
         catalogue=catalogue_text(registry.get_game(info.name).catalogue_data()),
+        hint_iterations=min(hint_iterations(info), max_iterations),
+        review_iterations=min(review_settings_for(info).budget, max_iterations),
     )
 
 

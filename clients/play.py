@@ -1,8 +1,9 @@
 """A terminal game against bots served by a remote Furnace server (protocol only).
 
 The human plays ``seat``; every other seat asks the server for its BestMove.
-Only NewGame, LegalMoves, CheckMove, ApplyMove and BestMove are used: the
-board drawing is the ``render`` text the server sends with each state.
+Only ListGames (a hint's budget, ``GameInfo.hint_iterations``), NewGame, LegalMoves,
+CheckMove, ApplyMove and BestMove are used: the board drawing is the ``render`` text
+the server sends with each state.
 
 Whose view: this client is the *host*.  It holds the whole position (every hand)
 and asks for the bots' moves as the host (no ``observer_seat``; the search for a
@@ -45,6 +46,11 @@ _BAD_INPUT = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDIT
               grpc.StatusCode.OUT_OF_RANGE}
 
 
+#: Each remote bot move's iterations when ``furnace play --server`` is given no
+#: ``--iterations``.
+BOT_ITERATIONS = 2000
+
+
 def _name(seat: int) -> str:
     return f"P{seat + 1}"
 
@@ -55,7 +61,7 @@ def play_remote(
     players: int,
     seat: int,
     seed: int,
-    iterations: int,
+    iterations: int | None,
     input_fn: Callable[[str], str] = input,
     output: Callable[[str], object] = print,
     connection: Mapping[str, Any] | None = None,
@@ -63,7 +69,9 @@ def play_remote(
     """Play ``game`` with ``players`` seats on ``server``; the human is ``seat`` (0-based).
 
     ``seed`` sets up the game (and, plus the ply number, seeds each bot search);
-    ``iterations`` is each bot move's search budget.  Returns an exit code: 0 when
+    ``iterations`` is each bot move's search budget and each hint's (None: the bots
+    :data:`BOT_ITERATIONS`, a hint the game's hint budget, ``GameInfo.hint_iterations``,
+    whatever the bots search: docs/api.md, "Hints and reviews").  Returns an exit code: 0 when
     the game ends (or the player quits), 1 when input ends or the server fails,
     2 for bad arguments (unknown game, player count, seat, budget).  ``connection``:
     :class:`FurnaceClient` keywords for a hosted server (``tls``, ``ca_cert``,
@@ -72,7 +80,7 @@ def play_remote(
     if not 0 <= seat < players:
         output(f"error: seat must be in 0..{players - 1} (0 is P1), got {seat}")
         return 2
-    if iterations < 1:
+    if iterations is not None and iterations < 1:
         output(f"error: iterations must be positive, got {iterations}")
         return 2
     try:
@@ -98,7 +106,7 @@ def play_remote(
 
 
 def _play(client: FurnaceClient, game: str, players: int, seat: int, seed: int,
-          iterations: int, input_fn: Callable[[str], str],
+          iterations: int | None, input_fn: Callable[[str], str],
           output: Callable[[str], object]) -> int:
     table = RemoteTable(client, game, players, seat, seed, iterations)
     others = ", ".join(_name(s) for s in range(players) if s != seat)
@@ -166,9 +174,14 @@ class RemoteTable:
     """A game held by a Furnace server, seen from the person's seat (:class:`Table`)."""
 
     def __init__(self, client: FurnaceClient, game: str, players: int, seat: int, seed: int,
-                 iterations: int) -> None:
-        self.client, self.seat, self.seed, self.iterations = client, seat, seed, iterations
+                 iterations: int | None) -> None:
+        self.client, self.seat, self.seed = client, seat, seed
         self.game, self.players = game, players
+        self.iterations = iterations or BOT_ITERATIONS
+        # A hint's own budget, the game's (0 from a server without it: the server's
+        # default budget), not the bots'.
+        self.hint_iterations = iterations or next(
+            (g.hint_iterations for g in client.list_games().games if g.name == game), 0)
         # The game as played, every seat's moves (and chance's) with id and text: what
         # `save` writes and `review` sends, a record the server deals again from seed.
         self.played: list[pb.Move] = []
@@ -244,7 +257,8 @@ class RemoteTable:
 
     def hint(self, iterations: int | None) -> Hint:
         # Searched from the person's information only (observer_seat).
-        reply = self.client.best_move(self.state, iterations=iterations or self.iterations,
+        reply = self.client.best_move(self.state,
+                                      iterations=iterations or self.hint_iterations,
                                       seed=self.chance_rng.getrandbits(32), seat=self.seat,
                                       observer_seat=self.seat, max_candidates=5)
         a = reply.analysis

@@ -185,7 +185,7 @@ def help_text(moves: list[str]) -> str:
         "  N             play move number N of the list ('moves' shows it)",
         move_line,
         "  moves         list the legal moves",
-        "  hint [ITERS]  ask the bot for advice (default: --iterations)",
+        "  hint [ITERS]  advice at the game's hint budget (or --iterations, or ITERS)",
         "  undo          take back your last move and the bots' replies to it; refused",
         "                once they showed you a hidden card, hand or choice, and over",
         "                --server",

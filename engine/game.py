@@ -368,6 +368,13 @@ class State(abc.ABC):
         """
         return self.move_to_text(move)
 
+    def move_is_secret(self, move: int) -> bool:
+        """Whether ``move`` is a choice the other seats do not see when its seat makes
+        it (:meth:`move_seen_by` then answers None to them), wherever it is played.  A
+        searched line (a principal variation) shown to a seat marks another seat's
+        secret choice as a guess by this.  By default no move is secret."""
+        return False
+
     # -- serialization and notation -----------------------------------------
     @abc.abstractmethod
     def to_json(self) -> dict[str, Any]:

@@ -1007,14 +1007,15 @@ cdef class CompiledISMCTS(CoreTree):
         return best
 
     def principal_variation(self, int max_length=64):
-        """[(move, text context)] along the best children (best_key); the context is None
-        for a kernel whose move texts need none."""
+        """[(move, text context, mover)] along the best children (best_key); the context
+        is None for a kernel whose move texts need none."""
         cdef int size = self.ops.text_context_bytes
         pv = []
         cdef int32_t node = self.best_child(0)
         while node >= 0 and len(pv) < max_length:
             pv.append((self.move_of[node],
-                       (<char*>&self.context[node * size])[:size] if size else None))
+                       (<char*>&self.context[node * size])[:size] if size else None,
+                       self.mover[node]))
             node = self.best_child(node)
         return pv
 

@@ -281,8 +281,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="your seat, 0-based as everywhere: 0 is P1, the first player "
                    "(default 0)")
     p.add_argument("--bots", default="mcts:2000", help="bot spec(s) for the other seats")
-    p.add_argument("--iterations", type=int, default=2000,
-                   help="search budget of hints (and of remote bots)")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="search budget of hints (default: the game's hint budget, whatever "
+                   "the bots search: docs/api.md, 'Hints and reviews') and of the bots with "
+                   "--server (default 2000)")
     p.add_argument("--seed", type=int, default=None,
                    help="deal this game (default: a fresh one, its seed printed so that "
                    "--seed deals it again)")

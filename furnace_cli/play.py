@@ -38,7 +38,8 @@ from engine.game import (
     events_seen_by,
 )
 from engine.records import GameRecord
-from engine.search import Bot, make_bot, search_for
+from engine.search import Bot, make_bot
+from engine.search.hints import hint_iterations, hint_search
 from engine.seats import seat_label, seat_range
 from engine.takeback import TakeBackRefused, take_back
 from engine.validation import read_json_file
@@ -91,8 +92,7 @@ def load_state(path: str, game: str | None = None) -> State:
 def local_hint(state: State, iterations: int, seed: int) -> Hint:
     """Advice for the seat to move, from that seat's information only."""
     seat = state.current_player()
-    analysis = forecast_analysis(state, search_for(state, seat, iterations=iterations,
-                                                   seed=seed), seat, seed=seed)
+    analysis = forecast_analysis(state, hint_search(state, seed, iterations), seat, seed=seed)
     # The position's forecast is the recommended move's (docs/forecasts.md).
     return Hint(analysis.iterations, analysis.elapsed, analysis.best_move_text,
                 analysis.win_probability[seat],
@@ -245,13 +245,14 @@ def play_local(args: argparse.Namespace, input_fn: Callable[[str], str] = input,
         record = GameRecord(state.info.name, state.num_players, options, seed=seed)
     if not 0 <= args.seat < state.num_players:
         raise FurnaceError(f"--seat must be in {seat_range(state.num_players)}, got {args.seat}")
-    if args.iterations < 1:
+    if args.iterations is not None and args.iterations < 1:
         raise FurnaceError(f"--iterations must be at least 1, got {args.iterations}")
     human = args.seat
     specs = [s for s in args.bots.split(",") if s.strip()] or ["mcts:2000"]
     others = [p for p in range(state.num_players) if p != human]
     bots = {seat: make_bot(specs[k % len(specs)]) for k, seat in enumerate(others)}
-    table = LocalTable(state, record, human, bots, args.iterations, random.Random(seed),
+    hints = hint_iterations(state) if args.iterations is None else args.iterations
+    table = LocalTable(state, record, human, bots, hints, random.Random(seed),
                        loaded_from=args.load)
     run(table, banner(human, {s: b.name for s, b in bots.items()}) + (f"\n{dealt}" if dealt else ""),
         input_fn, output)

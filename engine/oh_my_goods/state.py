@@ -1210,11 +1210,13 @@ class OhMyGoodsState(State):
         """Phase II worker and plan choices are secret from the other seats until Sunset."""
         if not self.is_move_code(move):
             raise MoveParseError(not_a_move(move))
-        kind, _ = decode_move(move)
-        if (kind in (WORK_ORDERLY, WORK_SLOPPY, IDLE, PLAN, PLAN_NONE)
-                and self._hidden_choice(self.seat(), observer)):
+        if self.move_is_secret(move) and self._hidden_choice(self.seat(), observer):
             return None
         return self.move_to_text(move)
+
+    def move_is_secret(self, move: int) -> bool:
+        """Phase II's worker and plan choices (made only in that phase) are secret."""
+        return decode_move(move)[0] in (WORK_ORDERLY, WORK_SLOPPY, IDLE, PLAN, PLAN_NONE)
 
     # -- notation ------------------------------------------------------------------
     def move_to_text(self, move: int) -> str:

@@ -64,6 +64,9 @@ def render_state(state: SamaraState) -> str:
         )
         marker = "NOW " if month == state.month else "    "
         lines.append(f"  {marker}{state.month_name(month)} (+{month - state.month}): {workers}")
+    groups = _groups_line(state)
+    if groups:
+        lines.append(groups)
     scores = state.scores()
     for seat, f in enumerate(state.foremen):
         tools = ", ".join(count(n, name, TOOL_PLURALS[name])
@@ -77,6 +80,20 @@ def render_state(state: SamaraState) -> str:
     return "\n".join(lines)
 
 
+def _groups_line(state: SamaraState) -> str:
+    """What the numbers of a move's worker group (``tool saw r2c2 1+2``) stand for: each
+    seat's workers this month, numbered as the moves number them (nearest the board
+    first), with what each is; a group of several is one worker of their strengths."""
+    seats = []
+    for seat in range(state.num_players):
+        own = [w for w in state.track.get(state.month, ()) if w.owner == seat]
+        if own:
+            named = ", ".join(f"{k} = {'woman' if w.female else 'man'} of strength "
+                              f"{w.strength}" for k, w in enumerate(own, 1))
+            seats.append(f"P{seat + 1}: {named}")
+    return "  workers this month, as moves number them: " + "; ".join(seats) if seats else ""
+
+
 #: Every symbol the board uses, explained at its foot.
 KEY = ("key: strN = street row N, col C (Cm) = column C, its workers' months; NAME6[TOOLS] "
        "= a tile (name cut to 6 letters, prestige) and the tools on its spot (S C Q A B as "
@@ -84,4 +101,7 @@ KEY = ("key: strN = street row N, col C (Cm) = column C, its workers' months; NA
        "key: tiles: rRcC = row R column C; Np = prestige; a/b/c = saws/trowels/glass "
        "needed; *POWER = the power building it gives",
        "key: time track P1W2 = P1's woman of strength 2 (M = man); NOW = this month, "
-       "(+N) = N months ahead")
+       "(+N) = N months ahead",
+       "key: moves: tool/build SPOT 1+2 = the mover's workers 1 and 2 of this month (the "
+       "'workers this month' line), sent together: their strengths add; train N = worker "
+       "N is the one the Weight Room trains")

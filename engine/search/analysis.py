@@ -31,6 +31,12 @@ def best_key(visits: int, win_share_total: float, move: int, mover: int = 0
     return (-visits, -mean, move)
 
 
+#: Follows a line's move that is the search's guess of another seat's secret choice
+#: (:meth:`engine.game.State.move_is_secret`): the observer cannot know what that seat
+#: chose, the search only dealt it a hand and played on.
+GUESS = "(guess)"
+
+
 @dataclass(frozen=True)
 class MoveStats:
     """Statistics of one root move."""

@@ -78,7 +78,7 @@ from operator import add
 
 from engine.game import CHANCE, TERMINAL, State
 from engine.search._common import backup_values, cumulative
-from engine.search.analysis import Analysis, RootStats, analysis_from_stats, best_key
+from engine.search.analysis import GUESS, Analysis, RootStats, analysis_from_stats, best_key
 from engine.search.budget import (
     DEFAULT_PROGRESS_INTERVAL,
     ProgressCallback,
@@ -284,12 +284,12 @@ class PythonISMCTSTree:
                 for move, child in self.root.children.items() if child.n]
         return self.root.n, self.root.acc[skip:], rows
 
-    def principal_variation(self, max_length: int = 64) -> list[tuple[int, object]]:
-        """``(move, text)`` along the best children (chance outcomes included)."""
-        steps: list[tuple[int, object]] = []
+    def principal_variation(self, max_length: int = 64) -> list[tuple[int, object, int]]:
+        """``(move, text, mover)`` along the best children (chance outcomes included)."""
+        steps: list[tuple[int, object, int]] = []
         node = self.root.best_child()
         while node is not None and len(steps) < max_length:
-            steps.append((node.move, node.text))
+            steps.append((node.move, node.text, node.mover))
             node = node.best_child()
         return steps
 
@@ -371,6 +371,7 @@ class ISMCTS(TreeSearch):
                                       root_moves, observer)
         # The kernel twin determinizes without a round trip through the reference rules.
         self._state = state.search_state()
+        self._secrets = state  # the rules' own state answers move_is_secret
         self._texts: dict[int, str] = {m: state.move_to_text(m) for m in moves}
         if check_determinizations is None:
             check_determinizations = DEBUG
@@ -391,15 +392,24 @@ class ISMCTS(TreeSearch):
     def root_stats(self) -> RootStats:
         """The raw statistics at the root (see :class:`RootStats`)."""
         steps = self.tree.principal_variation()
-        pv = [move for move, _context in steps]
+        pv = [move for move, _context, _mover in steps]
         pv_texts = [self._move_text(pv[0])] + [
-            self.tree.text_in_context(move, context) for move, context in steps[1:]
+            self._seen_text(move, context, mover) for move, context, mover in steps[1:]
         ] if steps else []
         return self._root_stats(self.player, pv, pv_texts)
 
+    def _seen_text(self, move: int, context: object, mover: int) -> str:
+        """A line's move as the observer may read it: another seat's secret choice
+        (:meth:`~engine.game.State.move_is_secret`) is the search's guess of it, in one
+        determinization, never what that seat chose, and says so."""
+        text = self.tree.text_in_context(move, context)
+        if mover >= 0 and mover != self.observer and self._secrets.move_is_secret(move):
+            return f"{text} {GUESS}"
+        return text
+
     def principal_variation(self, max_length: int = 64) -> list[int]:
         """Moves following the most visited children (chance outcomes included)."""
-        return [move for move, _context in self.tree.principal_variation(max_length)]
+        return [step[0] for step in self.tree.principal_variation(max_length)]
 
     def availability(self, *moves: int) -> tuple[int, int, int]:
         """``(n, avail, parent_n)`` of the node reached by ``moves`` from the root.

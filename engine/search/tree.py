@@ -125,8 +125,9 @@ class InformationSetTree(Protocol):
     def root_statistics(self) -> RootStatistics:
         """The root's statistics (:data:`RootStatistics`)."""
 
-    def principal_variation(self, max_length: int = 64) -> Sequence[tuple[int, object]]:
-        """``(move, context)`` along the best children from the root."""
+    def principal_variation(self, max_length: int = 64) -> Sequence[tuple[int, object, int]]:
+        """``(move, context, mover)`` along the best children from the root (the mover
+        :data:`~engine.game.CHANCE` for a chance outcome)."""
 
     def child_context(self, move: int) -> object:
         """The context of the root's child for ``move`` (``KeyError`` without one)."""

@@ -40,7 +40,7 @@ from engine.game import InvalidOptionError, InvalidStateError
 from engine.playout_rng import MASK64
 from engine.stephens.abilities import influence_cap
 from engine.stephens.catalogue import default_catalogue
-from engine.stephens.components import Catalogue
+from engine.stephens.components import FORMER_DISK_IDS, Catalogue
 from engine.stephens.encoding import (
     AUTOMA_WORD,
     BIG,
@@ -344,6 +344,8 @@ class _Reader:
         data = _obj(data, where, PLAYER_FIELDS)
         unlocked = [0] * len(cat.disks)
         for i, name in enumerate(_list(data["unlocked"], f"{where}.unlocked")):
+            if isinstance(name, str):
+                name = FORMER_DISK_IDS.get(name, name)  # saved before the renaming
             expect(isinstance(name, str) and name in cat.disk_ids,
                    f"{where}.unlocked[{i}]: unknown disk {_short(name)}")
             disk = cat.disk_ids[name]

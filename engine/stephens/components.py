@@ -244,6 +244,32 @@ class Solo:
     opponent_final_reset: int
 
 
+#: The profession abilities' disks were named P1 and P2, which read like the players
+#: ("P2 unlocks P2"); positions and move texts saved with the old names still read.
+FORMER_DISK_IDS = {"P1": "PR1", "P2": "PR2"}
+
+
+def disk_effect_text(disk: Disk) -> str:
+    """What a disk does, in a player's words (the rulebook's, shortened)."""
+    effect, vp, per, n = disk.effect, disk.vp, disk.per, disk.n
+    texts = {
+        INFLUENCE_DISK: f"blocks the influence track at {disk.space}",
+        "reset-vp": f"{vp} VP each reset",
+        "final-cubes": f"{vp} VP per {per} cubes left at the end",
+        "final-coins": f"{vp} VP per {per} coins left at the end",
+        "final-influence": f"{vp} VP per {per} influence left at the end",
+        "final-accessories": f"{vp} VP per set of 3 different accessories at the end",
+        "discard-professions": "may discard 2 face-up professions of a colour at turn start",
+        "equal-placement": "a profession may go to a factory with as many as the one below",
+        "cube-replacement": f"{per} cubes of a colour stand for 1 of another in a contract",
+        "two-cards": f"with a white cube, take {n} contract or investment cards",
+        "discard-cheapest": "may discard the cheapest contract or investment before taking one",
+        "discount": f"contracts and investments cost {n} less (at least 1)",
+        "products": f"take up to {n} cubes from a small factory",
+    }
+    return texts.get(effect, effect)
+
+
 @dataclass(frozen=True)
 class Catalogue:
     accessories: tuple[str, ...]

@@ -46,7 +46,7 @@ from typing import Any
 
 from engine.game import MoveParseError
 from engine.stephens.activation import concrete_options, row_workers
-from engine.stephens.components import Catalogue
+from engine.stephens.components import FORMER_DISK_IDS, Catalogue
 from engine.stephens.frames import Frame
 from engine.stephens.position import Position
 from engine.stephens.vocabulary import (
@@ -332,7 +332,9 @@ def parse_move(state: Position, text: str) -> int:
             raise fail(f"fewer {what}s")
         return encode_exchange(kind, delta)
     if kind == UNLOCK:
-        return encode(kind, one([d.id for d in cat.disks], "a disk", single("DISK")))
+        name = single("DISK")
+        name = FORMER_DISK_IDS.get(name.upper(), name)  # texts saved before the renaming
+        return encode(kind, one([d.id for d in cat.disks], "a disk", name))
     if kind == DISCARD:
         return encode(kind, one(DISCARD_WORDS, "red or blue", single("red|blue")))
     if kind == GLASS:

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.seats import player_name
-from engine.stephens.components import Catalogue
-from engine.stephens.vocabulary import COLOURS, PLACES
+from engine.stephens.components import Catalogue, disk_effect_text
+from engine.stephens.vocabulary import COLOURS, INFLUENCE_DISK, PLACES
 from engine.wording import count
 
 
@@ -51,8 +51,8 @@ def _needs(cat: Catalogue, card: str) -> str:
 
 
 def _ability(cat: Catalogue, disk_id: str) -> str:
-    """A player-board disk with what it does: its id alone (``P2``) reads like a seat."""
-    return f"{disk_id}({cat.disks[cat.disk_ids[disk_id]].effect})"
+    """A player-board disk with what it does."""
+    return f"{disk_id}({disk_effect_text(cat.disks[cat.disk_ids[disk_id]])})"
 
 
 #: Every symbol the board uses, explained at its foot.
@@ -61,8 +61,14 @@ KEY = ("key: furnace NAME N COLOUR = N glass pieces; CARD[P1+P2] = a profession 
        "and its cost, '--' = an empty space; contract [needs] = the cubes and accessories "
        "it takes",
        "key: player-board disks: I5/I10/I15/I20 block the influence track at that space; "
-       "V1-V5 VP abilities, P1-P2 placement, C1-C4 cards, S1-S3 small-factory products "
-       "(each shown with what it does)")
+       "V1-V5 VP abilities, PR1-PR2 profession abilities, C1-C4 contract and investment "
+       "abilities, S1-S3 small-factory products")
+
+
+def _disk_key(cat: Catalogue) -> str:
+    """What every ability disk does, unlocked or not (``unlock DISK`` names them)."""
+    return "key: abilities: " + "; ".join(
+        f"{d.id} = {disk_effect_text(d)}" for d in cat.disks if d.effect != INFLUENCE_DISK)
 
 
 def _who(owner: int | str) -> str:
@@ -138,5 +144,5 @@ def render_view(view: Mapping[str, Any], cat: Catalogue) -> str:
                 lines.append(f"    fulfilled {kind}: {' '.join(row)}")
         if any(p["placed_accessories"].values()):
             lines.append(f"    accessories on contracts: {_counts(p['placed_accessories'])}")
-    lines += KEY
+    lines += [*KEY, _disk_key(cat)]
     return "\n".join(lines)

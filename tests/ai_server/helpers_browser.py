@@ -103,18 +103,27 @@ def open_table(driver: Any, url: str) -> None:
 
 
 def new_game(driver: Any, game: str, players: int, *, seat: int = 0,
-             kind: str = "iterations", strength: int = 20) -> None:
+             kind: str = "iterations", strength: int = 20, searches: str = "bots") -> None:
     """Start ``game`` on the loaded table, the human at ``seat``, the bots of ``strength``
-    (``kind``: "iterations", "time" or "level"); returns at once (see :func:`phase`)."""
+    (``kind``: "iterations" or "time", an exact budget set in the page's "Exact budgets",
+    or "level", the main setting); hints and reviews search the bots' exact budget
+    (``searches`` "bots", small and quick for a test) or the game's own ("game"); returns
+    at once (see :func:`phase`)."""
     from selenium.webdriver.support.ui import Select
 
     Select(driver.find_element("id", "game")).select_by_value(game)
     Select(driver.find_element("id", "players")).select_by_value(str(players))
     Select(driver.find_element("id", "seat")).select_by_value(str(seat))
-    Select(driver.find_element("id", "strength-kind")).select_by_value(kind)
-    field = driver.find_element("id", "strength")
-    field.clear()
-    field.send_keys(str(strength))
+    driver.execute_script("document.getElementById('exact').open = true")
+    if kind == "level":
+        Select(driver.find_element("id", "strength-kind")).select_by_value("level")
+        Select(driver.find_element("id", "level")).select_by_value(str(strength))
+    else:
+        Select(driver.find_element("id", "strength-kind")).select_by_value(kind)
+        field = driver.find_element("id", "strength")
+        field.clear()
+        field.send_keys(str(strength))
+    Select(driver.find_element("id", "searches")).select_by_value(searches)
     driver.find_element("id", "new-game").click()
 
 

@@ -72,6 +72,28 @@ def test_list_games(stub) -> None:
     assert reply.limits.workers == 2
 
 
+def test_list_games_answers_the_hint_and_review_budgets(stub) -> None:
+    """Issue 37: a hint and a review have the game's own budgets, which clients (the web
+    table, furnace play --server) read here rather than searching at the bots'."""
+    from engine.search.hints import hint_iterations
+    from engine.search.review_settings import review_settings_for
+
+    games = {g.name: g for g in stub.ListGames(pb.ListGamesRequest()).games}
+    for name in ("samara", "oh-my-goods", "stephens"):
+        assert games[name].hint_iterations == hint_iterations(name)
+        assert games[name].review_iterations == review_settings_for(name).budget
+
+
+def test_the_hint_and_review_budgets_are_capped_like_a_search() -> None:
+    with BackgroundServer(workers=1, max_iterations=1500, default_iterations=50) as server, \
+            grpc.insecure_channel(server.address) as channel:
+        reply = pb_grpc.FurnaceServiceStub(channel).ListGames(pb.ListGamesRequest())
+        games = {g.name: g for g in reply.games}
+        assert games["samara"].hint_iterations == 1500  # 24,000 for the game
+        assert games["stephens"].hint_iterations == 1000
+        assert games["oh-my-goods"].review_iterations == 1500  # 4,000 for the game
+
+
 def test_new_game_forms_and_render(stub) -> None:
     typed = stub.NewGame(pb.NewGameRequest(game="samara", num_players=3, seed=9))
     assert typed.state.WhichOneof("state") == "samara"

@@ -95,15 +95,10 @@ def test_play_a_game_in_the_browser(table_server: BackgroundServer, browser: Any
 def test_a_bot_of_a_strength_level(table_server: BackgroundServer, browser: Any) -> None:
     """Strength "level": the bot's move comes from BestMove with the level (its budget,
     its choice), not from a budget the page sets."""
-    from selenium.webdriver.support.ui import Select
-
     from engine.search.levels import get_level
 
     assert table_server.server is not None
     open_table(browser, f"http://127.0.0.1:{table_server.server.http_port}/")
-    Select(browser.find_element("id", "strength-kind")).select_by_value("level")
-    strength = browser.find_element("id", "strength")
-    assert strength.get_attribute("value") == "3" and strength.get_attribute("max") == "5"
     new_game(browser, "samara", 2, kind="level", strength=1)
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
     browser.find_elements("css selector", "#moves button.move")[0].click()
@@ -114,6 +109,56 @@ def test_a_bot_of_a_strength_level(table_server: BackgroundServer, browser: Any)
     info = browser.find_element("id", "analysis-info").text
     assert info.startswith(f"{get_level(1).iterations} iterations"), info
     assert browser.find_elements("css selector", "#log li")[0].text.startswith("Bot, P2")
+
+
+def test_the_settings_speak_a_players_language(table_server: BackgroundServer,
+                                               browser: Any) -> None:
+    """Issue 37: the bots' strength is a level from 1 (easiest) to 5 (strongest), the
+    default; budgets in iterations or milliseconds wait in the closed "Exact budgets";
+    the text board cannot be asked for before there is a game."""
+    from selenium.webdriver.support.ui import Select
+
+    assert table_server.server is not None
+    open_table(browser, f"http://127.0.0.1:{table_server.server.http_port}/")
+    header = browser.find_element("tag name", "header").text
+    assert "Bot strength" in header
+    assert "iterations" not in header and "milliseconds" not in header, header
+    level = Select(browser.find_element("id", "level"))
+    assert [o.text for o in level.options] == ["1 (easiest)", "2", "3", "4", "5 (strongest)"]
+    assert level.first_selected_option.text == "3"
+    assert Select(browser.find_element("id", "strength-kind")) \
+        .first_selected_option.get_attribute("value") == "level"
+    assert not browser.find_element("id", "strength").is_enabled()
+    assert not browser.find_element("id", "exact").get_attribute("open")
+    toggle = browser.find_element("id", "text-toggle")
+    assert not toggle.is_enabled()
+    new_game(browser, "stephens", 2, kind="level", strength=5)
+    wait_for(browser, lambda: phase(browser) == "human", "the first move")
+    assert toggle.is_enabled()
+    assert "hints search 1000 iterations, its reviews 1000 a decision" in \
+        browser.find_element("id", "budget-note").text
+
+
+def test_the_hint_budget_is_independent_of_the_bots_level(browser: Any) -> None:
+    """Issue 37: a hint searches the game's hint budget (GameInfo.hint_iterations, here
+    capped by the server's max_iterations), not a level-1 bot's 50 iterations; with
+    level-1 and level-5 bots the same seeded hint, candidate for candidate."""
+    hints = []
+    with BackgroundServer(http_port=0, workers=1, max_iterations=400,
+                          default_iterations=50, max_time=10.0) as server:
+        assert server.server is not None
+        for level in (1, 5):
+            open_table(browser, f"http://127.0.0.1:{server.server.http_port}/?seed=7")
+            new_game(browser, "samara", 2, kind="level", strength=level, searches="game")
+            wait_for(browser, lambda: phase(browser) == "human", "the first move")
+            browser.find_element("id", "hint").click()
+            wait_for(browser, lambda: phase(browser) == "human"
+                     and browser.find_elements("css selector", "#chart .row"), "the hint")
+            info = browser.find_element("id", "analysis-info").text
+            assert info.startswith("400 iterations"), info
+            hints.append([row.text for row in
+                          browser.find_elements("css selector", "#chart .row")])
+    assert hints[0] == hints[1]
 
 
 @pytest.mark.parametrize("server", ["table_server", "keyless_table_server"])

@@ -23,3 +23,19 @@ def test_the_headline_is_the_best_moves_figure(name: str, players: int) -> None:
     assert headline.group(1) == best
     assert float(headline.group(2)) == listed[best]
     assert float(headline.group(2)) >= 0
+
+
+def test_the_hint_budget_is_independent_of_the_bots_level() -> None:
+    """Issue 37: a hint searches the game's hint budget, whatever the bots' level; with
+    level-1 bots and with level-5 bots the same seeded hint, word for word."""
+    from engine.search.hints import hint_iterations
+    from tests.cli.scripted import play_scripted
+
+    hints = []
+    for level in (1, 5):
+        printed = play_scripted(["stephens", "--bots", f"level:{level}", "--seed", "4"],
+                                ["hint", "quit"])
+        hint = next(p for p in printed if p.startswith("hint after "))
+        hints.append(re.sub(r"\(\d+\.\d+ s\)", "(time)", hint))  # the one figure that varies
+    assert hints[0] == hints[1]
+    assert hints[0].startswith(f"hint after {hint_iterations('stephens')} iterations")

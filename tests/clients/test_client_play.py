@@ -227,3 +227,18 @@ def test_quit_over_the_server_offers_to_save(address, tmp_path) -> None:
                 output=out.append)
     assert str(out[-1]) == f"saved to {save}: resume it with --load {save}"
     assert json.loads(save.read_text())["format"] == "furnace-record"
+
+
+def test_a_remote_hint_has_the_games_budget_not_the_bots(address) -> None:
+    """Issue 37: without --iterations the remote bots search 2,000 iterations and a hint
+    the game's hint budget (GameInfo.hint_iterations); given, it is both."""
+    from clients.furnace_client import FurnaceClient
+    from clients.play import BOT_ITERATIONS, RemoteTable
+    from engine.search.hints import hint_iterations
+
+    with FurnaceClient(address, timeout=30) as client:
+        table = RemoteTable(client, "stephens", 2, 0, 1, None)
+        assert table.iterations == BOT_ITERATIONS
+        assert table.hint_iterations == hint_iterations("stephens") != BOT_ITERATIONS
+        table = RemoteTable(client, "stephens", 2, 0, 1, 30)
+        assert table.iterations == table.hint_iterations == 30

@@ -460,3 +460,29 @@ def test_an_off_board_spot_names_the_boards_spots() -> None:
         assert "r1c1-r1c7" in message and "r4c4-r4c9" in message
     with pytest.raises(FurnaceError, match="a board spot like r3c1"):
         state.parse_move("tool saw here 1")
+
+
+def test_the_board_says_what_a_moves_worker_group_is() -> None:
+    """Issue 37: "tool saw r2c2 1+2" read like strengths, and nothing said what 1 and 2
+    are: the board numbers each seat's workers of this month as the moves do."""
+    state = fresh(2)
+    set_track(state, SEP, {SEP: ["P2M2", "P1M2", "P2W1", "P1W1"], DEC: ["P1W1"]})
+    board = state.render(0)
+    line = next(x for x in board.splitlines() if "workers this month" in x)
+    assert line.endswith("P1: 1 = man of strength 2, 2 = woman of strength 1; "
+                         "P2: 1 = man of strength 2, 2 = woman of strength 1")
+    assert any(k.startswith("key: moves: tool/build SPOT 1+2 = the mover's workers 1 and 2")
+               for k in board.splitlines())
+    # The numbers are the moves': group 1 sends the mover's worker 1 (a man of strength
+    # 2), group 1+2 it and worker 2 (a woman of strength 1).
+    who = f"P{state.current_player() + 1}"
+    for group, sent in (("1", [f"{who}M2"]), ("1+2", [f"{who}M2", f"{who}W1"])):
+        trial = state.clone()
+        move = next(m for m in trial.legal_moves()
+                    if trial.move_to_text(m).split()[0] in ("tool", "build")
+                    and trial.move_to_text(m).split()[-1] == group)
+        before = track_codes(trial)[SEP]
+        trial.apply(move)
+        left = track_codes(trial).get(SEP, [])
+        gone = sorted(c for c in before if before.count(c) > left.count(c))
+        assert gone == sorted(sent), (trial.move_to_text(move), left)

@@ -18,6 +18,7 @@ from engine.search.bots import (
     IsmctsBot,
     make_bot,
 )
+from engine.search.compiled import core_module
 from engine.search.config import SearchConfig
 from engine.search.ismcts import (
     DEFAULT_ISMCTS_C,
@@ -426,3 +427,37 @@ def test_search_for_picks_by_perfect_information() -> None:
     # Hidden information: another seat cannot know them.
     with pytest.raises(ValueError, match="cannot search"):
         search_for(hidden, 1, iterations=10)
+
+
+@pytest.mark.parametrize("compiled", [
+    False, pytest.param(True, marks=pytest.mark.skipif(
+        core_module() is None, reason="the compiled search is not built (or pure Python)"))])
+def test_a_line_marks_other_seats_secret_choices_as_guesses(compiled: bool) -> None:
+    """Issue 37: an Oh My Goods! line showed the other seat's secret phase II plan as if
+    known.  Its secret choices (State.move_is_secret) are the search's guesses, marked
+    so; the observer's own moves and public ones are not."""
+    from engine import registry
+    from engine.game import CHANCE
+    from engine.search.analysis import GUESS
+    from engine.search.ismcts import ISMCTS
+
+    state = registry.new_game("oh-my-goods", seed=4, num_players=2)
+    rng = random.Random(1)
+    while state.phase != "choose" or state.current_player() != 0:
+        moves = state.legal_moves() if state.current_player() >= 0 else \
+            [m for m, _ in state.chance_outcomes()]
+        state.apply(rng.choice(moves))
+    guesses = 0
+    for seed in range(4):
+        search = ISMCTS(state, 0, seed=seed, compiled=compiled)
+        search.search(iterations=400)
+        assert (not search.python_reason) == compiled, search.python_reason
+        texts = search.analysis().principal_variation
+        steps = search.tree.principal_variation()
+        assert len(texts) == len(steps) > 2
+        for text, (move, _context, mover) in zip(texts[1:], steps[1:], strict=True):
+            secret = mover not in (0, CHANCE) and state.move_is_secret(move)
+            assert text.endswith(f" {GUESS}") == secret, (text, mover)
+            guesses += secret
+        assert not texts[0].endswith(GUESS)
+    assert guesses, "no line guessed the other seat's plan: the test shows nothing"

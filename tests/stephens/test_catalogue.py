@@ -89,7 +89,7 @@ def test_the_fourteen_abilities_and_their_order() -> None:
                               "products", "products", "products"])
     v1 = CAT.disk_ids["V1"]
     assert all(disk(v).requires == (v1,) for v in ("V2", "V3", "V4", "V5"))
-    assert disk("P1").requires == disk("P2").requires == ()
+    assert disk("PR1").requires == disk("PR2").requires == ()
     assert [disk(s).n for s in ("S1", "S2", "S3")] == [2, 3, 4]
     assert disk("S3").requires == (CAT.disk_ids["S2"],)
     assert disk("S2").requires == (CAT.disk_ids["S1"],)

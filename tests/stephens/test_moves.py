@@ -4,7 +4,9 @@ long for one move, the decision stack the decoder accepts, and reveals in a turn
 from __future__ import annotations
 
 import copy
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,3 +196,48 @@ def test_an_acquisition_hole_must_be_on_the_display() -> None:
     data["contracts"]["display"][0] = data["contracts"]["deck"].pop()
     with pytest.raises(InvalidStateError, match="the first card taken left its space empty"):
         state_from_json(data)
+
+
+def test_disk_names_do_not_read_like_players() -> None:
+    """Issue 37: the profession abilities' disks were P1 and P2 ("P2 unlocks P2"); they
+    are PR1 and PR2, and moves, states and records written with the old names still
+    read (a record stores move texts beside their ids)."""
+    state = StephensGame().new_game(0, 2)
+    cat = state.catalogue
+    players = {f"P{k}" for k in range(1, 6)}
+    assert not players & {d.id for d in cat.disks}
+    for old, new in (("P1", "PR1"), ("P2", "PR2")):
+        move = state.parse_move(f"unlock {old}")
+        assert move == state.parse_move(f"unlock {new}")
+        assert state.move_to_text(move) == f"unlock {new}"
+    # A position saved before the renaming (the rulebook's example, P2 unlocked by both).
+    example = json.loads((Path(__file__).with_name("positions") / "start_of_turn.json")
+                         .read_text(encoding="utf-8"))
+    renamed = [p["unlocked"] for p in example["players"]]
+    assert all("PR2" in row for row in renamed)
+    for player in example["players"]:
+        player["unlocked"] = ["P2" if d == "PR2" else d for d in player["unlocked"]]
+    loaded = state_from_json(example).to_json()
+    assert [p["unlocked"] for p in loaded["players"]] == renamed
+
+
+def test_an_unlock_event_names_the_player_and_the_disk_apart() -> None:
+    state = StephensGame().new_game(0, 2)
+    events = []
+    while not any(e.text.startswith("P1 unlocks ") for e in events):
+        moves = state.legal_moves()
+        texts = [state.move_to_text(m) for m in moves]
+        pick = next((m for m, t in zip(moves, texts, strict=True)
+                     if t in ("unlock PR1", "unlock PR2")), None)
+        events = state.apply(pick if pick is not None else moves[0])
+    text = next(e.text for e in events if e.text.startswith("P1 unlocks "))
+    assert text in ("P1 unlocks PR1", "P1 unlocks PR2")
+
+
+def test_the_board_says_what_every_ability_does_before_it_is_unlocked() -> None:
+    board = StephensGame().new_game(0, 2).render(0)
+    abilities = next(line for line in board.splitlines() if line.startswith("key: abilities: "))
+    assert "PR1 = may discard 2 face-up professions" in abilities
+    assert "S3 = take up to 4 cubes from a small factory" in abilities
+    assert "V5 = 5 VP per set of 3 different accessories" in abilities
+    assert "reset-vp" not in board and "unlocked: -" in board

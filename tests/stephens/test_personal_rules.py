@@ -411,7 +411,7 @@ def test_only_the_lowest_influence_disk_is_offered() -> None:
     state = blank(2)
     cat, me = state.catalogue, state.players[0]
     offered = [cat.disks[d].id for d in unlockable_disks(cat, me)]
-    assert offered == ["I5", "V1", "P1", "P2", "C1", "C3", "S1"]
+    assert offered == ["I5", "V1", "PR1", "PR2", "C1", "C3", "S1"]
     every = [cat.disks[d].id for d in unlockable_disks(cat, me, lowest_influence_only=False)]
     assert every[:4] == ["I5", "I10", "I15", "I20"]
 
@@ -429,7 +429,7 @@ def test_ability_prerequisites() -> None:
         unlock(cat, me, disk(state, ident))
     assert products_limit(cat, me) == 3
     assert unlock_reason(cat, me, disk(state, "V1")) == "V1 is already unlocked"
-    assert unlock_reason(cat, me, disk(state, "P2")) is None
+    assert unlock_reason(cat, me, disk(state, "PR2")) is None
 
 
 # -- placement ---------------------------------------------------------------------------------
@@ -443,7 +443,7 @@ def test_placement_rule_without_and_with_p2() -> None:
     assert placement_reason(state, 0, stoker, SF_LL) == (
         "SF-LL would hold 1 professions; a factory must hold fewer than the Stephens' factory "
         "below it (FN-UL: 1)")
-    grant(state, 0, "P2")
+    grant(state, 0, "PR2")
     assert placement_reason(state, 0, stoker, SF_LL) is None  # equal, with P2
     assert placement_reason(state, 1, stoker, SF_LL) is not None  # not for player 2
     attach(state, "carter", "SF-LL", 0)

@@ -34,7 +34,7 @@ def marias_final_position() -> StephensState:
     attach(state, "stoker", "FN-UL", 2)
     attach(state, "annealer", "FN-UR", 2)
     attach(state, "pot-maker", "FN-UR", 3)
-    settle_disks(state, {MARIA: ["V1", "V2", "V3", "V4", "V5", "I5", "P2", "S1"]})
+    settle_disks(state, {MARIA: ["V1", "V2", "V3", "V4", "V5", "I5", "PR2", "S1"]})
     maria = state.players[MARIA]
     maria.vp = 38
     maria.forest = 5  # in the 7 VP sector

@@ -270,7 +270,7 @@ def test_s1_to_s3_take_up_to_2_3_4_cubes_and_3_or_more_may_use_an_empty_furnace(
 # -- P1, P2 ---------------------------------------------------------------------------------
 def test_p1_discards_two_display_professions_before_the_action() -> None:
     state = blank(2)
-    grant(state, 0, "P1")
+    grant(state, 0, "PR1")
     red = state.profession_decks[0]
     gone = state.profession_display[:2]
     incoming = red[-2:][::-1]
@@ -292,7 +292,7 @@ def test_p2_allows_equal_counts() -> None:
     name = state.catalogue.professions[card].id
     state.touched()
     assert f"create {name} SF-LL" not in state.legal_moves_text()
-    grant(state, 0, "P2")
+    grant(state, 0, "PR2")
     assert f"create {name} SF-LL" in state.legal_moves_text()
 
 

@@ -51,8 +51,11 @@ const ui = {
   game: $<HTMLSelectElement>("game"),
   players: $<HTMLSelectElement>("players"),
   seat: $<HTMLSelectElement>("seat"),
+  level: $<HTMLSelectElement>("level"),
   strengthKind: $<HTMLSelectElement>("strength-kind"),
   strength: $<HTMLInputElement>("strength"),
+  searches: $<HTMLSelectElement>("searches"),
+  budgetNote: $<HTMLSpanElement>("budget-note"),
   token: $<HTMLInputElement>("token"),
   newGame: $<HTMLButtonElement>("new-game"),
   hint: $<HTMLButtonElement>("hint"),
@@ -161,15 +164,40 @@ const sealedFor = (info: GameInfo): boolean => info.informationType === Informat
 
 const MAX_LEVEL = 5;
 
-/** Whether the bots play a strength level (1-5) rather than a budget. */
+type Budget = { iterations?: bigint; timeLimitMs?: number };
+
+/** Whether the bots play a strength level (1-5, the main setting) rather than an exact
+ * budget (the "Exact budgets" details). */
 const byLevel = (): boolean => ui.strengthKind.value === "level";
 
-/** The bots' strength as request fields: a budget, or a level (which brings its own budget). */
-function strength(): { budget?: { iterations?: bigint; timeLimitMs?: number }; level?: number } {
+/** The exact budget of the details: iterations or milliseconds a move. */
+function exactBudget(): Budget {
   const amount = Math.max(1, Math.floor(Number(ui.strength.value) || 1));
-  if (byLevel()) return { level: Math.min(MAX_LEVEL, amount) };
-  return { budget: ui.strengthKind.value === "time" ? { timeLimitMs: amount } : { iterations: BigInt(amount) } };
+  return ui.strengthKind.value === "time" ? { timeLimitMs: amount } : { iterations: BigInt(amount) };
 }
+
+/** The bots' strength as request fields: a level (which brings its own budget and way of
+ * choosing), or an exact budget. */
+function strength(): { budget?: Budget; level?: number } {
+  if (byLevel()) return { level: Math.min(MAX_LEVEL, Math.max(1, Number(ui.level.value) || 3)) };
+  return { budget: exactBudget() };
+}
+
+/** Whether hints and reviews search the bots' exact budget (a details setting, for tuning
+ * and tests) rather than the game's own budgets. */
+const searchesAsBots = (): boolean => ui.searches.value === "bots" && !byLevel();
+
+/** A hint's budget: the game's (GameInfo.hint_iterations, docs/api.md "Hints and
+ * reviews"), whatever the bots' strength; never a level, so that the hint is the
+ * search's best move, not one drawn with a weak level's temperature. */
+function hintBudget(info: GameInfo): Budget {
+  if (searchesAsBots()) return exactBudget();
+  return info.hintIterations ? { iterations: BigInt(info.hintIterations) } : {};
+}
+
+/** A review's budget a decision: none, which the server reads as the game's review
+ * budget (GameInfo.review_iterations, at which docs/review.md measured its labels). */
+const reviewBudget = (): Budget | undefined => (searchesAsBots() ? exactBudget() : undefined);
 
 /** Games whose status scores a game in progress as its final score if it ended now. */
 const SCORED_AS_IF_ENDED = new Set(["stephens"]);
@@ -359,13 +387,14 @@ function showAnalysis(analysis: Analysis, title: string, final: boolean): void {
     : "";
 }
 
-/** Run Analyze for the seat to move, showing every update; the final analysis. */
+/** Run Analyze for the seat to move at a hint's budget, showing every update; the final
+ * analysis, whose best move (the most visited) is the hint. */
 async function think(t: Table, title: string, doneTitle: string): Promise<Analysis | null> {
   let last: Analysis | null = null;
   const stream = furnace.analyze({
     state: view(t),
     seat: t.status.currentPlayer,
-    ...strength(),
+    budget: hintBudget(t.info),
     updateIntervalMs: 100,
     maxCandidates: 8,
     seed: newSeed(),
@@ -501,10 +530,10 @@ async function hint(): Promise<void> {
 
 /** Review the human's decisions so far (the whole game at its end), in the review panel. */
 function review(t: Table): void {
-  const { budget } = byLevel() ? { budget: undefined } : strength();
   openReview(furnace, {
     info: t.info, players: t.players, seat: t.human, seed: t.seed, moves: t.played,
-    sealed: t.state.state.case === "sealed" ? t.state : null, budget, reviewSeed: newSeed(),
+    sealed: t.state.state.case === "sealed" ? t.state : null, budget: reviewBudget(),
+    reviewSeed: newSeed(),
   });
 }
 
@@ -537,6 +566,7 @@ async function newGame(): Promise<void> {
               seen: seenIn(reply), moves: [], filter: null, hinted: null };
     window.furnaceTable = table;
     showKey(info.name);
+    ui.textToggle.disabled = false;
     ui.board.textContent = reply.render;
     drawTable(table);
     await advance(table);
@@ -549,6 +579,11 @@ async function newGame(): Promise<void> {
 // -- the settings ---------------------------------------------------------------------------
 function fillPlayers(): void {
   const info = games.find((g) => g.name === ui.game.value);
+  // The game's own budgets, in the details (GameInfo: docs/api.md, "Hints and reviews").
+  ui.budgetNote.textContent = info?.hintIterations
+    ? `${info.title}'s hints search ${info.hintIterations} iterations, its reviews ` +
+      `${info.reviewIterations} a decision.`
+    : "";
   const counts = info?.playerCounts.length ? info.playerCounts : [2];
   const previous = Number(ui.players.value) || 2;
   ui.players.replaceChildren(...counts.map((n) => new Option(String(n), String(n))));
@@ -571,8 +606,10 @@ async function start(): Promise<void> {
   ui.game.addEventListener("change", fillPlayers);
   ui.players.addEventListener("change", fillSeats);
   ui.strengthKind.addEventListener("change", () => {
-    ui.strength.value = byLevel() ? "3" : ui.strengthKind.value === "time" ? "1000" : "2000";
-    ui.strength.max = byLevel() ? String(MAX_LEVEL) : "";
+    ui.strength.value = ui.strengthKind.value === "time" ? "1000" : "2000";
+    ui.strength.disabled = ui.level.disabled = false;
+    if (byLevel()) ui.strength.disabled = true;
+    else ui.level.disabled = true;
   });
   ui.newGame.addEventListener("click", () => void newGame());
   ui.hint.addEventListener("click", () => void hint());

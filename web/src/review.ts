@@ -56,7 +56,7 @@ export interface ReviewedGame {
   /** The position the page holds: sealed for `seat` in a game with hidden information
    * (it carries the game's record, which the review then reads), else null. */
   sealed: GameState | null;
-  /** Each decision's budget (the bots' setting), or undefined: the game's review budget. */
+  /** Each decision's budget (the bots' exact budget, when the settings ask reviews to use it), or undefined: the game's review budget. */
   budget?: { iterations?: bigint; timeLimitMs?: number };
   reviewSeed: bigint;
 }

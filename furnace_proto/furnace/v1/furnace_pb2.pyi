@@ -210,7 +210,7 @@ class GameOption(_message.Message):
     def __init__(self, name: _Optional[str] = ..., default_value: _Optional[_Union[OptionValue, _Mapping]] = ..., description: _Optional[str] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("name", "title", "min_players", "max_players", "player_counts", "information_type", "has_chance", "options", "description", "typed_state", "kernel_available", "client_sees_chance", "state_schema", "state_formats", "catalogue")
+    __slots__ = ("name", "title", "min_players", "max_players", "player_counts", "information_type", "has_chance", "options", "description", "typed_state", "kernel_available", "client_sees_chance", "state_schema", "state_formats", "catalogue", "hint_iterations", "review_iterations")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +226,8 @@ class GameInfo(_message.Message):
     STATE_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     STATE_FORMATS_FIELD_NUMBER: _ClassVar[int]
     CATALOGUE_FIELD_NUMBER: _ClassVar[int]
+    HINT_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    REVIEW_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     title: str
     min_players: int
@@ -241,7 +243,9 @@ class GameInfo(_message.Message):
     state_schema: str
     state_formats: _containers.RepeatedScalarFieldContainer[StateFormat]
     catalogue: str
-    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ..., client_sees_chance: _Optional[bool] = ..., state_schema: _Optional[str] = ..., state_formats: _Optional[_Iterable[_Union[StateFormat, str]]] = ..., catalogue: _Optional[str] = ...) -> None: ...
+    hint_iterations: int
+    review_iterations: int
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., player_counts: _Optional[_Iterable[int]] = ..., information_type: _Optional[_Union[InformationType, str]] = ..., has_chance: _Optional[bool] = ..., options: _Optional[_Iterable[_Union[GameOption, _Mapping]]] = ..., description: _Optional[str] = ..., typed_state: _Optional[bool] = ..., kernel_available: _Optional[bool] = ..., client_sees_chance: _Optional[bool] = ..., state_schema: _Optional[str] = ..., state_formats: _Optional[_Iterable[_Union[StateFormat, str]]] = ..., catalogue: _Optional[str] = ..., hint_iterations: _Optional[int] = ..., review_iterations: _Optional[int] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
     __slots__ = ("max_iterations", "max_time_ms", "default_iterations", "max_playouts", "default_playouts", "min_update_interval_ms", "workers", "max_queue", "max_message_bytes", "max_queue_wait_ms", "max_searches_per_client", "max_search_memory_bytes", "max_concurrent_rpcs", "max_review_decisions")
