@@ -52,7 +52,7 @@ def test_the_catalogue_sent_is_the_one_the_game_plays(game: type, parse: object)
     data["notes"] = "changed after reading"
     assert played.catalogue_data()["notes"] == "a user's own card list"
     assert played.catalogue.data == played.catalogue_data()
-    assert json.loads(game_info_message(game.info, False).catalogue) == shipped(game.info.name)
+    assert json.loads(game_info_message(game.info, False, 1000).catalogue) == shipped(game.info.name)
 
 
 def test_a_position_sent_to_a_search_worker_leaves_the_catalogue_data_behind() -> None:

@@ -179,14 +179,20 @@ def test_per_client_quota_counts_both_doors(door: BackgroundServer) -> None:
 # -- streaming -------------------------------------------------------------------------------
 def test_analyze_streams_over_connect(door: BackgroundServer) -> None:
     _, game = call_json(door, "NewGame", {"game": "samara", "numPlayers": 2})
-    request = {"state": game["state"], "budget": {"timeLimitMs": 700}, "updateIntervalMs": 100}
+    request = {"state": game["state"], "budget": {"timeLimitMs": 2000}, "updateIntervalMs": 100}
     status, headers, body = post(url(door, "Analyze"), envelope(json.dumps(request).encode()),
                                  "application/connect+json")
     assert status == 200 and headers["content-type"] == "application/connect+json"
     messages = frames(body)
     assert messages[-1] == (2, b"{}")  # end of stream, no error
     updates = [json.loads(data) for flags, data in messages[:-1]]
-    assert len(updates) >= 2 and updates[-1]["final"] is True
+    assert updates and updates[-1]["final"] is True
+    # An update every 100 ms of search, then the final one: how many depends on how
+    # long the search ran, which a wait for a worker on a loaded machine shortens (the
+    # time budget counts from the call's arrival), so the count follows what it reports.
+    searched = updates[-1]["analysis"].get("elapsedSeconds", 0.0)
+    if searched >= 0.2:
+        assert len(updates) >= 2, searched
     assert [u.get("sequence", 0) for u in updates] == list(range(len(updates)))
     assert all(not u.get("final") for u in updates[:-1])
     assert updates[-1]["analysis"]["moves"][0]["visits"] > 0

@@ -237,16 +237,17 @@ def test_the_python_client_sends_the_level(server: BackgroundServer, new_state: 
 def test_the_documented_tables_are_the_engines() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     section = doc.split("### Strength levels", 1)[1].split("\n#", 1)[0]
-    lines = [line for line in section.splitlines() if line.startswith("| ")]
+    lines = [line for line in section.splitlines()
+             if line.startswith("|") and not re.fullmatch(r"\|[\s:|-]+\|", line)]
     columns = [cell.strip() for cell in lines[0].strip("|").split("|")][1:]
     documented: dict[str, list[tuple[int, int, float]]] = {title: [] for title in columns}
-    for line in lines[2:]:
+    for line in lines[1:]:
         number, *cells = (cell.strip() for cell in line.strip("|").split("|"))
         for title, cell in zip(columns, cells, strict=True):
-            found = re.fullmatch(r"(\d+) iterations, (?:sampled at temperature ([\d.]+)|"
+            found = re.fullmatch(r"([\d,]+) iterations, (?:sampled at temperature ([\d.]+)|"
                                  r"the most visited move)", cell)
             assert found, cell
-            documented[title].append((int(number), int(found.group(1)),
+            documented[title].append((int(number), int(found.group(1).replace(",", "")),
                                       float(found.group(2) or 0.0)))
     # Each column names the games that use its table, and every game is in one.
     tables: dict[str, list[tuple[int, int, float]]] = {}

@@ -55,6 +55,7 @@ const ui = {
   strengthKind: $<HTMLSelectElement>("strength-kind"),
   strength: $<HTMLInputElement>("strength"),
   searches: $<HTMLSelectElement>("searches"),
+  exact: $<HTMLDetailsElement>("exact"),
   budgetNote: $<HTMLSpanElement>("budget-note"),
   token: $<HTMLInputElement>("token"),
   newGame: $<HTMLButtonElement>("new-game"),
@@ -539,6 +540,8 @@ function review(t: Table): void {
 
 async function newGame(): Promise<void> {
   ui.error.hidden = true;
+  // The budgets' panel floats over the moves: a game starts with it closed.
+  ui.exact.open = false;
   closeReview();
   const info = games.find((g) => g.name === ui.game.value);
   if (!info) return;
