@@ -7,7 +7,9 @@ met there, another word or id, another type, a field left out, list entries remo
 repeated, added, moved or swapped, two values swapped).  Then
 
 (a) the schema never refuses a position the loader accepts;
-(b) every refusal of the loader has a kind (``InvalidStateError.kind``, one of
+(b) every refusal of the loader names a real field (one of the position, or a
+    field of the description the position leaves out; or none: the state as a whole)
+    and has a kind (``InvalidStateError.kind``, one of
     ``engine.refusals.REFUSAL_KINDS``), and every position the schema accepts and the
     loader refuses is refused for a kind a JSON Schema cannot say
     (``engine.refusals.BEYOND_SCHEMA``, listed in docs/states/README.md): a ``shape``
@@ -20,6 +22,7 @@ printed (``pytest -s``).
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -29,8 +32,9 @@ import pytest
 from engine import registry
 from engine.game import InvalidStateError
 from engine.refusals import BEYOND_SCHEMA, REFUSAL_KINDS
+from engine.state_schema import Object
 from fuzzers.states import corpus_of, mutate
-from tests.engine.test_state_schemas import _states, _validator
+from tests.engine.test_state_schemas import _node_at, _states, _validator
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Mutants per game and player count, and the positions of the seeded game they start
@@ -38,6 +42,25 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = 120
 STRIDE = 3
 SEED = 20261129
+
+
+def _real_field(path: str | None, doc: Any, root: Object) -> bool:
+    """Whether ``path`` names a field of ``doc``, or a field of the description there
+    that ``doc`` leaves out (None: the state as a whole)."""
+    if path is None:
+        return True
+    keys: list[str | int] = [int(k[1:-1]) if k.startswith("[") else k
+                             for k in re.findall(r"\[\d+\]|[^.\[\]]+", path)]
+    node = doc
+    for depth, key in enumerate(keys):
+        if isinstance(node, dict) and key in node or (
+                isinstance(node, list) and isinstance(key, int) and key < len(node)):
+            node = node[key]  # type: ignore[index]
+            continue
+        described = _node_at(root, tuple(keys[:depth]))
+        return (depth == len(keys) - 1 and isinstance(described, Object)
+                and any(p.name == key for p in described.fields))
+    return True
 
 
 def _load(name: str, doc: Any) -> InvalidStateError | None:
@@ -52,6 +75,7 @@ def _load(name: str, doc: Any) -> InvalidStateError | None:
 def test_schema_and_loader_agree_on_generated_cases(name: str) -> None:
     game = registry.get_game(name)
     validator = _validator(name)
+    root = game.state_description().root
     outcomes: Counter[str] = Counter()
     beyond: Counter[str] = Counter()
     problems: list[str] = []
@@ -73,6 +97,9 @@ def test_schema_and_loader_agree_on_generated_cases(name: str) -> None:
                 continue
             if refusal.kind not in REFUSAL_KINDS:
                 problems.append(f"{case}: a refusal without a kind: {refusal}")
+            if not _real_field(refusal.path, doc, root):
+                problems.append(f"{case}: the refusal names no field of the state "
+                                f"({refusal.path!r}): {refusal}")
             if not valid:
                 outcomes["refused by both"] += 1
                 continue
