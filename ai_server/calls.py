@@ -116,7 +116,7 @@ def answer(method: str, work: Callable[[], Any]) -> Answer:
     except RequestError as error:
         result.error = error
     except FurnaceError as exc:
-        result.error = invalid(str(exc), None)
+        result.error = errors.refused(exc)
     except Exception:  # noqa: BLE001 - a bug: INTERNAL, and the server logs it
         result.error = _internal()
         result.bug = traceback.format_exc()

@@ -20,6 +20,15 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from engine.game import (
+    FurnaceError,
+    IllegalMoveError,
+    InvalidOptionError,
+    InvalidStateError,
+    MoveParseError,
+    UnknownGameError,
+)
+
 #: ``google.rpc.ErrorInfo.domain`` of every Furnace error.
 DOMAIN = "furnace.v1"
 
@@ -120,7 +129,7 @@ class RequestError(Exception):
         message: str,
         *,
         field: str | None = None,
-        reason: str = "INVALID_ARGUMENT",
+        reason: str,
         metadata: Mapping[str, str] | None = None,
         retry_after: float | None = None,
     ) -> None:
@@ -152,11 +161,26 @@ def _rebuild_error(code: grpc.StatusCode, message: str, field: str | None, reaso
                         retry_after=retry_after)
 
 
-def invalid(message: str, field: str | None, reason: str = "INVALID_ARGUMENT",
-            **metadata: str) -> RequestError:
-    """An INVALID_ARGUMENT error naming ``field``."""
+def invalid(message: str, field: str | None, reason: str, **metadata: str) -> RequestError:
+    """An INVALID_ARGUMENT error naming ``field``, with ``reason`` (one of the reasons
+    docs/api.md lists: tests/ai_server/test_error_details_docs.py reads every call)."""
     return RequestError(grpc.StatusCode.INVALID_ARGUMENT, message, field=field, reason=reason,
                         metadata=metadata)
+
+
+#: The reason of a game's refusal that no call translated itself, by its class.
+_FURNACE_REASONS: tuple[tuple[type[FurnaceError], str], ...] = (
+    (UnknownGameError, UNKNOWN_GAME), (InvalidOptionError, INVALID_OPTION),
+    (IllegalMoveError, ILLEGAL_MOVE), (MoveParseError, INVALID_MOVE),
+    (InvalidStateError, INVALID_STATE))
+
+
+def refused(exc: FurnaceError) -> RequestError:
+    """An INVALID_ARGUMENT error of a game's refusal no call translated itself (each
+    names the request field it read): the reason of its class, ``INVALID_STATE`` for
+    any other (the game found what it was given impossible)."""
+    reason = next((r for kind, r in _FURNACE_REASONS if isinstance(exc, kind)), INVALID_STATE)
+    return invalid(str(exc), None, reason)
 
 
 def precondition(message: str, field: str | None, reason: str, **metadata: str) -> RequestError:

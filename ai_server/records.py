@@ -102,7 +102,7 @@ def _start(record: pb.GameRecord, where: str) -> State:
     try:
         if registry.get_game(initial["game"]).info.name != info.name:
             raise invalid(f"{where}.game is {info.name} but the initial position is a game "
-                          f"of {initial['game']}", f"{where}.game")
+                          f"of {initial['game']}", f"{where}.game", errors.INVALID_STATE)
     except UnknownGameError as exc:
         raise invalid(str(exc), f"{where}.initial:game", errors.UNKNOWN_GAME) from None
     try:

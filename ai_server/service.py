@@ -39,7 +39,7 @@ from google.protobuf.message import Message
 from ai_server import calls, codecs, errors, messages, reviews, stops
 from ai_server.calls import Answer
 from ai_server.config import ServerConfig
-from ai_server.errors import RequestError, invalid
+from ai_server.errors import RequestError
 from ai_server.identity import AddressGrouping, client_identity
 from ai_server.observe import note
 from ai_server.pool import MIN_RETRY, Job, WorkerPool
@@ -77,7 +77,7 @@ def _translate(exc: Exception, method: str) -> RequestError:
     if isinstance(exc, RequestError):
         return exc
     if isinstance(exc, FurnaceError):
-        return invalid(str(exc), None)
+        return errors.refused(exc)
     log.exception("unexpected error in %s", method)
     return _internal(exc)
 

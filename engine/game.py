@@ -69,11 +69,17 @@ class InvalidStateError(FurnaceError):
     'month'
     >>> InvalidStateError("the state is not an object").path is None
     True
+
+    ``kind`` is what kind of fact the state breaks, one of the kinds of
+    :data:`engine.state_schema.REFUSAL_KINDS` (``"shape"``: what the game's JSON Schema
+    says too; the others: what a JSON Schema cannot say), or None where no check
+    named it (a record file, a state the loader tripped over).
     """
 
-    def __init__(self, message: str, path: str | None = None) -> None:
+    def __init__(self, message: str, path: str | None = None, kind: str | None = None) -> None:
         super().__init__(message)
         self.path = (path or None) if path is not None else leading_path(message)
+        self.kind = kind
 
 
 # A field path as state checks write it: names (snake_case, or with a hyphen like

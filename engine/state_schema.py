@@ -11,11 +11,14 @@ in.  From that one description come
 * :func:`field_rows`: the rows of the field-by-field reference (``docs/states/``,
   written by ``scripts/gen_state_docs.py``);
 * :func:`check`: the shape checks of a loader (JSON types, required and unknown fields,
-  static bounds, list sizes), raising :class:`~engine.game.InvalidStateError` naming
-  the field, so that what a loader refuses for its shape the schema refuses too.
+  static bounds, list sizes, seats by player count), raising
+  :class:`~engine.game.InvalidStateError` naming the field (kind
+  :data:`~engine.refusals.SHAPE`), so that what a loader refuses for its shape the
+  schema refuses too.
 
 What a schema cannot say (a card in one place only, a tile where the rules put it,
-bounds that depend on other fields) stays in each game's loader.
+bounds that depend on other fields) stays in each game's loader, each refusal with
+its kind (:data:`engine.refusals.REFUSAL_KINDS`).
 
 >>> node = Object(description="a pawn count", fields=(
 ...     Prop("men", Integer(lo=0, hi=9, description="men")),
@@ -42,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.game import GameInfo, InvalidStateError
+from engine.refusals import SHAPE
 from engine.validation import is_int, short_repr
 
 #: Who sees a field (``x-visible-to``): every seat; the seat that owns it (a hand) and
@@ -72,6 +76,8 @@ class Integer(Node):
     hi: int
     #: The values allowed, when only some of ``lo..hi`` are (the army's stops).
     values: tuple[int, ...] | None = None
+    #: A seat number: at most ``num_players - 1`` (``hi`` is the largest player count's).
+    seat: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +101,8 @@ class Boolean(Node):
 @dataclass(frozen=True, kw_only=True)
 class Const(Node):
     value: Any
+    #: The player counts in which the value may appear (None: every count).
+    player_counts: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +116,11 @@ class Array(Node):
     min_items: int = 0
     max_items: int | None = None
     unique: bool = False
+    #: What the entry at each position must be besides ``items`` (the order of a list
+    #: the rules fix: the board's spots in catalogue order, red then blue professions).
+    positions: tuple[Node, ...] = ()
+    #: At most ``num_players - 1`` entries (one per other seat).
+    per_other_seat: bool = False
 
 
 @dataclass(frozen=True)
@@ -127,12 +140,24 @@ class Prop:
         return self.default is not _NO_DEFAULT
 
 
+@dataclass(frozen=True)
+class Implication:
+    """Within one object: while field ``field`` has one of ``values``, field ``then``
+    (when present) must be ``then_value``."""
+
+    field: str
+    values: tuple[Any, ...]
+    then: str
+    then_value: Any
+
+
 @dataclass(frozen=True, kw_only=True)
 class Object(Node):
     """A JSON object with the fields ``fields``; ``closed``: other fields are refused."""
 
     fields: tuple[Prop, ...]
     closed: bool = True
+    implies: tuple[Implication, ...] = ()
 
     def prop(self, name: str) -> Prop:
         for p in self.fields:
@@ -161,6 +186,18 @@ class PlayerRule:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """A tighter list size while root fields hold given values: the lists at ``at``
+    (object fields and ``"[]"`` for list entries) hold at most ``max_items`` entries
+    while each field of ``when`` has its value (a field left out has its default)."""
+
+    when: tuple[tuple[str, Any], ...]
+    at: tuple[str, ...]
+    max_items: int
+    text: str
+
+
+@dataclass(frozen=True)
 class StateDescription:
     """The whole description of one game's JSON state."""
 
@@ -169,6 +206,8 @@ class StateDescription:
     #: Constraints per player count beyond the one-per-seat lists (which
     #: :func:`json_schema` derives from ``Array.per_seat``).
     rules: tuple[PlayerRule, ...] = ()
+    #: Limits that hold while other fields have given values.
+    conditions: tuple[Condition, ...] = ()
     #: Prose sections for the reference page: (title, markdown).
     sections: tuple[tuple[str, str], ...] = field(default=())
 
@@ -180,8 +219,9 @@ def _json_type(node: Node) -> str | None:
             Object: "object"}.get(type(node))
 
 
-def to_schema(node: Node, inherited: str = EVERYONE) -> dict[str, Any]:
-    """The JSON Schema of ``node`` (``inherited``: who sees the field around it)."""
+def to_schema(node: Node, inherited: str = EVERYONE, pointer: str = "#") -> dict[str, Any]:
+    """The JSON Schema of ``node`` (``inherited``: who sees the field around it;
+    ``pointer``: where the schema of ``node`` is in the whole schema)."""
     out: dict[str, Any] = {}
     if node.description:
         out["description"] = node.description
@@ -205,7 +245,12 @@ def to_schema(node: Node, inherited: str = EVERYONE) -> dict[str, Any]:
     elif isinstance(node, Const):
         out["const"] = node.value
     elif isinstance(node, Array):
-        out["items"] = to_schema(node.items, visible)
+        out["items"] = to_schema(node.items, visible, f"{pointer}/items")
+        if node.positions:
+            # An entry at a fixed position is the general entry and more (prefixItems
+            # replaces items there, so the general one is referred to).
+            out["prefixItems"] = [{"$ref": f"{pointer}/items", **to_schema(p, visible)}
+                                  for p in node.positions]
         if node.size is not None:
             out["minItems"] = out["maxItems"] = node.size
         else:
@@ -218,35 +263,68 @@ def to_schema(node: Node, inherited: str = EVERYONE) -> dict[str, Any]:
     elif isinstance(node, Object):
         out["properties"] = {}
         for p in node.fields:
-            sub = to_schema(p.node, visible)
+            sub = to_schema(p.node, visible, f"{pointer}/properties/"
+                            + p.name.replace("~", "~0").replace("/", "~1"))
             if p.has_default:
                 sub["default"] = p.default
             out["properties"][p.name] = sub
         out["required"] = [p.name for p in node.fields if p.required]
         if node.closed:
             out["additionalProperties"] = False
+        if node.implies:
+            out["allOf"] = [{"if": {"properties": {i.field: {"enum": list(i.values)}},
+                                    "required": [i.field]},
+                             "then": {"properties": {i.then: {"const": i.then_value}}}}
+                            for i in node.implies]
     elif isinstance(node, OneOf):
-        options = [to_schema(o, visible) for o in node.options]
+        options = [to_schema(o, visible, f"{pointer}/oneOf/{k}")
+                   for k, o in enumerate(node.options)]
         if node.nullable:
             options.append({"type": "null"})
         out["oneOf"] = options
     return out
 
 
-def _per_seat_paths(node: Object, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    """Paths (object fields only) of the one-per-seat lists."""
-    found = []
-    for p in node.fields:
-        if isinstance(p.node, Array) and p.node.per_seat:
-            found.append((*path, p.name))
-        if isinstance(p.node, Object):
-            found += _per_seat_paths(p.node, (*path, p.name))
+#: A place in the description: object fields, and ``"[]"`` for a list's entries.
+Path = tuple[str, ...]
+
+
+def _count_limits(node: Node, path: Path = ()) -> list[tuple[Path, Node]]:
+    """The nodes whose limits depend on the player count (one-per-seat lists, seat
+    numbers, values of some player counts only), with their paths."""
+    found: list[tuple[Path, Node]] = []
+    if isinstance(node, Array):
+        if node.per_seat or node.per_other_seat:
+            found.append((path, node))
+        found += _count_limits(node.items, (*path, "[]"))
+    elif isinstance(node, Integer) and node.seat:
+        found.append((path, node))
+    elif isinstance(node, Const) and node.player_counts is not None:
+        found.append((path, node))
+    elif isinstance(node, Object):
+        for p in node.fields:
+            found += _count_limits(p.node, (*path, p.name))
+    elif isinstance(node, OneOf):
+        for option in node.options:
+            found += _count_limits(option, path)
     return found
 
 
-def _nest(path: tuple[str, ...], leaf: dict[str, Any]) -> dict[str, Any]:
+def _count_limit(node: Node, count: int) -> dict[str, Any]:
+    """What ``node`` (of :func:`_count_limits`) adds to the schema with ``count`` players."""
+    if isinstance(node, Array):
+        if node.per_other_seat:
+            return {"maxItems": count - 1}
+        return {"minItems": count, "maxItems": count}
+    if isinstance(node, Integer):
+        return {"maximum": count - 1}
+    assert isinstance(node, Const) and node.player_counts is not None
+    return {} if count in node.player_counts else {"not": {"const": node.value}}
+
+
+def _nest(path: Path, leaf: dict[str, Any]) -> dict[str, Any]:
     for name in reversed(path):
-        leaf = {"properties": {name: leaf}}
+        leaf = {"items": leaf} if name == "[]" else {"properties": {name: leaf}}
     return leaf
 
 
@@ -256,20 +334,39 @@ def json_schema(description: StateDescription) -> dict[str, Any]:
     schema = {"$schema": DRAFT, "title": f"{info.title} state (furnace, {info.name})",
               **to_schema(description.root)}
     conditions = []
-    seats = _per_seat_paths(description.root)
+    limits = _count_limits(description.root)
     for count in info.player_counts:
         then: dict[str, Any] = {}
-        for path in seats:
-            then = _merge(then, _nest(path, {"minItems": count, "maxItems": count}))
+        for path, node in limits:
+            if limit := _count_limit(node, count):
+                then = _merge(then, _nest(path, limit))
         for rule in description.rules:
             if count in rule.counts:
                 then = _merge(then, rule.schema)
         if then:
             conditions.append({"if": {"properties": {"num_players": {"const": count}},
                                       "required": ["num_players"]}, "then": then})
+    for condition in description.conditions:
+        fields = {name: {"const": value} for name, value in condition.when}
+        # A field left out has its default: the condition holds for it when the value
+        # is the default, so the field is required in the "if" only otherwise.
+        needed = [name for name, value in condition.when
+                  if not (description.root.prop(name).has_default
+                          and description.root.prop(name).default == value)]
+        test: dict[str, Any] = {"properties": fields}
+        if needed:
+            test["required"] = needed
+        conditions.append({"if": test, "then": _nest(condition.at,
+                                                     {"maxItems": condition.max_items})})
     if conditions:
-        schema["allOf"] = conditions
+        schema["allOf"] = [*schema.get("allOf", []), *conditions]
     return schema
+
+
+def seat_fields(description: StateDescription) -> list[str]:
+    """The fields that hold a seat number (0..num_players-1), as the reference names them."""
+    return list(dict.fromkeys(".".join(path).replace(".[]", "[]") for path, node
+                              in _count_limits(description.root) if isinstance(node, Integer)))
 
 
 def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -323,6 +420,8 @@ def type_text(node: Node) -> str:
     if isinstance(node, Integer):
         if node.values is not None:
             text = "integer, one of " + ", ".join(map(str, node.values))
+        elif node.seat:
+            text = f"integer {node.lo}..num_players-1 (a seat)"
         else:
             text = f"integer {node.lo}..{node.hi}"
     elif isinstance(node, String):
@@ -338,6 +437,9 @@ def type_text(node: Node) -> str:
         text = "boolean"
     elif isinstance(node, Const):
         text = f"`{json.dumps(node.value)}`"
+        if node.player_counts is not None:
+            counts = "/".join(map(str, node.player_counts))
+            text += f" ({counts} player{'' if node.player_counts == (1,) else 's'} only)"
     elif isinstance(node, Array):
         if node.per_seat:
             size = ", one per seat"
@@ -356,7 +458,9 @@ def type_text(node: Node) -> str:
         text = node.label or " or ".join(type_text(o) for o in node.options)
     else:  # pragma: no cover - every node kind is above
         raise TypeError(type(node).__name__)
-    return text + (" or null" if node.nullable else "")
+    if node.nullable and not text.endswith(" or null"):
+        text += " or null"
+    return text
 
 
 def field_rows(description: StateDescription) -> list[Row]:
@@ -395,18 +499,22 @@ def check(node: Node, value: Any, where: str, num_players: int | None = None) ->
     shape ``node`` describes: a JSON type, a required field missing, an unknown field, a
     value out of its static bounds or vocabulary, a list of the wrong size (one per
     seat: ``num_players``).  Catalogue ids (``String.ids``) are only checked to be
-    strings: the loaders name an unknown id themselves.  Never trips over the data
+    strings: the loaders name an unknown id themselves; so are what relates entries or
+    fields (``Array.positions``, ``Array.per_other_seat``, ``Object.implies``,
+    :class:`Condition`): the loaders check them with their own messages, of kind
+    :data:`~engine.refusals.SHAPE` since the schema says them too.  Never trips over the data
     (the depth it walks is the description's)."""
     if value is None and node.nullable:
         return
     label = where or "the state"
     if isinstance(node, Integer):
-        ok = is_int(value) and node.lo <= value <= node.hi
+        hi = node.hi if not node.seat or num_players is None else num_players - 1
+        ok = is_int(value) and node.lo <= value <= hi
         if node.values is not None:
             ok = ok and value in node.values
             bounds = ", ".join(map(str, node.values))
             _expect(ok, f"{label} must be one of {bounds}, got {short_repr(value)}", where)
-        _expect(ok, f"{label} must be an integer in {node.lo}..{node.hi}, got "
+        _expect(ok, f"{label} must be an integer in {node.lo}..{hi}, got "
                     f"{short_repr(value)}", where)
     elif isinstance(node, String):
         _expect(isinstance(value, str), f"{label} must be a string, got {short_repr(value)}",
@@ -424,6 +532,11 @@ def check(node: Node, value: Any, where: str, num_players: int | None = None) ->
     elif isinstance(node, Const):
         _expect(value == node.value and type(value) is type(node.value),
                 f"{label} must be {json.dumps(node.value)}, got {short_repr(value)}", where)
+        _expect(num_players is None or node.player_counts is None
+                or num_players in node.player_counts,
+                f"{label}: {json.dumps(node.value)} only in a game of "
+                f"{'/'.join(map(str, node.player_counts or ()))} player(s), this one has "
+                f"{num_players}", where)
     elif isinstance(node, Array):
         _expect(isinstance(value, list), f"{label} must be a list, got {short_repr(value)}",
                 where)
@@ -474,7 +587,7 @@ def check(node: Node, value: Any, where: str, num_players: int | None = None) ->
 
 def _expect(condition: bool, message: str, path: str) -> None:
     if not condition:
-        raise InvalidStateError(message, path)
+        raise InvalidStateError(message, path, SHAPE)
 
 
 def without_defaults(node: Object) -> list[str]:

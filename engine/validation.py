@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine.game import FurnaceError, GameInfo, InvalidStateError
+from engine.refusals import ONE_PLACE, SHAPE
 
 T = TypeVar("T")
 
@@ -151,14 +152,16 @@ def check_source(entry: dict[str, Any], where: str) -> None:
 
 # -- states ---------------------------------------------------------------------------
 
-def expect(condition: bool, message: str, path: str | None = None) -> None:
+def expect(condition: bool, message: str, path: str | None = None,
+           kind: str | None = None) -> None:
     """Raise :class:`InvalidStateError` with ``message`` unless ``condition`` holds.
 
     ``path``: the field at fault (default: the path ``message`` starts with; ``""``:
-    the state as a whole).
+    the state as a whole); ``kind``: the kind of fact broken
+    (:data:`engine.refusals.REFUSAL_KINDS`).
     """
     if not condition:
-        raise InvalidStateError(message, path)
+        raise InvalidStateError(message, path, kind)
 
 
 def is_int(value: Any) -> bool:
@@ -166,53 +169,60 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def state_int(value: Any, where: str, lo: int = 0, hi: int = 1 << 20) -> int:
-    """A state field that must be an integer in ``lo..hi`` (booleans are not integers)."""
+def state_int(value: Any, where: str, lo: int = 0, hi: int = 1 << 20,
+              kind: str = SHAPE) -> int:
+    """A state field that must be an integer in ``lo..hi`` (booleans are not integers);
+    ``kind``: :data:`~engine.refusals.SHAPE` unless a bound depends on other fields."""
     expect(is_int(value) and lo <= value <= hi,
-           f"{where} must be an integer in {lo}..{hi}, got {short_repr(value)}", where)
+           f"{where} must be an integer in {lo}..{hi}, got {short_repr(value)}", where, kind)
     return int(value)
 
 
 def state_object(value: Any, where: str) -> Mapping[str, Any]:
     """A state field that must be a JSON object."""
     expect(isinstance(value, Mapping), f"{where} must be an object, got {short_repr(value)}",
-           where)
+           where, SHAPE)
     return value
 
 
-def state_list(value: Any, where: str, size: int | None = None) -> list[Any]:
-    """A state field that must be a list (of ``size`` entries, if given)."""
-    expect(isinstance(value, list), f"{where} must be a list, got {short_repr(value)}", where)
+def state_list(value: Any, where: str, size: int | None = None,
+               kind: str = SHAPE) -> list[Any]:
+    """A state field that must be a list (of ``size`` entries, if given: ``kind`` says
+    whether that size depends on other fields)."""
+    expect(isinstance(value, list), f"{where} must be a list, got {short_repr(value)}", where,
+           SHAPE)
     if size is not None:
         expect(len(value) == size, f"{where} must be a list of {size} entries, not {len(value)}",
-               where)
+               where, kind)
     return value
 
 
 def state_choice(value: Any, where: str, choices: Sequence[str]) -> str:
     """A state field that must be one of the strings ``choices``."""
     expect(isinstance(value, str) and value in choices,
-           f"{where} must be one of {', '.join(choices)}, got {short_repr(value)}", where)
+           f"{where} must be one of {', '.join(choices)}, got {short_repr(value)}", where, SHAPE)
     return str(value)
 
 
 def state_header(data: Any, info: GameInfo, version: int = 1) -> tuple[int, dict[str, Any]]:
     """Check a serialized state's ``game``, ``version``, ``num_players`` and ``options``;
     returns the player count and the options with their defaults filled in."""
-    expect(isinstance(data, Mapping), f"a state must be an object, got {short_repr(data)}", "")
+    expect(isinstance(data, Mapping), f"a state must be an object, got {short_repr(data)}", "",
+           SHAPE)
     expect(data.get("game") == info.name,
-           f"field 'game' must be {info.name!r}, got {short_repr(data.get('game'))}", "game")
+           f"field 'game' must be {info.name!r}, got {short_repr(data.get('game'))}", "game",
+           SHAPE)
     expect(is_int(data.get("version")) and data.get("version") == version,
-           f"unsupported state version {short_repr(data.get('version'))}", "version")
+           f"unsupported state version {short_repr(data.get('version'))}", "version", SHAPE)
     n = state_int(data.get("num_players"), "num_players", info.min_players, info.max_players)
     raw = data.get("options")
     options = state_object({} if raw is None else raw, "options")
     known = {o.name: o for o in info.options}
     for name, value in options.items():
-        expect(name in known, f"options: unknown option {short_repr(name)}", "options")
+        expect(name in known, f"options: unknown option {short_repr(name)}", "options", SHAPE)
         kind = type(known[name].default)
         expect(isinstance(value, kind) and (kind is not int or not isinstance(value, bool)),
-               f"options.{name} must be {kind.__name__}, got {short_repr(value)}")
+               f"options.{name} must be {kind.__name__}, got {short_repr(value)}", None, SHAPE)
     return n, info.resolve_options(dict(options))
 
 
@@ -230,10 +240,10 @@ class UniqueRefs:
 
     def __call__(self, value: Any, where: str) -> int:
         expect(isinstance(value, str) and value in self.ids,
-               f"{where}: unknown {self.what} {short_repr(value)}")
+               f"{where}: unknown {self.what} {short_repr(value)}", None, SHAPE)
         index = self.ids[value]
         expect(index not in self.at, f"{where}: {self.what} {value!r} is also at "
-                                     f"{self.at.get(index)}")
+                                     f"{self.at.get(index)}", None, ONE_PLACE)
         self.at[index] = where
         return index
 

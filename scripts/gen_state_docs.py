@@ -22,11 +22,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine import registry  # noqa: E402
+from engine.refusals import kinds_table  # noqa: E402
 from engine.state_schema import (  # noqa: E402
     NOBODY,
     OWNER,
     StateDescription,
     field_rows,
+    seat_fields,
     state_rows_table,
 )
 
@@ -72,9 +74,19 @@ def render_page(description: StateDescription) -> str:
         f"hold `num_players` entries, seat 0 first. Numbers are integers. Fields not "
         f"listed are refused.",
     ]
-    if description.rules:
-        lines += ["", "By player count:", ""]
+    seats = seat_fields(description)
+    if description.rules or seats:
+        lines += ["", "By player count (the schema's `if`/`then` on `num_players`):", ""]
+        if seats:
+            lines.append("- seat numbers are 0..num_players-1: "
+                         + ", ".join(f"`{path}`" for path in seats))
         lines += [f"- {rule.text}" for rule in description.rules]
+    if description.conditions:
+        lines += ["", "Limits that depend on another field (the schema's `if`/`then`):", ""]
+        lines += [f"- {condition.text}" for condition in description.conditions]
+    lines += ["", "What the schema cannot say, the loader checks, naming the field and the "
+                  "kind of fact broken: [the kinds of refusal](README.md#what-the-loaders-"
+                  "check-beyond-the-schema)."]
     lines += ["", "## Fields", "", LEGEND, "", state_rows_table(rows)]
     lines += ["", "## Hidden information", ""]
     if hidden:
@@ -100,7 +112,8 @@ def render_index(descriptions: list[StateDescription]) -> str:
         "of a state's shape: what a loader refuses for its shape, the schema refuses too. "
         "What a schema cannot say (a card in one place only, a tile where the rules put "
         "it, bounds that depend on other fields) the game's loader checks, naming the "
-        "field (`INVALID_ARGUMENT`, reason `INVALID_STATE`).",
+        "field (`INVALID_ARGUMENT`, reason `INVALID_STATE`, the field path in the "
+        "`BadRequest` field violation) and the kind of fact broken (below).",
         "",
         "| game | players | page | schema |",
         "| --- | --- | --- | --- |",
@@ -111,6 +124,17 @@ def render_index(descriptions: list[StateDescription]) -> str:
                      f"[{page_name(info.name)}]({page_name(info.name)}) | "
                      f"`GET /schemas/{info.name}.json` |")
     lines += ["", LEGEND]
+    lines += [
+        "", "## What the loaders check beyond the schema", "",
+        "Every refusal of a loader has a kind (`InvalidStateError.kind` in the engine). "
+        "`shape` is what the JSON Schema says too: a position the schema accepts is never "
+        "refused for its shape. The other kinds are facts a JSON Schema cannot say, "
+        "because they relate fields or entries the schema describes one at a time; "
+        "`tests/engine/test_schema_cases.py` proves, on mutated positions of seeded games "
+        "of every game and player count, that the schema never refuses a position a "
+        "loader accepts and that every position the schema accepts and a loader refuses "
+        "is refused for one of these kinds (table: `engine/refusals.py`).",
+        "", kinds_table()]
     return "\n".join(lines) + "\n"
 
 

@@ -291,7 +291,8 @@ def response_form(request_form: str | None, requested: int, game: str) -> str:
     if requested == pb.STATE_FORMAT_RECORD:
         return RECORD  # the caller builds it: a record needs the moves (ai_server.records)
     if requested != pb.STATE_FORMAT_UNSPECIFIED:
-        raise errors.invalid(f"unknown state_format {requested}", "state_format")
+        raise errors.invalid(f"unknown state_format {requested}", "state_format",
+                             errors.UNSUPPORTED_STATE_FORMAT)
     if request_form is None:
         return "typed" if has_typed(game) else OPAQUE
     return request_form

@@ -21,6 +21,7 @@ from engine.oh_my_goods.vocabulary import (
     INFO,
     MAX_ROUNDS,
     MODE_WORDS,
+    ORDERLY,
     PHASES,
     STEPS,
 )
@@ -29,7 +30,9 @@ from engine.state_schema import (
     OWNER,
     Array,
     Boolean,
+    Condition,
     Const,
+    Implication,
     Integer,
     Object,
     PerCatalogue,
@@ -74,9 +77,10 @@ def describe(catalogue: Catalogue) -> StateDescription:
                                 "the search redeals them from what the asking seat sees")),
         Prop("buildings", cards(f"the buildings built, in order: building #k is the k-th "
                                 f"(the Charburner is #0); at most {BUILDINGS_TO_END - 1}, "
-                                f"{BUILDINGS_TO_END} in the last round")),
+                                f"{BUILDINGS_TO_END} in the last round",
+                                max_items=BUILDINGS_TO_END)),
         Prop("goods", Array(
-            min_items=1,
+            min_items=1, max_items=1 + BUILDINGS_TO_END,
             items=cards("goods on one building: face-down cards"),
             description="the goods on each building, the Charburner's first (one list per "
                         "building, #0 ... #k: 1 + len(buildings) lists)", visible_to=NOBODY,
@@ -98,7 +102,7 @@ def describe(catalogue: Catalogue) -> StateDescription:
                                                                  "building free)")),
             Prop("mode", String(choices=MODE_WORDS, description="orderly or sloppy (idle: "
                                                                 "orderly)")),
-        )), required=False, default=None,
+        ), implies=(Implication("slot", (-1,), "mode", MODE_WORDS[ORDERLY]),)), required=False, default=None,
             note="seen by every seat once phase II is over"),
         Prop("plan", card("the building planned in phase II, or null", nullable=True,
                           visible_to=OWNER,
@@ -113,7 +117,7 @@ def describe(catalogue: Catalogue) -> StateDescription:
                              "for a payment and the assistants moved in phase II)", fields=(
         Prop("step", String(choices=STEPS, description="where the seat is in phase IV")),
         Prop("handled", Array(items=Integer(lo=0, hi=MAX_STEP_SLOT, description="a building"),
-                              description="production buildings that produced this turn"),
+                              unique=True, description="production buildings that produced this turn"),
              required=False, default=[]),
         Prop("running", Integer(lo=-1, hi=MAX_STEP_SLOT,
                                 description="the building being supplied (step supply), else "
@@ -132,7 +136,8 @@ def describe(catalogue: Catalogue) -> StateDescription:
         Prop("hired", String(choices=assistant_ids, ids=True, nullable=True,
                              description="the assistant being placed (step place), else null"),
              required=False, default=None),
-        Prop("shifted", Array(items=assistant, description="assistants moved in phase II"),
+        Prop("shifted", Array(items=assistant, unique=True,
+                              description="assistants moved in phase II"),
              required=False, default=[]),
         Prop("pay", Object(nullable=True, description="a payment in progress, else null",
                            fields=(
@@ -167,7 +172,7 @@ def describe(catalogue: Catalogue) -> StateDescription:
                                 "pile, and for the random discards when both piles are "
                                 "empty")),
         Prop("round", Integer(lo=1, hi=MAX_ROUNDS, description="the round, from 1")),
-        Prop("active", Integer(lo=0, hi=seat, description="the active seat of the round "
+        Prop("active", Integer(lo=0, hi=seat, seat=True, description="the active seat of the round "
                                                           "(0..num_players-1)")),
         Prop("final_round", Integer(lo=1, hi=MAX_ROUNDS, nullable=True,
                                     description="the current round once it is announced as "
@@ -176,7 +181,7 @@ def describe(catalogue: Catalogue) -> StateDescription:
         Prop("phase", String(choices=PHASES, description="redraw (phase I, second edition), "
                                                         "shift and choose (phase II), act "
                                                         "(phase IV), over")),
-        Prop("turn", Integer(lo=0, hi=seat, description="whose turn in the phase, counted "
+        Prop("turn", Integer(lo=0, hi=seat, seat=True, description="whose turn in the phase, counted "
                                                         "from the active seat: the seat to "
                                                         "move is (active + turn) mod "
                                                         "num_players")),
@@ -197,9 +202,13 @@ def describe(catalogue: Catalogue) -> StateDescription:
                                      items=Integer(lo=0, hi=len(card_ids),
                                                    description="a hand size"),
                                      description="each seat's hand size when the round began "
-                                                 "(a small hand draws extra cards)")),
-        Prop("shown_goods", cards("goods whose card a chain showed to everyone (sorted)",
-                                  unique=True),
+                                                 "(a hand of 3 or fewer draws extra cards "
+                                                 "for its Market Offices): 5 each in round "
+                                                 "1; held all at once beside the buildings "
+                                                 "built before the round; in phase I (redraw) "
+                                                 "no smaller than the seat's hand")),
+        Prop("shown_goods", cards("goods whose card a chain showed to everyone, in catalogue "
+                                  "order (the order of the catalogue's cards)", unique=True),
              required=False, default=[]),
         Prop("reshuffled", cards("the cards of the last reshuffle of the discard pile into the "
                                  "draw pile (which holds only those); empty before any",
@@ -208,7 +217,13 @@ def describe(catalogue: Catalogue) -> StateDescription:
         Prop("players", Array(per_seat=True, items=player, description="each seat")),
         Prop("act", act),
     ))
-    return StateDescription(INFO, root, sections=(("A site that deals its own cards", DEALING),))
+    before_last = Condition(
+        (("final_round", None),), ("players", "[]", "buildings"), BUILDINGS_TO_END - 1,
+        f"`final_round` null (the last round not announced): at most "
+        f"{BUILDINGS_TO_END - 1} `buildings` a seat (the round after one has "
+        f"{BUILDINGS_TO_END}, the Charburner included, is the last)")
+    return StateDescription(INFO, root, conditions=(before_last,),
+                            sections=(("A site that deals its own cards", DEALING),))
 
 
 #: The reference's section for sites that deal (or only know one seat's view).

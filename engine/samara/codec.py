@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.game import InvalidStateError
+from engine.refusals import BOUND, DECISIONS, HISTORY, ONE_PLACE, ORDER, PLACEMENT, SHAPE, TOTALS
 from engine.samara.catalogue import (
     GLASS_A,
     GLASS_B,
@@ -85,14 +86,14 @@ def _state_from_json(data: Mapping[str, Any], catalogue: Catalogue) -> SamaraSta
                                                           "pending"))]
     _check_pending(state)
     if not state.pending and not state.is_terminal():
-        _expect(state.month in state.track, "month: no worker stands in the current month")
+        _expect(state.month in state.track, "month: no worker stands in the current month", kind=BOUND)
     return state
 
 
 def _tools(value: Any, where: str) -> list[int]:
     value = state_object(value, where)
     _expect(set(value) == set(TOOL_NAMES), f"{where} must map exactly {', '.join(TOOL_NAMES)} "
-                                          f"to counts")
+                                          f"to counts", kind=SHAPE)
     return [_int(value[name], f"{where}.{name}", 0, 99) for name in TOOL_NAMES]
 
 
@@ -102,7 +103,7 @@ def _read_spots(state: SamaraState, value: Any, tiles: UniqueRefs) -> None:
         where = f"spots[{i}]"
         entry = state_object(entry, where)
         _expect(entry.get("spot") == spots[i].label,
-                f"{where}.spot must be {spots[i].label!r}, got {short_repr(entry.get('spot'))}")
+                f"{where}.spot must be {spots[i].label!r}, got {short_repr(entry.get('spot'))}", kind=SHAPE)
         if entry.get("tile") is not None:
             state.spot_tile[i] = tiles(entry["tile"], f"{where}.tile")
         state.spot_tools[i] = _tools(entry.get("tools"), f"{where}.tools")
@@ -115,8 +116,8 @@ def _read_foremen(state: SamaraState, value: Any, tiles: UniqueRefs) -> None:
         tools = _tools(entry.get("tools"), f"{where}.tools")
         for kind, limit in enumerate(MAX_TOOLS):
             _expect(tools[kind] <= limit,
-                    f"{where}.tools.{TOOL_NAMES[kind]}: {tools[kind]} is more than {limit}")
-        _expect(tools[GLASS_B] <= tools[GLASS_A], f"{where}.tools: glass-b without glass-a")
+                    f"{where}.tools.{TOOL_NAMES[kind]}: {tools[kind]} is more than {limit}", kind=SHAPE)
+        _expect(tools[GLASS_B] <= tools[GLASS_A], f"{where}.tools: glass-b without glass-a", kind=BOUND)
         pawns = state_object(entry.get("pawns"), f"{where}.pawns")
         foreman = Foreman(tools, _int(pawns.get("men"), f"{where}.pawns.men", 0, 9),
                           _int(pawns.get("women"), f"{where}.pawns.women", 0, 9))
@@ -136,13 +137,13 @@ def _read_powers(state: SamaraState, foreman: Foreman, value: Any, where: str) -
     owned = [p for t in foreman.buildings
              if (p := state.catalogue.tiles[t].power) in LASTING_POWERS]
     for power in powers:
-        _expect(power in owned, f"{where}: {power!r} without its building")
-        _expect(powers.count(power) == 1, f"{where}: {power!r} is listed twice")
-        _expect(state.powers, f"{where}: {power!r} in a game played without powers")
+        _expect(power in owned, f"{where}: {power!r} without its building", kind=HISTORY)
+        _expect(powers.count(power) == 1, f"{where}: {power!r} is listed twice", kind=SHAPE)
+        _expect(state.powers, f"{where}: {power!r} in a game played without powers", kind=HISTORY)
     if state.powers:
         for power in owned:
             _expect(power in powers, f"{where}: {power!r} is missing: its building was taken "
-                                     f"in a game played with powers")
+                                     f"in a game played with powers", kind=HISTORY)
     return powers
 
 
@@ -150,9 +151,9 @@ def _check_tiles(state: SamaraState, tiles: UniqueRefs) -> None:
     catalogue = state.catalogue
     _expect(tiles.missing() == 0,
             f"tiles: {tiles.missing()} catalogue tile(s) are nowhere "
-            f"(each must be on a spot, unused, or on a Foreman board)")
+            f"(each must be on a spot, unused, or on a Foreman board)", "", ONE_PLACE)
     _expect(len(state.unused_tiles) == len(catalogue.tiles) - len(catalogue.spots),
-            f"unused_tiles must list {len(catalogue.tiles) - len(catalogue.spots)} tiles")
+            f"unused_tiles must list {len(catalogue.tiles) - len(catalogue.spots)} tiles", kind=SHAPE)
 
 
 def _read_track(state: SamaraState, value: Any) -> None:
@@ -160,11 +161,11 @@ def _read_track(state: SamaraState, value: Any) -> None:
     for k, entry in enumerate(state_list(value, "track")):
         where = f"track[{k}]"
         entry = state_object(entry, where)
-        month = _int(entry.get("month"), f"{where}.month", state.month, state.track_end())
-        _expect(month > last, f"{where}.month: months must be increasing")
+        month = _int(entry.get("month"), f"{where}.month", state.month, state.track_end(), kind=BOUND)
+        _expect(month > last, f"{where}.month: months must be increasing", kind=ORDER)
         last = month
         workers = state_list(entry.get("workers"), f"{where}.workers")
-        _expect(len(workers) > 0, f"{where}.workers must be a non-empty list")
+        _expect(len(workers) > 0, f"{where}.workers must be a non-empty list", kind=SHAPE)
         state.track[month] = [_read_worker(state, w, f"{where}.workers[{j}]")
                               for j, w in enumerate(workers)]
 
@@ -175,8 +176,8 @@ def _read_worker(state: SamaraState, value: Any, where: str) -> Worker:
     female = state_choice(w.get("gender"), f"{where}.gender", ("man", "woman")) == "woman"
     men = _int(w.get("men"), f"{where}.men", 0, 9)
     women = _int(w.get("women"), f"{where}.women", 0, 9)
-    _expect(men + women >= 1, f"{where}: a worker needs at least one pawn")
-    _expect(women >= 1 if female else men >= 1, f"{where}: no pawn of the worker's gender")
+    _expect(men + women >= 1, f"{where}: a worker needs at least one pawn", kind=BOUND)
+    _expect(women >= 1 if female else men >= 1, f"{where}: no pawn of the worker's gender", kind=BOUND)
     return Worker(owner, female, men, women)
 
 
@@ -189,14 +190,14 @@ def _check_pieces(state: SamaraState) -> None:
         women = foreman.pawn_women + sum(w.women for w in workers)
         _expect(men == catalogue.pawn_men and women == catalogue.pawn_women,
                 f"foremen[{p}]: {men} men and {women} women in all, the game has "
-                f"{catalogue.pawn_men} and {catalogue.pawn_women}")
-        _expect(any(w.female for w in workers), f"foremen[{p}]: no woman worker on the track")
+                f"{catalogue.pawn_men} and {catalogue.pawn_women}", kind=TOTALS)
+        _expect(any(w.female for w in workers), f"foremen[{p}]: no woman worker on the track", kind=HISTORY)
     n = state.num_players
     for kind in range(5):
         total = sum(t[kind] for t in state.spot_tools) + sum(f.tools[kind] for f in state.foremen)
         expected = catalogue.tool_set[kind] * n
         _expect(total == expected, f"tools: {total} {TOOL_NAMES[kind]} in play, "
-                                   f"{n} players have {expected}")
+                                   f"{n} players have {expected}", "", TOTALS)
 
 
 def _read_decision(state: SamaraState, value: Any, where: str) -> Decision:
@@ -207,15 +208,15 @@ def _read_decision(state: SamaraState, value: Any, where: str) -> Decision:
     target = _int(entry.get("target"), f"{where}.target", 0, n - 1)
     label, count, only = entry.get("spot"), entry.get("count", 1), entry.get("only", "any")
     if kind != "give":
-        _expect(label is None, f"{where}.spot: only a give decision names a spot")
-        _expect(count == 1 and is_int(count), f"{where}.count must be 1 for {kind}")
-        _expect(only == "any", f"{where}.only must be 'any' for {kind}")
+        _expect(label is None, f"{where}.spot: only a give decision names a spot", kind=SHAPE)
+        _expect(count == 1 and is_int(count), f"{where}.count must be 1 for {kind}", kind=SHAPE)
+        _expect(only == "any", f"{where}.only must be 'any' for {kind}", kind=SHAPE)
         return Decision(kind, player, target)
     labels = [s.label for s in state.catalogue.spots]
     spot = labels.index(state_choice(label, f"{where}.spot", labels))
     _expect(state.spot_tile[spot] is None,
             f"{where}.spot: {label} still holds a tile; given tools go to the spot of the "
-            f"building just taken")
+            f"building just taken", kind=PLACEMENT)
     only = state_choice(only, f"{where}.only", tuple(GIVE_KINDS))
     count = _int(count, f"{where}.count", 1, 2 if only == "any" else 1)
     return Decision(kind, player, target, spot, count, only)
@@ -237,34 +238,34 @@ def _check_pending(state: SamaraState) -> None:
         return
     n = state.num_players
     first = pending[0]
-    _expect(state.powers, "pending: decisions in a game played without powers")
+    _expect(state.powers, "pending: decisions in a game played without powers", kind=DECISIONS)
     _expect(len(pending) <= n - 1, f"pending: {len(pending)} decisions, a power asks at most "
-                                   f"the {n - 1} other seat(s)")
+                                   f"the {n - 1} other seat(s)", kind=SHAPE)
     for k, d in enumerate(pending):
         where = f"pending[{k}]"
         _expect((d.kind, d.spot, d.only, d.count) == (first.kind, first.spot, first.only,
                                                       first.count),
-                f"{where}: pending decisions come from one power, like pending[0]")
+                f"{where}: pending decisions come from one power, like pending[0]", kind=DECISIONS)
         if d.kind == "imprison":
             _expect(d.player == first.player and d.target != d.player,
                     f"{where}: the Prison's builder (pending[0].player) decides for each "
-                    f"other seat")
+                    f"other seat", kind=DECISIONS)
         else:
-            _expect(d.target == d.player, f"{where}.target: a seat decides {d.kind} for itself")
+            _expect(d.target == d.player, f"{where}.target: a seat decides {d.kind} for itself", kind=DECISIONS)
         if k:
             before = pending[k - 1].target
             _expect(d.target == (before + 1) % n, f"{where}: decisions go clockwise, "
                                                   f"{seat_label(before)} then "
-                                                  f"{seat_label((before + 1) % n)}")
+                                                  f"{seat_label((before + 1) % n)}", kind=DECISIONS)
     sources = _decision_sources(state)
-    _expect(bool(sources), f"pending: no power queues these {first.kind} decisions together")
+    _expect(bool(sources), f"pending: no power queues these {first.kind} decisions together", kind=DECISIONS)
     _expect(any(_last_power(state, builder) == power for power, builder in sources),
             "pending: these decisions come from a power just used: "
             + " or ".join(f"P{b + 1}'s last building would be the "
-                          f"{p.replace('_', ' ').title()}" for p, b in sources))
+                          f"{p.replace('_', ' ').title()}" for p, b in sources), kind=DECISIONS)
     _expect(bool(state.decision_options(first)),
             f"pending[0]: {state._decision_prompt(first)} is impossible: "
-            f"P{first.target + 1} has nothing that qualifies")
+            f"P{first.target + 1} has nothing that qualifies", kind=DECISIONS)
 
 
 def _decision_sources(state: SamaraState) -> list[tuple[str, int]]:

@@ -20,6 +20,7 @@ from engine.state_schema import (
     Array,
     Boolean,
     Const,
+    Implication,
     Integer,
     Object,
     PerCatalogue,
@@ -52,7 +53,7 @@ def describe(catalogue: Catalogue) -> StateDescription:
     seat = max(INFO.player_counts) - 1
     tile = String(choices=tiles, ids=True, description="a building tile's catalogue id")
     worker = Object(description="a worker: a stack of pawns acting as one", fields=(
-        Prop("owner", Integer(lo=0, hi=seat, description="the seat it belongs to "
+        Prop("owner", Integer(lo=0, hi=seat, seat=True, description="the seat it belongs to "
                                                          "(0..num_players-1)")),
         Prop("gender", String(choices=("man", "woman"),
                               description="the worker's own gender (its first pawn): only "
@@ -66,8 +67,8 @@ def describe(catalogue: Catalogue) -> StateDescription:
                             description="give (tools to the spot just built), weaken (a "
                                         "worker loses a pawn), bury (a pawn leaves the "
                                         "game), imprison (a worker of another seat waits)")),
-        Prop("player", Integer(lo=0, hi=seat, description="the seat that chooses")),
-        Prop("target", Integer(lo=0, hi=seat, description="whose tool or worker: the "
+        Prop("player", Integer(lo=0, hi=seat, seat=True, description="the seat that chooses")),
+        Prop("target", Integer(lo=0, hi=seat, seat=True, description="whose tool or worker: the "
                                                           "chooser, but for imprison")),
         Prop("spot", String(choices=labels, ids=True, nullable=True,
                             description="give: the spot of the building just taken, where "
@@ -79,7 +80,10 @@ def describe(catalogue: Catalogue) -> StateDescription:
         Prop("only", String(choices=tuple(GIVE_KINDS),
                             description="give: which tools qualify; any for the others"),
              required=False, default="any"),
-    ))
+    ), implies=tuple(
+        Implication("kind", tuple(k for k in DECISION_KIND if k != "give"), name, value)
+        for name, value in (("spot", None), ("count", 1), ("only", "any")))
+        + (Implication("only", tuple(g for g in GIVE_KINDS if g != "any"), "count", 1),))
     root = Object(description="A Samara position: the board, the time track, the Foreman "
                               "boards and the decisions pending.", fields=(
         Prop("game", Const(value="samara", description="the game")),
@@ -105,7 +109,11 @@ def describe(catalogue: Catalogue) -> StateDescription:
                                 description="the building tile on it; null once taken"),
                  required=False, default=None),
             Prop("tools", _tools("the tools on the spot")),
-        )), deal="the tiles and tools of your own layout: each of the catalogue's tiles "
+        )), positions=tuple(
+            Object(closed=False, description=f"spot {i}: {label}", fields=(
+                Prop("spot", Const(value=label, description=f"the catalogue's spot {i}")),))
+            for i, label in enumerate(labels)),
+            deal="the tiles and tools of your own layout: each of the catalogue's tiles "
                  "must be on a spot, unused or on a Foreman board, and the tools add up to "
                  "the sets of the seats")),
         Prop("unused_tiles", Array(
@@ -134,12 +142,12 @@ def describe(catalogue: Catalogue) -> StateDescription:
                                                             "queued the pending decisions)"),
                  required=False, default=[]),
             Prop("powers", Array(items=String(choices=LASTING_POWERS,
-                                              description="a lasting power"),
+                                              description="a lasting power"), unique=True,
                                  description="lasting powers of the seat's buildings (each "
                                              "one taken, when powers are played)"),
                  required=False, default=[]),
         )))),
-        Prop("pending", Array(items=decision,
+        Prop("pending", Array(items=decision, per_other_seat=True,
                               description="decisions a power just queued, the first to make "
                                           "first (at most num_players-1)"),
              required=False, default=[]),

@@ -32,12 +32,24 @@ True
 
 from __future__ import annotations
 
+import re
 import reprlib
 from collections.abc import Mapping
 from typing import Any
 
 from engine.game import InvalidOptionError, InvalidStateError
 from engine.playout_rng import MASK64
+from engine.refusals import (
+    BOUND,
+    DECISIONS,
+    HISTORY,
+    ONE_PLACE,
+    ORDER,
+    PHASE,
+    PLACEMENT,
+    SHAPE,
+    TOTALS,
+)
 from engine.stephens.abilities import influence_cap
 from engine.stephens.catalogue import default_catalogue
 from engine.stephens.components import FORMER_DISK_IDS, Catalogue
@@ -88,6 +100,9 @@ def state_from_json(data: Any, catalogue: Catalogue | None = None) -> StephensSt
         raise InvalidStateError(f"corrupt Stephens state: {type(exc).__name__}: {exc}") from exc
 
 
+#: A key that can be written in a field path (as engine.game.leading_path reads them).
+_NAME = re.compile(r"[a-z_][a-z0-9_-]*")
+
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 60
 _REPR.maxlevel = 2
@@ -100,17 +115,25 @@ def _short(value: Any) -> str:
 
 def _obj(value: Any, where: str, keys: tuple[str, ...] | None = None,
          optional: tuple[str, ...] = ()) -> Mapping[str, Any]:
-    expect(isinstance(value, Mapping), f"{where} must be an object")
+    """``value``, an object (with the fields ``keys``, but for ``optional`` ones);
+    ``where``: its path, ``"state"`` for the whole state (whose fields' paths are
+    their names).  A refusal names the first field missing or unknown."""
+    path = "" if where == "state" else where
+    expect(isinstance(value, Mapping), f"{where} must be an object", path, SHAPE)
     if keys is not None:
+        prefix = f"{path}." if path else ""
         missing = [k for k in keys if k not in value and k not in optional]
         extra = [k for k in value if k not in keys]
-        expect(not missing, f"{where}: missing field(s) {', '.join(missing)}")
-        expect(not extra, f"{where}: unknown field(s) {', '.join(map(str, extra))}")
+        expect(not missing, f"{where}: missing field(s) {', '.join(missing)}",
+               prefix + missing[0] if missing else path, SHAPE)
+        first = str(extra[0]) if extra else ""
+        expect(not extra, f"{where}: unknown field(s) {', '.join(map(str, extra))}",
+               prefix + first if _NAME.fullmatch(first) else path, SHAPE)
     return value
 
 
 def _list(value: Any, where: str) -> list[Any]:
-    expect(isinstance(value, list), f"{where} must be a list")
+    expect(isinstance(value, list), f"{where} must be a list", kind=SHAPE)
     return value
 
 
@@ -130,10 +153,10 @@ class _Refs:
 
     def __call__(self, value: Any, where: str) -> int:
         expect(isinstance(value, str) and value in self.index,
-               f"{where}: unknown {self.what} {_short(value)}")
+               f"{where}: unknown {self.what} {_short(value)}", kind=SHAPE)
         card = self.index[value]
         expect(card not in self.at, f"{where}: {self.what} {value!r} is also at "
-                                    f"{self.at.get(card)}")
+                                    f"{self.at.get(card)}", kind=ONE_PLACE)
         self.at[card] = where
         return card
 
@@ -149,7 +172,7 @@ class _Refs:
     def all_seen(self, where: str) -> None:
         lost = [n for i, n in enumerate(self.names) if i not in self.at]
         expect(not lost, f"{where}: {len(lost)} {self.what}(s) are nowhere, e.g. "
-                         f"{', '.join(lost[:3])} (each card must be in exactly one place)")
+                         f"{', '.join(lost[:3])} (each card must be in exactly one place)", kind=ONE_PLACE)
 
 
 class _Reader:
@@ -160,9 +183,10 @@ class _Reader:
         cat = self.cat
         data = _obj(data, "state")
         expect(data.get("game") == GAME, f"field 'game' must be {GAME!r}, "
-                                         f"got {_short(data.get('game'))}")
+                                         f"got {_short(data.get('game'))}", "game", SHAPE)
         expect(data.get("version") == VERSION, f"unsupported state version "
-                                               f"{_short(data.get('version'))}")
+                                               f"{_short(data.get('version'))}", "version",
+               SHAPE)
         n = state_int(data.get("num_players"), "num_players", MIN_PLAYERS, MAX_PLAYERS)
         data = _obj(data, "state", STATE_FIELDS + (("solo",) if n == 1 else ()),
                     OPTIONAL_FIELDS)
@@ -171,7 +195,7 @@ class _Reader:
         rng = data["rng"]
         expect(isinstance(rng, str) and 1 <= len(rng) <= 16
                and all(c in "0123456789abcdefABCDEF" for c in rng),
-               "rng must be a hex string of at most 16 digits")
+               "rng must be a hex string of at most 16 digits", kind=SHAPE)
         state.rng = [int(rng, 16) & MASK64]
         state.round = state_int(data["round"], "round", 1, BIG)
         state.end_round = state_int(data["end_round"], "end_round", 0, BIG)
@@ -179,7 +203,7 @@ class _Reader:
         stops = (cat.army.start, *cat.army.spaces)
         expect(data["army"] in stops and not isinstance(data["army"], bool),
                f"army must be a space the French army stops on ({', '.join(map(str, stops))}), "
-               f"got {_short(data['army'])}")
+               f"got {_short(data['army'])}", kind=SHAPE)
         state.army = data["army"]
         most = max([f.start_cubes for f in cat.furnaces]
                    + [max(c) for _, c in cat.army.refills])
@@ -190,7 +214,7 @@ class _Reader:
         self.professions(state, data)
         self.contracts_and_investments(state, data)
         players = _list(data["players"], "players")
-        expect(len(players) == n, f"players must hold {n} entries, not {len(players)}")
+        expect(len(players) == n, f"players must hold {n} entries, not {len(players)}", kind=SHAPE)
         for seat, entry in enumerate(players):
             state.players.append(self.player(state, entry, f"players[{seat}]"))
         self.contract_refs.all_seen("contracts")
@@ -215,29 +239,29 @@ class _Reader:
         empty = [name for name, n in zip(FURNACES, state.furnaces, strict=True) if n == 0]
         expect(len(empty) <= 1,
                f"furnaces: {' and '.join(empty)} are empty: a turn leaving two furnaces "
-               f"empty ends with a reset phase, so no turn starts with two {note}")
+               f"empty ends with a reset phase, so no turn starts with two {note}", kind=DECISIONS)
         state.decisions = turn_start(state.active)
         try:
             self.workers(state)
             check_stack(state)
         except InvalidStateError as exc:
-            raise InvalidStateError(f"{exc} {note}") from None
+            raise InvalidStateError(f"{exc} {note}", exc.path, exc.kind) from None
 
     def options(self, state: StephensState, value: Any) -> None:
         if not state.solo:
             expect(value == {}, "options: the options 'difficulty' and 'opponent' belong to "
-                                "the solo game (1 player)")
+                                "the solo game (1 player)", kind=SHAPE)
             return
         options = _obj(value, "options", ("difficulty", "opponent"))
         for name in ("difficulty", "opponent"):
             expect(isinstance(options[name], str), f"options.{name} must be a string, got "
-                                                   f"{_short(options[name])}")
+                                                   f"{_short(options[name])}", kind=SHAPE)
         try:
             state.difficulty, state.opponent = solo_options(1, dict(options))
         except InvalidOptionError as exc:
-            raise InvalidStateError(f"options: {exc}") from None
+            raise InvalidStateError(f"options: {exc}", "options", SHAPE) from None
         expect(state.opponent >= -1, "options.opponent: a position holds the card drawn "
-                                     "(opponent-1 ... opponent-5), not 'random'")
+                                     "(opponent-1 ... opponent-5), not 'random'", kind=SHAPE)
 
     def solo(self, state: StephensState, value: Any) -> None:
         cat = self.cat
@@ -249,17 +273,17 @@ class _Reader:
         state.bag = _counts(section["bag"], "solo.bag", WOODEN_NAMES)
         for name, most in zip(WOODEN_NAMES, cat.solo.bag, strict=True):
             expect(state.bag[WOODEN_NAMES.index(name)] <= most,
-                   f"solo.bag.{name}: the bag holds at most {most}")
+                   f"solo.bag.{name}: the bag holds at most {most}", kind=SHAPE)
         state.final_reset = state_int(section["final_reset"], "solo.final_reset", 0, 1)
         expect(not state.final_reset or state.army <= state.final_space(),
                f"solo.final_reset: the final reset begins when the army reaches "
-               f"{state.final_space()}")
+               f"{state.final_space()}", kind=PHASE)
         expect(bool(state.final_reset) or state.army > state.final_space(),
-               f"solo.final_reset: the army at {state.army} has made a reset final")
+               f"solo.final_reset: the army at {state.army} has made a reset final", kind=PHASE)
         for seat, player in enumerate(state.players):
             expect(player.lost_disk < 0 or not player.unlocked[player.lost_disk],
                    f"players[{seat}].unlocked: {cat.disks[player.lost_disk].id} is "
-                   f"unavailable with this opponent card")
+                   f"unavailable with this opponent card", kind=HISTORY)
 
     def professions(self, state: StephensState, data: Mapping[str, Any]) -> None:
         cat = self.cat
@@ -272,7 +296,7 @@ class _Reader:
             for i, c in enumerate(cards):
                 expect(c == EMPTY or cat.professions[c].deck == deck,
                        f"professions.{name}[{i}]: {cat.professions[c].id} is not a "
-                       f"{('red', 'blue', 'starting')[deck]} profession")
+                       f"{('red', 'blue', 'starting')[deck]} profession", kind=SHAPE)
             return cards
 
         state.profession_decks = [deck_cards("red_deck", RED), deck_cards("blue_deck", BLUE_DECK)]
@@ -280,7 +304,7 @@ class _Reader:
                                      deck_cards("blue_discard", BLUE_DECK)]
         display = _list(section["display"], "professions.display")
         expect(len(display) == 4, "professions.display must hold 4 spaces (red, red, blue, "
-                                  "blue)")
+                                  "blue)", kind=SHAPE)
         state.profession_display = (
             _display_cards(refs, cat, display[:2], "professions.display", RED, 0)
             + _display_cards(refs, cat, display[2:], "professions.display", BLUE_DECK, 2))
@@ -293,19 +317,19 @@ class _Reader:
                 card = refs(entry["card"], f"{where}.card")
                 prof = cat.professions[card]
                 expect(prof.side == side_of_place(place),
-                       f"{where}.card: {prof.id} belongs on the {SIDES[prof.side]} side")
+                       f"{where}.card: {prof.id} belongs on the {SIDES[prof.side]} side", kind=SHAPE)
                 expect(prof.deck != START or tier_of_place(place) == STEPHENS,
                        f"{where}.card: starting profession {prof.id} is attached to the "
-                       f"Stephens' factory")
+                       f"Stephens' factory", kind=SHAPE)
                 master = self.worker(state, entry["master"], f"{where}.master")
                 state.master[card] = master
                 apprentice = entry["apprentice"]
                 if apprentice is not None:
                     apprentice = self.worker(state, apprentice, f"{where}.apprentice")
                     expect(prof.has_apprentice_space,
-                           f"{where}.apprentice: {prof.id} has no apprentice space")
+                           f"{where}.apprentice: {prof.id} has no apprentice space", kind=PLACEMENT)
                     expect(apprentice != master, f"{where}.apprentice: the master's own "
-                                                 f"colour cannot reinforce {prof.id}")
+                                                 f"colour cannot reinforce {prof.id}", kind=PLACEMENT)
                     state.apprentice[card] = apprentice
                 state.places[place].append(card)
         refs.all_seen("professions")
@@ -335,7 +359,7 @@ class _Reader:
         section = _obj(data[kind], kind, ("deck", "display", "discard"))
         deck = refs.cards(section["deck"], f"{kind}.deck")
         display = refs.cards(section["display"], f"{kind}.display", empty_ok=True)
-        expect(len(display) == size, f"{kind}.display must hold {size} spaces")
+        expect(len(display) == size, f"{kind}.display must hold {size} spaces", kind=SHAPE)
         return deck, display, refs.cards(section["discard"], f"{kind}.discard")
 
     def player(self, state: StephensState, data: Any, where: str) -> Player:
@@ -347,9 +371,9 @@ class _Reader:
             if isinstance(name, str):
                 name = FORMER_DISK_IDS.get(name, name)  # saved before the renaming
             expect(isinstance(name, str) and name in cat.disk_ids,
-                   f"{where}.unlocked[{i}]: unknown disk {_short(name)}")
+                   f"{where}.unlocked[{i}]: unknown disk {_short(name)}", kind=SHAPE)
             disk = cat.disk_ids[name]
-            expect(not unlocked[disk], f"{where}.unlocked[{i}]: {name} is listed twice")
+            expect(not unlocked[disk], f"{where}.unlocked[{i}]: {name} is listed twice", kind=SHAPE)
             unlocked[disk] = 1
         player = Player(
             coins=state_int(data["coins"], f"{where}.coins", 0, BIG),
@@ -367,7 +391,7 @@ class _Reader:
             missing = [cat.disks[r].id for r in cat.disks[disk].requires if not unlocked[r]]
             expect(not unlocked[disk] or not missing,
                    f"{where}.unlocked: {cat.disks[disk].id} needs {', '.join(missing)} "
-                   f"unlocked first")
+                   f"unlocked first", kind=ORDER)
         if state.solo and state.opponent >= 0:
             opponent = cat.solo.opponents[state.opponent]
             if opponent.effect == "influence-disks-stacked":
@@ -375,10 +399,10 @@ class _Reader:
             if opponent.effect == "ability-unavailable":
                 player.lost_disk = opponent.ability
         cap = influence_cap(cat, player)
-        player.influence = state_int(data["influence"], f"{where}.influence", 0, cap)
+        player.influence = state_int(data["influence"], f"{where}.influence", 0, cap, kind=BOUND)
         player.contracts = self.contract_refs.cards(data["contracts"], f"{where}.contracts")
         expect(len(player.contracts) <= board.contract_slots,
-               f"{where}.contracts: at most {board.contract_slots} contracts to fulfil")
+               f"{where}.contracts: at most {board.contract_slots} contracts to fulfil", kind=SHAPE)
         rows = _obj(data["investments"], f"{where}.investments",
                     tuple(COLOURS[c] for c in board.investment_rows))
         for colour in board.investment_rows:
@@ -387,7 +411,7 @@ class _Reader:
             for i, card in enumerate(row):
                 own = cat.investments[card].colour
                 expect(own in (colour, -1), f"{at}[{i}]: {cat.investments[card].id} depicts "
-                                            f"{COLOURS[own]} cubes, not {COLOURS[colour]}")
+                                            f"{COLOURS[own]} cubes, not {COLOURS[colour]}", kind=SHAPE)
             player.investments.append(row)
         fulfilled = _obj(data["fulfilled"], f"{where}.fulfilled",
                          tuple(cat.contract_types[k] for k in board.contract_rows))
@@ -397,7 +421,7 @@ class _Reader:
             for i, card in enumerate(row):
                 expect(cat.contracts[card].type == kind,
                        f"{at}[{i}]: {cat.contracts[card].id} is a "
-                       f"{cat.contract_types[cat.contracts[card].type]} contract")
+                       f"{cat.contract_types[cat.contracts[card].type]} contract", kind=SHAPE)
             player.fulfilled.append(row)
         # Reserved cubes lie on investment cards of their colour (L1124-L1126).
         for i, name in enumerate(WOODEN_NAMES):
@@ -405,11 +429,11 @@ class _Reader:
             row = player.investments[board.investment_rows.index(colour)]
             expect(not player.reserved[i] or any(cat.investments[c].colour == colour
                                                  for c in row),
-                   f"{where}.reserved.{name}: no {name} investment to hold the cubes")
+                   f"{where}.reserved.{name}: no {name} investment to hold the cubes", kind=PLACEMENT)
         placed = sum(player.placed_accessories)
         room = sum(cat.contracts[c].any_accessories for row in player.fulfilled for c in row)
         expect(placed <= room, f"{where}.placed_accessories: {placed} accessories on fulfilled "
-                               f"contracts that take {room} of the player's choice")
+                               f"contracts that take {room} of the player's choice", kind=BOUND)
         return player
 
     def workers(self, state: StephensState) -> None:
@@ -418,17 +442,17 @@ class _Reader:
         cat = self.cat
         equal = cat.disk_with("equal-placement")
         problem = placement_holds(state, any(p.unlocked[equal] for p in state.players))
-        expect(problem is None, f"places: {problem} (the placement rule)")
+        expect(problem is None, f"places: {problem} (the placement rule)", kind=PLACEMENT)
         for seat, player in enumerate(state.players):
             pending = sum(f.kind == "unlock" and f.seat == seat for f in state.decisions)
             workers = state.workers_of(seat)
             expect(workers == player.disks_taken + pending,
                    f"players[{seat}].unlocked: {workers} workers on profession cards, but "
                    f"{player.disks_taken} disks are off the board and {pending} unlock "
-                   f"decision(s) pending")
+                   f"decision(s) pending", kind=TOTALS)
             expect(workers <= len(cat.disks),
                    f"players[{seat}]: {workers} workers on profession cards, but a player "
-                   f"board holds {len(cat.disks)} disks")
+                   f"board holds {len(cat.disks)} disks", kind=TOTALS)
 
 
 def _display_cards(refs: _Refs, cat: Catalogue, values: list[Any], where: str, deck: int,
@@ -443,6 +467,6 @@ def _display_cards(refs: _Refs, cat: Catalogue, values: list[Any], where: str, d
         card = refs(value, at)
         expect(cat.professions[card].deck == deck,
                f"{at}: {cat.professions[card].id} is not a {('red', 'blue')[deck]} profession "
-               f"(the display holds red, red, blue, blue)")
+               f"(the display holds red, red, blue, blue)", kind=SHAPE)
         out.append(card)
     return out

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.refusals import SHAPE
 from engine.validation import expect, short_repr
 
 #: Frame kinds and the context fields each keeps (sorted by name).  Kinds in
@@ -124,23 +125,23 @@ class Frame:
     @classmethod
     def from_json(cls, data: Any, where: str, num_players: int) -> Frame:
         expect(isinstance(data, Mapping) and set(data) == {"kind", "seat", "context"},
-               f"{where} must be an object with kind, seat and context")
+               f"{where} must be an object with kind, seat and context", kind=SHAPE)
         kind = data["kind"]
         expect(isinstance(kind, str) and kind in FRAME_KINDS,
-               f"{where}.kind must be one of {', '.join(FRAME_KINDS)}, got {short_repr(kind)}")
+               f"{where}.kind must be one of {', '.join(FRAME_KINDS)}, got {short_repr(kind)}", kind=SHAPE)
         seat = data["seat"]
         expect(isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < num_players,
-               f"{where}.seat must be a seat 0..{num_players - 1}, got {short_repr(seat)}")
+               f"{where}.seat must be a seat 0..{num_players - 1}, got {short_repr(seat)}", kind=SHAPE)
         context = data["context"]
-        expect(isinstance(context, Mapping), f"{where}.context must be an object")
+        expect(isinstance(context, Mapping), f"{where}.context must be an object", kind=SHAPE)
         fields = FRAME_KINDS[kind]
         expect(sorted(context) == list(fields),
                f"{where}.context of a {kind!r} frame holds {', '.join(fields) or 'nothing'}, "
-               f"not {', '.join(sorted(context)) or 'nothing'}")
+               f"not {', '.join(sorted(context)) or 'nothing'}", kind=SHAPE)
         values: dict[str, int | list[int]] = {}
         for name, value in context.items():
             ok = _is_int(value) or (isinstance(value, list) and all(_is_int(v) for v in value))
-            expect(ok, f"{where}.context.{name} must be an integer or a list of integers")
+            expect(ok, f"{where}.context.{name} must be an integer or a list of integers", kind=SHAPE)
             values[name] = value
         return cls.make(str(kind), seat, **values)
 

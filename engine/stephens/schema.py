@@ -44,12 +44,18 @@ from engine.stephens.encoding import (
 from engine.stephens.frames import FRAME_KINDS, PROCEDURES
 from engine.stephens.position import INFO
 from engine.stephens.vocabulary import (
+    BLUE_DECK,
     COLOURS,
     DIFFICULTIES,
     FURNACES,
     PLACES,
+    RED,
     SMALL_FACTORIES,
+    START,
+    STEPHENS,
     WOODEN_NAMES,
+    side_of_place,
+    tier_of_place,
 )
 
 HEX = "^[0-9a-fA-F]{1,16}$"
@@ -105,8 +111,9 @@ def _frame(kind: str, seat: int) -> Object:
                                    + ("; -1: none yet)" if name in NONE_YET_FIELDS else ")"))
     return Object(description=f"a {kind!r} frame: {FRAME_MEANINGS[kind]}", fields=(
         Prop("kind", Const(value=kind, description="the frame's kind")),
-        Prop("seat", Integer(lo=0, hi=seat, description="the seat that owes the decision "
-                                                        "(0..num_players-1)")),
+        Prop("seat", Integer(lo=0, hi=seat, seat=True,
+                             description="the seat that owes the decision "
+                                         "(0..num_players-1)")),
         Prop("context", Object(description=f"the {kind!r} frame's context", fields=tuple(
             Prop(name, value(name)) for name in FRAME_KINDS[kind]))),
     ))
@@ -116,7 +123,15 @@ def describe(cat: Catalogue) -> StateDescription:
     """The description of a Stephens state played with ``cat``."""
     seat = INFO.max_players - 1
     board = cat.board
-    professions = tuple(p.id for p in cat.professions)
+    red = tuple(p.id for p in cat.professions if p.deck == RED)
+    blue = tuple(p.id for p in cat.professions if p.deck == BLUE_DECK)
+    starting = tuple(p.id for p in cat.professions if p.deck == START)
+
+    def attachable(place: int) -> tuple[str, ...]:
+        """The professions that may hang at ``place``: of its side, and starting ones
+        at the Stephens' factory only."""
+        return tuple(p.id for p in cat.professions if p.side == side_of_place(place)
+                     and (p.deck != START or tier_of_place(place) == STEPHENS))
     contracts = tuple(c.id for c in cat.contracts)
     investments = tuple(c.id for c in cat.investments)
 
@@ -136,12 +151,12 @@ def describe(cat: Catalogue) -> StateDescription:
                                   description=f"the {kind} discard pile")),
         ))
 
-    worker = OneOf(label=f"seat or \"{AUTOMA_WORD}\"",
-                   description=f"whose worker: a seat (0..num_players-1), or "
+    worker = OneOf(description=f"whose worker: a seat (0..num_players-1), or "
                                f"\"{AUTOMA_WORD}\" (solo)",
-                   options=(Integer(lo=0, hi=seat, description="a seat"),
-                            Const(value=AUTOMA_WORD, description="the Automa")))
-    apprentice = OneOf(label=f"seat or \"{AUTOMA_WORD}\" or null", nullable=True,
+                   options=(Integer(lo=0, hi=seat, seat=True, description="a seat"),
+                            Const(value=AUTOMA_WORD, player_counts=(1,),
+                                  description="the Automa (solo only)")))
+    apprentice = OneOf(nullable=True,
                        description="the apprentice's colour, null when there is none",
                        options=worker.options)
     player = Object(description="a seat's board and supply", fields=(
@@ -166,14 +181,19 @@ def describe(cat: Catalogue) -> StateDescription:
                                 description="contracts committed to, not yet fulfilled")),
         Prop("investments", Object(description="investment rows, by cube colour, the card "
                                                "nearest the board first", fields=tuple(
-            Prop(COLOURS[c], Array(items=ids(investments, "an investment"),
+            Prop(COLOURS[c], Array(items=ids(tuple(i.id for i in cat.investments
+                                                   if i.colour in (c, -1)),
+                                             f"an investment depicting {COLOURS[c]} cubes or "
+                                             f"none"),
                                    description=f"the {COLOURS[c]} row"))
             for c in board.investment_rows))),
         Prop("reserved", _counts("cubes reserved on investments, by wooden colour",
                                  WOODEN_NAMES)),
         Prop("fulfilled", Object(description="fulfilled contracts, by type, the card nearest "
                                              "the board first", fields=tuple(
-            Prop(cat.contract_types[k], Array(items=ids(contracts, "a contract"),
+            Prop(cat.contract_types[k], Array(items=ids(tuple(c.id for c in cat.contracts
+                                                              if c.type == k),
+                                                        f"a {cat.contract_types[k]} contract"),
                                               description=f"the {cat.contract_types[k]} row"))
             for k in board.contract_rows))),
         Prop("placed_accessories", _counts("accessories placed on fulfilled contracts, by "
@@ -226,7 +246,7 @@ def describe(cat: Catalogue) -> StateDescription:
                                                         "player (seat 0)")),
         Prop("end_round", Integer(lo=0, hi=BIG, description="the round in which the end was "
                                                             "triggered; 0: not yet")),
-        Prop("active", Integer(lo=0, hi=seat, description="whose turn it is (a seat, "
+        Prop("active", Integer(lo=0, hi=seat, seat=True, description="whose turn it is (a seat, "
                                                           "0..num_players-1)")),
         Prop("army", Integer(lo=min(cat.army.spaces + (cat.army.start,)),
                              hi=max(cat.army.spaces + (cat.army.start,)),
@@ -238,35 +258,39 @@ def describe(cat: Catalogue) -> StateDescription:
             Prop(name, _counts(f"the cubes in {name}", WOODEN_NAMES))
             for name in SMALL_FACTORIES))),
         Prop("professions", Object(description="the profession cards off the board", fields=(
-            Prop("red_deck", Array(items=ids(professions, "a red profession"),
+            Prop("red_deck", Array(items=ids(red, "a red profession"),
                                    visible_to=NOBODY, deal=_DECK_DEAL,
                                    description="the red profession deck, face up, top last: "
                                                "everyone sees its top card, no seat the "
                                                "order below")),
-            Prop("blue_deck", Array(items=ids(professions, "a blue profession"),
+            Prop("blue_deck", Array(items=ids(blue, "a blue profession"),
                                     visible_to=NOBODY, deal=_DECK_DEAL,
                                     description="the blue profession deck, face up, top last: "
                                                 "everyone sees its top card, no seat the "
                                                 "order below")),
-            Prop("display", Array(size=4, items=ids(professions, "a profession or null (an "
-                                                                 "empty space)", True),
+            Prop("display", Array(size=4, items=ids(red + blue, "a profession or null (an "
+                                                                "empty space)", True),
+                                  positions=(ids(red, "a red profession or null", True),) * 2
+                                  + (ids(blue, "a blue profession or null", True),) * 2,
                                   description="the profession display, left to right: red, "
                                               "red, blue, blue")),
-            Prop("red_discard", Array(items=ids(professions, "a red profession"),
+            Prop("red_discard", Array(items=ids(red, "a red profession"),
                                       description="discarded red professions")),
-            Prop("blue_discard", Array(items=ids(professions, "a blue profession"),
+            Prop("blue_discard", Array(items=ids(blue, "a blue profession"),
                                        description="discarded blue professions")),
-            Prop("box", Array(items=ids(professions, "a starting profession"),
+            Prop("box", Array(items=ids(starting, "a starting profession"),
                               description="starting professions left over at setup")),
         ))),
         Prop("places", Object(description="the professions attached to each place of the "
                                           "board, in attachment order", fields=tuple(
             Prop(name, Array(description=f"the professions at {name}",
                              items=Object(description="an attached profession", fields=(
-                Prop("card", ids(professions, "the profession")),
+                Prop("card", ids(attachable(place), "the profession (of the place's side; a "
+                                                    "starting one at the Stephens' factory "
+                                                    "only)")),
                 Prop("master", worker),
                 Prop("apprentice", apprentice),
-            )))) for name in PLACES))),
+            )))) for place, name in enumerate(PLACES)))),
         Prop("contracts", pile(contracts, "contract", len(cat.contract_costs), "contract")),
         Prop("investments", pile(investments, "investment", len(cat.investment_costs),
                                  "investment")),

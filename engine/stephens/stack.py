@@ -28,6 +28,7 @@ more, and doing nothing (or a plan leaving more) is always one.
 from __future__ import annotations
 
 from engine.game import InvalidStateError
+from engine.refusals import DECISIONS
 from engine.stephens.activation import most_any_cubes, row_workers
 from engine.stephens.displays import display
 from engine.stephens.flow import hooks_of, legal_moves
@@ -62,7 +63,7 @@ def check_stack(state: Position) -> None:
     try:
         _Stack(state).check()
     except _Fail as exc:
-        raise InvalidStateError(str(exc)) from None
+        raise InvalidStateError(str(exc), kind=DECISIONS) from None
 
 
 class _Stack:

@@ -164,7 +164,7 @@ def test_an_initial_position_and_its_faults(stub: pb_grpc.FurnaceServiceStub) ->
     assert stub.LegalMoves(pb.LegalMovesRequest(
         state=record_state("", 0, ids[10:], initial=initial))) == expected
     for state, field, reason in [
-        (record_state("samara", 2, [], initial=initial), "state.record.game", "INVALID_ARGUMENT"),
+        (record_state("samara", 2, [], initial=initial), "state.record.game", "INVALID_STATE"),
         (record_state("oh-my-goods", 3, [], initial=initial), "state.record.num_players",
          "INVALID_PLAYER_COUNT"),
         (record_state("oh-my-goods", 2, [], initial={**initial, "round": "one"}),

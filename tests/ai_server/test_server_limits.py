@@ -305,7 +305,7 @@ def test_retry_advice_in_status_and_trailers() -> None:
     info = error_details_pb2.RetryInfo()
     infos[0].Unpack(info)
     assert info.retry_delay.ToMilliseconds() == 1235
-    plain = errors.to_grpc_status(errors.invalid("bad", "seat"))
+    plain = errors.to_grpc_status(errors.invalid("bad", "seat", errors.SEAT_OUT_OF_RANGE))
     assert all(key != "grpc-retry-pushback-ms" for key, _ in plain.trailing_metadata)
 
 

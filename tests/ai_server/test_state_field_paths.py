@@ -111,3 +111,53 @@ def test_invalid_state_error_path(message: str, path: str | None) -> None:
     assert InvalidStateError(message).path == path
     assert InvalidStateError(message, "given").path == "given"
     assert InvalidStateError(message, "").path is None
+
+
+def stephens_json(players: int = 2) -> dict:
+    data: dict = registry.get_game("stephens").new_game(seed=3, num_players=players).to_json()
+    return data
+
+
+@pytest.mark.parametrize("case, field", [
+    # Issue 38: a card nowhere was named on a pseudo-field, state.json_object:cards.
+    ("oh-my-goods card nowhere", "state.json_object"),
+    # ... Stephens' unknown and missing fields on state.json_object:state ...
+    ("stephens unknown field", "state.json_object:extra"),
+    ("stephens missing field", "state.json_object:rng"),
+    ("stephens missing player field", "state.json_object:players[1].vp"),
+    # ... and its game version on no path inside the state.
+    ("stephens version", "state.json_object:version"),
+    ("samara tool totals", "state.json_object"),
+])
+def test_every_refusal_names_a_real_field(stub, case: str, field: str) -> None:
+    if case.startswith("oh-my-goods"):
+        data = omg_json()
+        data["deck"].pop()
+    elif case.startswith("samara"):
+        data = samara_json()
+        data["spots"][0]["tools"]["saw"] += 1
+    else:
+        data = stephens_json()
+        if case.endswith("unknown field"):
+            data["extra"] = 1
+        elif case.endswith("missing field"):
+            del data["rng"]
+        elif case.endswith("player field"):
+            del data["players"][1]["vp"]
+        else:
+            data["version"] = 7
+    fields, reason, message = state_error(stub, codecs.encode_state(data, "json_object"))
+    assert reason == "INVALID_STATE"
+    assert fields == [field], (case, fields, message)
+
+
+def test_an_unknown_state_format_number_has_a_listed_reason(stub) -> None:
+    """Issue 38: an unknown enum number was refused with reason INVALID_ARGUMENT, which
+    docs/api.md's reasons table does not list."""
+    request = pb.NewGameRequest(game="samara", num_players=2)
+    request.state_format = 99  # type: ignore[assignment]
+    with pytest.raises(grpc.RpcError) as info:
+        stub.NewGame(request)
+    code, fields, reason = rpc_error_info(info.value)
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert fields == ["state_format"] and reason == "UNSUPPORTED_STATE_FORMAT"

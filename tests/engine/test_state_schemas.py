@@ -169,6 +169,57 @@ def test_solo_and_per_seat_rules_follow_the_player_count() -> None:
     assert not _validator("samara").is_valid({**samara, "foremen": samara["foremen"][:2]})
 
 
+def test_the_schema_says_what_the_loaders_check_of_seats_sizes_and_order() -> None:
+    """Issue 38: seat numbers past the player count, the Automa in a 2-4 player game,
+    an eighth building before the last round, the board's spots out of order were
+    valid for the schema though every loader refuses them."""
+    omg = registry.get_game("oh-my-goods").new_game(3, 2).to_json()
+    assert _validator("oh-my-goods").is_valid(omg)
+    for field in ("active", "turn"):
+        assert not _validator("oh-my-goods").is_valid({**omg, field: 2})
+    players = copy.deepcopy(omg["players"])
+    players[0]["buildings"] = omg["deck"][:7]
+    players[0]["goods"] += [[] for _ in range(7)]
+    assert _validator("oh-my-goods").is_valid({**omg, "players": players})
+    players[0]["buildings"].append(omg["deck"][7])
+    players[0]["goods"].append([])
+    assert not _validator("oh-my-goods").is_valid({**omg, "players": players})
+    assert _validator("oh-my-goods").is_valid({**omg, "players": players, "final_round": 1})
+    players[0]["work"] = {"slot": -1, "mode": "sloppy"}
+    assert not _validator("oh-my-goods").is_valid({**omg, "players": players, "final_round": 1})
+
+    def with_master(state: dict[str, Any], master: Any) -> dict[str, Any]:
+        state = copy.deepcopy(state)
+        state["places"]["FN-UL"][0]["master"] = master
+        return state
+
+    solo = registry.get_game("stephens").new_game(2, 1).to_json()
+    duo = registry.get_game("stephens").new_game(2, 2).to_json()
+    assert solo["places"]["FN-UL"] and duo["places"]["FN-UL"]
+    assert _validator("stephens").is_valid(with_master(solo, "automa"))
+    assert not _validator("stephens").is_valid(with_master(duo, "automa"))
+    assert not _validator("stephens").is_valid(with_master(duo, 2))
+    assert _validator("stephens").is_valid(with_master(duo, 1))
+    display = duo["professions"]["display"]
+    swapped = copy.deepcopy(duo)
+    swapped["professions"]["display"] = [display[2], display[1], display[0], display[3]]
+    assert not _validator("stephens").is_valid(swapped)
+    samara = registry.get_game("samara").new_game(2, 3).to_json()
+    spots = copy.deepcopy(samara["spots"])
+    spots[0], spots[1] = spots[1], spots[0]
+    assert not _validator("samara").is_valid({**samara, "spots": spots})
+    assert not _validator("samara").is_valid({**samara, "pending": [
+        {"kind": "weaken", "player": 0, "target": 0}] * 3})
+
+
+def test_the_reference_prints_each_type_once() -> None:
+    """Issue 38: docs/states/stephens.md printed `seat or "automa" or null or null`."""
+    text = (ROOT / "docs" / "states" / "stephens.md").read_text(encoding="utf-8")
+    assert "or null or null" not in text
+    assert ('| `places.FN-UL[].apprentice` | integer 0..num_players-1 (a seat) or `"automa"` '
+            '(1 player only) or null |') in text
+
+
 # -- every real state validates ---------------------------------------------------------------
 
 @pytest.mark.parametrize(("name", "players"), GAME_COUNTS)

@@ -13,7 +13,7 @@ from engine.game import InvalidOptionError, InvalidStateError, MoveParseError
 from engine.oh_my_goods import GAME, CatalogueError, load_catalogue
 from engine.oh_my_goods.catalogue import parse_catalogue
 from engine.oh_my_goods.codec import state_from_json
-from engine.oh_my_goods.vocabulary import decode_move, encode_move
+from engine.oh_my_goods.vocabulary import BUILDINGS_TO_END, START_HAND, decode_move, encode_move
 from engine.validation import packaged_catalogue_json
 from fuzzers import states as fuzz
 
@@ -225,6 +225,11 @@ def _found(kind: str) -> dict:
         "choose": lambda s: s.phase == "choose" and s.turn == 1,
         "act": lambda s: s.phase == "act" and s.turn >= 1 and s.step == "run",
         "over": lambda s: s.is_terminal(),
+        "built": lambda s: s.phase == "act" and s.round > 2 and s.turn == 0
+        and all(p.buildings for p in s.players),
+        "redraw": lambda s: s.phase == "redraw" and s.turn == 0 and s.round > 1
+        and bool(s.players[s.active].hand),
+        "shown": lambda s: len(s.shown) >= 2,
     }
     for seed in range(60):
         state = GAME.new_game(seed, 2 + seed % 3, {"second_edition": seed % 2 == 1})
@@ -344,8 +349,9 @@ def test_final_round_is_the_current_round() -> None:
     data["final_round"] = data["round"] + 2
     _rejected(data, "final_round must be null or the current round")
     data["final_round"] = None
-    data["players"][0]["buildings"] += [data["deck"].pop() for _ in range(9)]
-    data["players"][0]["goods"] += [[] for _ in range(9)]
+    extra = BUILDINGS_TO_END - len(data["players"][0]["buildings"])
+    data["players"][0]["buildings"] += [data["deck"].pop() for _ in range(extra)]
+    data["players"][0]["goods"] += [[] for _ in range(extra)]
     _rejected(data, r"players\[0\].buildings: \d+ buildings; a player builds at most one")
 
 
@@ -356,6 +362,41 @@ def test_starting_hands_name_every_seat() -> None:
     _rejected(data, "starting_hands: missing")
     data["starting_hands"] = [5]
     _rejected(data, "starting_hands must be a list of")
+
+
+def test_starting_hands_are_hands_a_round_could_begin_with() -> None:
+    """Issue 38: starting_hands [94, 0] (every card in one hand) loaded."""
+    data = copy.deepcopy(GAME.new_game(1, 2).to_json())
+    assert data["round"] == 1 and data["starting_hands"] == [START_HAND, START_HAND]
+    data["starting_hands"] = [94, 0]
+    message = _rejected(data, r"^starting_hands\[0\]: .*round 1 begins with the "
+                              r"5 cards each seat is dealt")
+    assert "94" in message
+    later = copy.deepcopy(_found("built"))
+    built = sum(len(p["buildings"]) for p in later["players"])
+    # The seat to move may have built one of them this round: one card too many.
+    later["starting_hands"] = [94 - built + 2] + [0] * (later["num_players"] - 1)
+    with pytest.raises(InvalidStateError, match=r"^starting_hands: .* hands") as caught:
+        state_from_json(later)
+    assert caught.value.kind == "bound" and caught.value.path == "starting_hands"
+
+
+def test_a_hand_does_not_grow_before_the_deal() -> None:
+    """Phase I (redraw) comes before the deal: a hand holds at most the cards the
+    round began with (a redraw draws as many as it discards)."""
+    data = copy.deepcopy(_found("redraw"))
+    seat = data["active"]
+    data["starting_hands"][seat] = len(data["players"][seat]["hand"]) - 1
+    _rejected(data, rf"^players\[{seat}\].hand: {len(data['players'][seat]['hand'])} cards "
+                    rf"in phase I")
+
+
+def test_shown_goods_are_in_catalogue_order() -> None:
+    """Issue 38: the description says shown_goods are sorted; unsorted ones loaded."""
+    data = copy.deepcopy(_found("shown"))
+    data["shown_goods"].reverse()
+    message = _rejected(data, r"^shown_goods\[1\]: .* comes before .* in the catalogue")
+    assert "catalogue order" in message
 
 
 def test_phase_two_choices_follow_the_turn() -> None:
