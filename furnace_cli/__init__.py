@@ -387,6 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the model file to write (JSON)")
     p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    _add_cluster_argument(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_fit_value)

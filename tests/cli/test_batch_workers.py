@@ -38,13 +38,14 @@ TIMING: dict[str, tuple[str, ...]] = {
 }
 
 
-def _run(command: str, workers: int, where: Path,
-         capsys: pytest.CaptureFixture[str]) -> tuple[Any, dict[str, str]]:
-    """What ``command`` prints (its JSON line parsed, timing fields out) and the files it
-    writes, ``where`` spelt ``{dir}``."""
+def run_batch_command(command: str, placement: list[str], where: Path,
+                      capsys: pytest.CaptureFixture[str]) -> tuple[Any, dict[str, str]]:
+    """What ``command`` prints with ``placement`` (``--workers N``, ``--cluster X``), its
+    JSON line parsed and timing fields out, and the files it writes, ``where`` spelt
+    ``{dir}``."""
     where.mkdir()
     argv = [arg.replace("{dir}", str(where)) for arg in COMMANDS[command]]
-    code = main([*argv, "--workers", str(workers), "--quiet"])
+    code = main([*argv, *placement, "--quiet"])
     out = capsys.readouterr().out.replace(str(where), "{dir}")
     assert code == 0, out
     printed: Any = out
@@ -69,7 +70,7 @@ def test_one_worker_and_two_give_the_same_output(
         command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if command == "check-kernel" and not kernel_player_counts(registry.get_game("stephens")):
         pytest.skip("the kernel is not built (or FURNACE_PURE_PYTHON is set)")
-    one = _run(command, 1, tmp_path / "one", capsys)
-    two = _run(command, 2, tmp_path / "two", capsys)
+    one = run_batch_command(command, ["--workers", "1"], tmp_path / "one", capsys)
+    two = run_batch_command(command, ["--workers", "2"], tmp_path / "two", capsys)
     assert two == one
     assert one[0], f"{command} printed nothing"

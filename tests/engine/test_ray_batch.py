@@ -325,3 +325,16 @@ def test_a_head_that_never_answers_fails_in_the_time_given(tmp_path: Path) -> No
     assert ours[1].startswith(f"furnace: error: cannot join the Ray cluster at {address}: it "
                               "did not answer as a Ray cluster within 3 s")
     assert "RAY_AUTH_MODE=token" in ours[1] and "Traceback" not in done.stderr
+
+
+@pytest.mark.usefixtures("local_ray")
+@pytest.mark.parametrize("command", ["fit-value", "calibration"])
+def test_fitting_on_the_cluster_equals_one_process(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """fit-value and calibration --fit take --cluster like the other batch commands, with
+    the same report and the same model file."""
+    from tests.cli.test_batch_workers import run_batch_command
+
+    home = run_batch_command(command, ["--workers", "1"], tmp_path / "home", capsys)
+    assert run_batch_command(command, ["--cluster", "auto"], tmp_path / "cluster",
+                             capsys) == home
