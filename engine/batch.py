@@ -30,6 +30,7 @@ import ipaddress
 import logging
 import os
 import re
+import secrets
 import socket
 import sys
 import threading
@@ -256,7 +257,7 @@ class RayBatch:
                 # ray.init joins the last cluster started here (even a dead one).
                 say(f"furnace: starting a local Ray ({num_cpus or os.cpu_count()} CPUs), "
                     "every port on 127.0.0.1 ...")
-                with loopback_node(ray):
+                with loopback_node(ray), run_token():
                     ray.init(address="local", num_cpus=num_cpus, include_dashboard=False,
                              log_to_driver=False, configure_logging=False)
             elif self._owns:
@@ -341,6 +342,35 @@ def loopback_node(ray: Any) -> Iterator[None]:
             os.environ.pop(RAY_LOOPBACK_SWITCH, None)
         else:
             os.environ[RAY_LOOPBACK_SWITCH] = saved_env
+
+
+#: What sets Ray's token auth (Ray reads them; a user's choice is left alone).
+RAY_AUTH_SETTINGS = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+
+
+@contextlib.contextmanager
+def run_token() -> Iterator[None]:
+    """Inside, a new local Ray takes a token of this run's (``RAY_AUTH_TOKEN``, which its
+    processes inherit), unless the user set Ray's auth already.
+
+    Ray turns token auth on for a cluster ``ray.init`` starts, and without a token it
+    writes one to ``~/.ray/auth_token``, where a later ``ray start --head`` finds it and
+    turns token auth on for a cluster that knew nothing of it.  A run's own token leaves
+    the file alone and still keeps other users of the machine out.
+    """
+    saved = {name: os.environ.get(name) for name in RAY_AUTH_SETTINGS}
+    if not any(saved.values()):
+        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    try:
+        yield
+    finally:
+        # As they were: Ray also sets RAY_AUTH_MODE=token here, which would send the next
+        # local Ray of this process (fuzz-states starts several) to ~/.ray/auth_token.
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def ray_prints_to_stderr(ray: Any) -> Callable[[], None]:

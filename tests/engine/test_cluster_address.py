@@ -6,6 +6,8 @@ cause, and what Ray prints for the driver goes to stderr.  The real Ray's side o
 
 from __future__ import annotations
 
+import os
+import re
 import socket
 import sys
 import threading
@@ -53,9 +55,10 @@ class FakeRay(types.ModuleType):
         return self.initialised
 
     def init(self, address: str | None = None, **kwargs: Any) -> None:
-        import os
-
-        self.inits.append({"address": address, **kwargs})
+        self.inits.append({"address": address, **kwargs,
+                           "RAY_AUTH_TOKEN": os.environ.get("RAY_AUTH_TOKEN")})
+        if address == "local":  # as Ray does for a cluster it starts
+            os.environ.setdefault("RAY_AUTH_MODE", "token")
         self.switch_seen.append((self._private.ray_constants.ENABLE_RAY_CLUSTER,
                                  os.environ.get(batch.RAY_LOOPBACK_SWITCH)))
         if self.init_blocks is not None:
@@ -256,7 +259,30 @@ def test_a_local_ray_is_announced_and_started_on_the_loopback(
     assert fake_ray.switch_seen == [(False, "0")]
     # After: as it was.
     assert fake_ray._private.ray_constants.ENABLE_RAY_CLUSTER is True
-    assert batch.RAY_LOOPBACK_SWITCH not in __import__("os").environ
+    assert batch.RAY_LOOPBACK_SWITCH not in os.environ
+
+
+def test_a_local_ray_takes_a_token_of_its_own_unless_the_user_set_one(
+        fake_ray: FakeRay, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in batch.RAY_AUTH_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    tokens = []
+    for _ in range(2):
+        with RayBatch("local", say=lambda text: None):
+            pass
+        tokens.append(fake_ray.inits[-1]["RAY_AUTH_TOKEN"])
+    assert all(re.fullmatch("[0-9a-f]{64}", token or "") for token in tokens)
+    assert tokens[0] != tokens[1]  # a run's own: never ~/.ray/auth_token, never reused
+    assert not any(name in os.environ for name in batch.RAY_AUTH_SETTINGS)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    with RayBatch("local", say=lambda text: None):
+        pass
+    assert fake_ray.inits[-1]["RAY_AUTH_TOKEN"] is None
+    # Joining a cluster takes the user's token (or none) as Ray finds it.
+    monkeypatch.delenv("RAY_AUTH_MODE")
+    with RayBatch("auto", say=lambda text: None):
+        pass
+    assert fake_ray.inits[-1]["RAY_AUTH_TOKEN"] is None
 
 
 def test_what_ray_prints_for_the_driver_goes_to_stderr_while_it_runs(fake_ray: FakeRay) -> None:
