@@ -395,9 +395,10 @@ def ray_prints_to_stderr(ray: Any) -> Callable[[], None]:
 
 
 #: The likely causes of a head that answers but does not take this driver.
-TOKEN_CAUSE = ("the cluster wants a token (Ray's token auth, on by default for a cluster Ray starts): "
-               "set RAY_AUTH_MODE=token and give the head's token in ~/.ray/auth_token or "
-               "RAY_AUTH_TOKEN (`ray get-auth-token` on the head prints it)")
+TOKEN_CAUSE = ("the cluster wants a token this driver lacks or has wrong (Ray's token auth, "
+               "on by default for a cluster Ray starts): set RAY_AUTH_MODE=token and give "
+               "the head's token in ~/.ray/auth_token or RAY_AUTH_TOKEN (`ray "
+               "get-auth-token` on the head prints it)")
 VERSION_CAUSE = "the cluster runs another version of Ray or Python than this driver"
 
 

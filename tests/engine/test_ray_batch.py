@@ -338,3 +338,24 @@ def test_fitting_on_the_cluster_equals_one_process(
     home = run_batch_command(command, ["--workers", "1"], tmp_path / "home", capsys)
     assert run_batch_command(command, ["--cluster", "auto"], tmp_path / "cluster",
                              capsys) == home
+
+
+@pytest.mark.usefixtures("local_ray")
+@pytest.mark.parametrize("auth", [{}, {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 64}],
+                         ids=["no-token", "wrong-token"])
+def test_a_driver_without_the_token_is_told_so(auth: dict[str, str], tmp_path: Path) -> None:
+    """The local Ray has a token of its run's own: a driver joining it at its address
+    with none, or with another, hears of the token (Ray refuses it after its retries)."""
+    address = ray._private.worker.global_worker.node.gcs_address
+    env = {name: value for name, value in os.environ.items() if not name.startswith("RAY_")}
+    env.update(auth, FURNACE_CLUSTER_TIMEOUT="300", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-m", "furnace_cli", "check-games", "samara", "--games", "2",
+         "--cluster", address], capture_output=True, text=True, env=env, cwd=tmp_path,
+        timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("furnace: error")]
+    assert error.startswith(f"furnace: error: cannot join the Ray cluster at {address}: the "
+                            "cluster wants a token this driver lacks or has wrong")
+    assert "RAY_AUTH_MODE=token" in error
