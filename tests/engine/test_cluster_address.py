@@ -297,3 +297,29 @@ def test_what_ray_prints_for_the_driver_goes_to_stderr_while_it_runs(fake_ray: F
     worker.print_to_stdstream(message, False)
     restore()
     assert [m["is_err"] for m in fake_ray.printed] == [True, False, True]
+
+
+def test_the_errors_docs_cluster_md_shows_are_the_ones_said(
+        fake_ray: FakeRay, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cluster.md's sessions (``$ furnace ...`` and what it says on stderr), word for
+    word; the port the doc leaves unused is replaced by one free here."""
+    import shlex
+
+    from tests.test_doc_blocks import ROOT, blocks
+
+    monkeypatch.delenv("FURNACE_CLUSTER_TIMEOUT", raising=False)
+    marker = ("runs", "tests/engine/test_cluster_address.py")
+    sessions = [b for b in blocks(ROOT / "docs" / "cluster.md") if b.marker == marker]
+    assert len(sessions) == 2
+    free = str(_free_port())
+    checked = 0
+    for block in sessions:
+        text = block.code.replace("45991", free)
+        for session in text.split("$ ")[1:]:
+            command, *said = session.strip("\n").split("\n")
+            assert main(shlex.split(command)[1:]) == 2
+            out, err = capsys.readouterr()
+            assert out == "" and err.splitlines() == said, command
+            checked += 1
+    assert checked == 3 and fake_ray.inits == []
