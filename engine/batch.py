@@ -408,6 +408,14 @@ def join_cluster(ray: Any, where: ClusterAddress, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     if where.kind in ("gcs", "client"):
         probe(where, timeout)
+    elif where.kind == "auto":
+        found, source = auto_address(ray)
+        try:
+            leads_to = parse_cluster_address(found) if found else None
+        except ClusterError:  # a form of Ray's own (an http:// address): Ray's to try
+            leads_to = None
+        if leads_to is not None and leads_to.kind in ("gcs", "client"):
+            probe(leads_to, timeout, name=f"auto ({found}, {source})")
     outcome: dict[str, BaseException | None] = {}
 
     def init() -> None:
@@ -470,6 +478,9 @@ def join_failure(ray: Any, error: BaseException) -> str:
     if isinstance(error, auth) or re.search(r"authenticat|auth.?token|unauthenticated",
                                             text, re.IGNORECASE):
         return TOKEN_CAUSE
+    if re.search(r"could not find any running ray instance", text, re.IGNORECASE):
+        return ("no Ray cluster runs on this machine (start one with `ray start --head`, "
+                "or give --cluster local or a head's address)")
     if re.search(r"version", text, re.IGNORECASE):
         return (f"{VERSION_CAUSE} (this driver: Ray {ray.__version__}, Python "
                 f"{sys.version_info.major}.{sys.version_info.minor})")
@@ -478,10 +489,23 @@ def join_failure(ray: Any, error: BaseException) -> str:
     return f"{first} ({TOKEN_CAUSE}; or {VERSION_CAUSE})"
 
 
-def probe(where: ClusterAddress, timeout: float) -> None:
-    """Whether something listens at ``where`` at all: a refused or unanswered connection
-    is said at once, not after Ray's retries."""
-    name = f"cannot join the Ray cluster at {where.text}"
+def auto_address(ray: Any) -> tuple[str | None, str]:
+    """Where ``auto`` leads Ray, when it says: ``RAY_ADDRESS``, else the address of the
+    cluster ``ray start`` last started on this machine (Ray's file; it stays when the
+    cluster died without ``ray stop``)."""
+    if os.environ.get("RAY_ADDRESS"):
+        return os.environ["RAY_ADDRESS"], "RAY_ADDRESS"
+    try:
+        found = ray._private.utils.read_ray_address()
+    except Exception:  # noqa: BLE001 - a Ray without that file: Ray finds its own way
+        found = None
+    return (found or None), "the cluster `ray start` last started on this machine"
+
+
+def probe(where: ClusterAddress, timeout: float, name: str | None = None) -> None:
+    """Whether something listens at ``where`` (named ``name``) at all: a refused or
+    unanswered connection is said at once, not after Ray's retries."""
+    name = f"cannot join the Ray cluster at {name or where.text}"
     try:
         with socket.create_connection((where.host, where.port), timeout=timeout):
             pass

@@ -240,9 +240,9 @@ def test_ray_errors_become_their_likely_cause(fake_ray: FakeRay) -> None:
         "Version mismatch: The cluster was started with Ray 2.9.0, Python 3.10"))
     assert version.startswith("the cluster runs another version of Ray or Python")
     assert "Ray 9.9.9" in version
-    other = join_failure(fake_ray, ConnectionError("Could not find any running Ray instance.\n"
-                                                   "Please specify the one to connect to"))
-    assert other.startswith("Could not find any running Ray instance. (")
+    other = join_failure(fake_ray, ConnectionError("Connection reset by peer.\n"
+                                                   "while reading the cluster id"))
+    assert other.startswith("Connection reset by peer. (")
     assert "\n" not in other and "RAY_AUTH_MODE" in other
 
 
@@ -323,3 +323,28 @@ def test_the_errors_docs_cluster_md_shows_are_the_ones_said(
             assert out == "" and err.splitlines() == said, command
             checked += 1
     assert checked == 3 and fake_ray.inits == []
+
+
+def test_auto_names_where_it_leads_and_a_dead_cluster_is_said_at_once(
+        fake_ray: FakeRay, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``ray start``'s address file outlives a cluster killed without ``ray stop``: auto
+    then leads Ray to a dead address, where it would wait without end."""
+    port = _free_port()
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    fake_ray._private.utils = types.SimpleNamespace(read_ray_address=lambda: f"127.0.0.1:{port}")
+    assert main(["check-games", "samara", "--games", "2", "--quiet", "--cluster", "auto"]) == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.startswith(f"furnace: error: cannot join the Ray cluster at auto (127.0.0.1:"
+                            f"{port}, the cluster `ray start` last started on this machine): "
+                            f"nothing listens on port {port}")
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    assert main(["check-games", "samara", "--games", "2", "--quiet", "--cluster", "auto"]) == 2
+    assert f"at auto (127.0.0.1:{port}, RAY_ADDRESS): nothing listens" in capsys.readouterr().err
+    assert fake_ray.inits == []
+    # Nothing found: Ray looks for itself, and its answer becomes the cause.
+    monkeypatch.delenv("RAY_ADDRESS")
+    fake_ray._private.utils = types.SimpleNamespace(read_ray_address=lambda: None)
+    nothing = join_failure(fake_ray, ConnectionError(
+        "Could not find any running Ray instance. Please specify the one to connect to"))
+    assert nothing.startswith("no Ray cluster runs on this machine (start one with `ray start")
