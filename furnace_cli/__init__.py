@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.batch import import_ray
+from engine.batch import connect_timeout, import_ray, parse_cluster_address
 from engine.game import FurnaceError
 from engine.seats import SEAT_CONVENTION
 
@@ -44,9 +44,12 @@ def _options(text: str | None) -> dict[str, Any]:
 
 def _add_cluster_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", metavar="ADDRESS",
-                   help="run the games as tasks of a Ray cluster: its ADDRESS, auto (the "
-                   "cluster running here) or local (start one on this machine); needs "
-                   "pip install 'furnace[cluster]'.  Same results as without")
+                   help="run the games as tasks of a Ray cluster: local (start one on "
+                   "this machine, every port on 127.0.0.1), auto (the cluster running "
+                   "here), HOST:PORT (a head's GCS address) or ray://HOST:PORT (Ray "
+                   "Client); joining gives up after 60 s (FURNACE_CLUSTER_TIMEOUT).  Needs "
+                   "pip install 'furnace[cluster]'; same results as without "
+                   "(docs/cluster.md)")
 
 
 def _progress_bar(label: str) -> Callable[[int, int], None]:
@@ -397,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the model file to write (JSON)")
     p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    _add_cluster_argument(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_fit_value)
@@ -564,7 +568,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if getattr(args, "cluster", None):
-            import_ray()  # before any work: without the extra, say how to install it
+            # Before any work, and before Ray starts: a malformed address, a bad timeout,
+            # or no Ray (say how to install it).
+            parse_cluster_address(args.cluster)
+            connect_timeout()
+            import_ray()
         return int(args.func(args) or 0)
     except FurnaceError as exc:
         print(f"furnace: error: {exc}", file=sys.stderr)

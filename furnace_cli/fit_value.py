@@ -27,7 +27,8 @@ def run_fit_value_command(args: argparse.Namespace, options: dict[str, Any],
     progress = None if args.quiet else progress_bar(f"{game.info.name} self-play")
     model, report = fit_value(game, args.players, specs, args.games, args.seed,
                               options=options, every=args.every, alpha=args.alpha,
-                              workers=args.workers, command=command, progress=progress)
+                              workers=args.workers, cluster=args.cluster, command=command,
+                              progress=progress)
     Path(args.out).write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(report))

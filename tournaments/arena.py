@@ -185,12 +185,19 @@ def run_arena(
             if progress is not None:
                 progress(g + 1, games)
     else:
-        # Each game depends only on (seed, g), so workers give the same results as one loop.
+        # Each game depends only on (seed, g), so workers give the same results as one
+        # loop; they are added up in game order (a float sum depends on its order), a game
+        # that finishes before those ahead of it waiting for them.
         jobs = [(game.info.name, num_players, specs, seed, g, dict(options or {}))
                 for g in range(games)]
+        waiting: dict[int, tuple[Outcome, str | None]] = {}
+        next_game = 0
         with open_batch(workers, cluster) as batch:
             for done, (g, result) in enumerate(batch.run(play_arena_game_by_name, jobs), 1):
-                record(g, result)
+                waiting[g] = result
+                while next_game in waiting:
+                    record(next_game, waiting.pop(next_game))
+                    next_game += 1
                 if progress is not None:
                     progress(done, games)
 

@@ -222,12 +222,15 @@ def fit_value(
     every: int = 4,
     alpha: float = 1.0,
     workers: int = 1,
+    cluster: str | None = None,
     command: str = "",
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[ValueModel, dict[str, Any]]:
     """Play ``games`` self-play games, fit the model on four fifths of them and report
     on the rest (see the module docstring).  Returns the model (its ``meta`` holds the
-    command, the seed and the report) and the report."""
+    command, the seed and the report) and the report.  The games run in ``workers``
+    processes or on the Ray ``cluster`` (:func:`engine.batch.open_batch`), with the same
+    model."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:
         raise ValueError(f"fit-value needs at least 2 games, not {games!r}")
     if num_players < 2:
@@ -241,17 +244,17 @@ def fit_value(
         make_bot(spec)  # a bad spec fails before any game is played
     game.info.check_players(num_players)
     records: list[GameRecord | None] = [None] * games
-    if workers <= 1:
+    from engine.batch import batched, open_batch
+
+    if not batched(cluster, workers):
         for g in range(games):
             records[g] = record_game(game, num_players, specs, seed, g, options, every)
             if progress is not None:
                 progress(g + 1, games)
     else:
-        from engine.batch import open_batch
-
         jobs = [(game.info.name, num_players, specs, seed, g, dict(options or {}), every)
                 for g in range(games)]
-        with open_batch(workers) as batch:
+        with open_batch(workers, cluster) as batch:
             for done, (g, record) in enumerate(batch.run(record_game_by_name, jobs), 1):
                 records[g] = record
                 if progress is not None:

@@ -87,6 +87,9 @@ def test_cluster_without_ray_says_how_to_install_it() -> None:
     ["check-games", "samara", "--games", "2"],
     ["check-kernel", "samara", "--games", "2"],
     ["fuzz-states", "samara", "--states", "2"],
+    ["ladder", "samara", "--bots", "random,greedy", "--games", "1"],
+    ["fit-value", "samara", "--bots", "random", "--games", "2", "--out", "unwritten.json"],
+    ["calibration", "samara", "--fit", "--fit-games", "2", "--games", "2"],
 ])
 def test_cluster_flag_without_ray_is_a_clear_error(
         command: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,13 +1,20 @@
-"""The batch commands on a Ray cluster (a local Ray instance of 2 CPUs, started here) give
-the local pool's results game for game (selfplay's output byte for byte); a worker killed
-mid-arena costs nothing but time; leaving a run early cancels its tasks.  Needs the
-``cluster`` extra: skipped without Ray."""
+"""The batch commands on a Ray cluster (a local Ray instance of 2 CPUs, started here as
+``--cluster local`` starts it) give the local pool's results game for game (selfplay's
+output byte for byte); a worker killed mid-arena costs nothing but time; leaving a run
+early cancels its tasks; the local Ray listens on the loopback alone; what Ray prints for
+the driver stays off stdout; a head that never answers fails in the time given.  Needs
+the ``cluster`` extra: skipped without Ray."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,12 +37,9 @@ ARENA_TASK = "ray::play_arena_game_by_name"
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
-    try:
+    """The Ray ``--cluster local --workers 2`` starts; the module's tests join it."""
+    with RayBatch("local", num_cpus=2):
         yield
-    finally:
-        ray.shutdown()
 
 
 def _task_pids(title: str) -> list[int]:
@@ -192,3 +196,166 @@ def test_cli_selfplay_with_cluster_prints_and_saves_the_local_games(
         "game 1 (seed 4): P1=greedy, P2=mcts:50", "game 2 (seed 5): P1=greedy, P2=mcts:50",
         "game 3 (seed 6): P1=greedy, P2=mcts:50"]
     assert len(saved.splitlines()) == 3
+
+
+def _descendants(root: int) -> set[int]:
+    """``root`` and every process below it."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except OSError:  # the process ended meanwhile
+                continue
+    return {pid for pid in parents if _descends_from(pid, root, parents)} | {root}
+
+
+def _listening(pids: set[int]) -> list[tuple[str, int]]:
+    """``(address, pid)`` of every TCP socket listening in one of ``pids``
+    (/proc/net/tcp and tcp6: the sockets' inodes matched with the processes' fds)."""
+    inodes: dict[str, int] = {}
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                inodes[link[8:-1]] = pid
+    found = []
+    for table in ("tcp", "tcp6"):
+        with open(f"/proc/net/{table}", encoding="ascii") as f:
+            rows = f.read().splitlines()[1:]
+        for row in rows:
+            fields = row.split()
+            if fields[3] != "0A" or fields[9] not in inodes:  # 0A: LISTEN
+                continue
+            address, port = fields[1].split(":")
+            # Each 32-bit word in the host's (little-endian) order.
+            raw = b"".join(bytes.fromhex(address[i:i + 8])[::-1]
+                           for i in range(0, len(address), 8))
+            ip = ipaddress.ip_address(raw)
+            found.append((f"{ip}:{int(port, 16)}", inodes[fields[9]]))
+    return found
+
+
+def _is_loopback(address: str) -> bool:
+    ip = ipaddress.ip_address(address.rsplit(":", 1)[0])
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_the_local_ray_listens_on_the_loopback_alone() -> None:
+    # Workers too: a task has run on each CPU.
+    with RayBatch("local") as batch:
+        quick = ("samara", 2, ["random", "random"], 1, 0, {})
+        assert len(list(batch.run(play_arena_game_by_name, [quick, quick]))) == 2
+    assert ray.util.get_node_ip_address() == "127.0.0.1"
+    sockets = _listening(_descendants(os.getpid()))
+    names = {pid for _, pid in sockets}
+    assert len(names) >= 3, f"too few Ray processes found listening: {sockets}"  # GCS, raylet, …
+    beyond = [(address, pid) for address, pid in sockets if not _is_loopback(address)]
+    assert not beyond, f"listening beyond the loopback: {beyond}"
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_what_ray_prints_for_the_driver_stays_off_stdout(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    from furnace_cli import main
+
+    marker = f"furnace-test-{os.getpid()}: Raylet is terminated (a test's message)"
+    gcs_client = ray._private.worker.global_worker.gcs_client
+    ray._private.utils.publish_error_to_driver("test_error", marker, gcs_client=gcs_client)
+    assert main(["arena", "samara", "--bots", "random,greedy", "--games", "2", "--seed", "1",
+                 "--json", "--quiet", "--cluster", "auto"]) == 0
+    out, err = capfd.readouterr()
+    # The message comes from a thread of Ray's as it arrives: wait for it on stderr.
+    deadline = time.monotonic() + 120
+    while marker not in err and time.monotonic() < deadline:
+        time.sleep(0.1)
+        more_out, more_err = capfd.readouterr()
+        out, err = out + more_out, err + more_err
+    assert marker in err
+    assert marker not in out
+    assert len(out.splitlines()) == 1
+    assert json.loads(out)["games"] == 2
+
+
+def test_a_head_that_never_answers_fails_in_the_time_given(tmp_path: Path) -> None:
+    """The real Ray's wait, bounded: a port that accepts and never answers (no Ray starts
+    here; the command runs in a process of its own)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    address = f"127.0.0.1:{server.getsockname()[1]}"
+    env = {**os.environ, "FURNACE_CLUSTER_TIMEOUT": "3",
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "furnace_cli", "arena", "samara", "--bots", "random,greedy",
+             "--games", "2", "--json", "--cluster", address],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+        for conn in accepted:
+            conn.close()
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    ours = [line for line in done.stderr.splitlines() if line.startswith("furnace:")]
+    assert ours[0] == f"furnace: joining the Ray cluster at {address} (at most 3 s) ..."
+    assert ours[1].startswith(f"furnace: error: cannot join the Ray cluster at {address}: it "
+                              "did not answer as a Ray cluster within 3 s")
+    assert "RAY_AUTH_MODE=token" in ours[1] and "Traceback" not in done.stderr
+
+
+@pytest.mark.usefixtures("local_ray")
+@pytest.mark.parametrize("command", ["fit-value", "calibration"])
+def test_fitting_on_the_cluster_equals_one_process(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """fit-value and calibration --fit take --cluster like the other batch commands, with
+    the same report and the same model file."""
+    from tests.cli.test_batch_workers import run_batch_command
+
+    home = run_batch_command(command, ["--workers", "1"], tmp_path / "home", capsys)
+    assert run_batch_command(command, ["--cluster", "auto"], tmp_path / "cluster",
+                             capsys) == home
+
+
+@pytest.mark.usefixtures("local_ray")
+@pytest.mark.parametrize("auth", [{}, {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 64}],
+                         ids=["no-token", "wrong-token"])
+def test_a_driver_without_the_token_is_told_so(auth: dict[str, str], tmp_path: Path) -> None:
+    """The local Ray has a token of its run's own: a driver joining it at its address
+    with none, or with another, hears of the token (Ray refuses it after its retries)."""
+    address = ray._private.worker.global_worker.node.gcs_address
+    env = {name: value for name, value in os.environ.items() if not name.startswith("RAY_")}
+    env.update(auth, FURNACE_CLUSTER_TIMEOUT="300", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-m", "furnace_cli", "check-games", "samara", "--games", "2",
+         "--cluster", address], capture_output=True, text=True, env=env, cwd=tmp_path,
+        timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("furnace: error")]
+    assert error.startswith(f"furnace: error: cannot join the Ray cluster at {address}: the "
+                            "cluster wants a token this driver lacks or has wrong")
+    assert "RAY_AUTH_MODE=token" in error

@@ -152,3 +152,42 @@ def test_a_game_depends_on_its_bots_not_their_names() -> None:
         assert plain == renamed
     assert play_arena_game(game, 2, ["mcts:30", "random"], 5, 0, None) != \
         play_arena_game(game, 2, ["random", "mcts:30"], 5, 0, None)
+
+
+class _ReversedBatch:
+    """A batch whose jobs finish last first: the order a pool or a cluster may give."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def __enter__(self) -> _ReversedBatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def run(self, fn, jobs, on_lost=None):  # type: ignore[no-untyped-def]
+        for index in reversed(range(len(jobs))):
+            yield index, fn(*jobs[index])
+
+
+def test_the_report_adds_up_the_games_in_game_order_whatever_order_they_finish(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Float sums depend on their order (0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1): games
+    that finish in another order must still give the same report, bit for bit."""
+    import tournaments.arena as arena
+    from engine import registry
+    from engine.game import Outcome
+
+    def outcome(g: int) -> tuple[Outcome, None]:
+        score = (0.1, 0.2, 0.3)[g]
+        return Outcome(scores=(score, score), rewards=(0.5, 0.5)), None
+
+    monkeypatch.setattr(arena, "play_arena_game", lambda game, n, specs, seed, g, *a: outcome(g))
+    monkeypatch.setattr(arena, "play_arena_game_by_name",
+                        lambda name, n, specs, seed, g, options: outcome(g))
+    game = registry.get_game("samara")
+    in_order = run_arena(game, 2, ["random", "greedy"], 3, seed=1)
+    assert in_order["results"]["random"]["mean_score"] == (0.1 + 0.2 + 0.3) / 3
+    monkeypatch.setattr(arena, "open_batch", _ReversedBatch)
+    assert run_arena(game, 2, ["random", "greedy"], 3, seed=1, workers=2) == in_order
