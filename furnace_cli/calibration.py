@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.game import FurnaceError
+
 ProgressBar = Callable[[str], Callable[[int, int], None]]
 
 
@@ -26,7 +28,7 @@ def _records(args: argparse.Namespace, options: dict[str, Any], progress_bar: Pr
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         head = json.loads(lines[0])
         if tuple(head["key"]) != tuple(json.loads(json.dumps(wanted))):
-            raise SystemExit(f"{path} holds other games ({head['key']}, {head['games']} "
+            raise FurnaceError(f"{path} holds other games ({head['key']}, {head['games']} "
                              f"games); remove it or name another file")
         kept = [GameRecord.from_json(json.loads(line)) for line in lines[1:games + 1]]
         if len(kept) >= games:

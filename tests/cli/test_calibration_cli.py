@@ -42,9 +42,12 @@ def test_a_fit_writes_the_player_count_and_keeps_the_others(
     assert set(entry.sources) == {"search", "playouts"}
     assert entry.provenance["command"].startswith("furnace calibration samara --players 3 --fit")
     assert entry.provenance["fit_seed"] == 5 and entry.provenance["held_out_seed"] == 6
-    # Records of other games are refused rather than read as these.
-    with pytest.raises(SystemExit, match="holds other games"):
-        main([*argv, "--seed", "7"])
+    # Records of other games are refused rather than read as these: one line, exit 2,
+    # as every other refusal of the command line.
+    assert main([*argv, "--seed", "7"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("furnace: error: ") and "holds other games" in err
+    assert len(err.strip().splitlines()) == 1
     # Another player count joins the file.
     two = [*argv[:3], "2", *argv[4:]]
     two[two.index(str(records))] = str(tmp_path / "two.jsonl")
