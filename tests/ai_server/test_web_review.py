@@ -118,6 +118,7 @@ def test_review_on_demand_shows_the_position_the_seat_saw(table_server: Backgrou
     # running on any machine (the bots' 20 iterations finish 3 decisions before a look).
     from selenium.webdriver.support.ui import Select
 
+    browser.execute_script("document.getElementById('exact').open = true")  # a game closed it
     Select(browser.find_element("id", "strength-kind")).select_by_value("time")
     field = browser.find_element("id", "strength")
     field.clear()

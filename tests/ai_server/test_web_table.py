@@ -135,6 +135,9 @@ def test_the_settings_speak_a_players_language(table_server: BackgroundServer,
     new_game(browser, "stephens", 2, kind="level", strength=5)
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
     assert toggle.is_enabled()
+    # The budgets' panel closes when a game starts (it floats over the moves).
+    assert not browser.find_element("id", "exact").get_attribute("open")
+    browser.execute_script("document.getElementById('exact').open = true")
     assert "hints search 1000 iterations, its reviews 1000 a decision" in \
         browser.find_element("id", "budget-note").text
 
