@@ -1,4 +1,5 @@
-"""Write the tables of defaults that the docs quote from the code, so they never drift.
+"""Write the tables the docs quote from the code and from the results the repository
+keeps, so they never drift.
 
 A table made here sits in a document between two comments::
 
@@ -8,22 +9,30 @@ A table made here sits in a document between two comments::
 
 and NAME is one of :data:`TABLES`: the strength levels of every game (docs/api.md),
 one game's levels beside the default table (docs/strength.md), the review settings
-(docs/review.md)::
+(docs/review.md); and from kept results: the load test's latencies and capacity
+(docs/load/README.md), read from the reports ``furnace loadtest --report-dir`` wrote
+(docs/load/report.json, docs/load/sweep/report.json), and each shipped value model's
+held-out figures (docs/learned-values.md), read from the report ``furnace fit-value``
+stored in the model file (``made_by``).  A new run rewrites its results, then this
+script the tables::
 
     python scripts/gen_doc_tables.py          # (re)write the tables in place
     python scripts/gen_doc_tables.py --check  # exit 1 naming a stale or unknown table
 
 ``tests/test_doc_defaults.py`` runs ``--check``, and checks the defaults quoted in
-prose against the code too.
+prose against the code too; ``tests/test_doc_figures.py`` checks that every other table
+of measured figures says when it was measured and with which command.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -42,7 +51,14 @@ REGION = re.compile(
     r"(?P<open><!-- generated: (?P<name>[\w-]+) \(scripts/gen_doc_tables\.py\): do not "
     r"edit; run the script -->\n)(?P<body>.*?)(?P<close><!-- end generated -->)",
     re.DOTALL)
-DOCUMENTS = ("docs/api.md", "docs/strength.md", "docs/review.md")
+DOCUMENTS = ("docs/api.md", "docs/strength.md", "docs/review.md", "docs/load/README.md",
+             "docs/learned-values.md")
+LOAD_REPORT = ROOT / "docs" / "load" / "report.json"
+LOAD_SWEEP = ROOT / "docs" / "load" / "sweep" / "report.json"
+#: The RPCs a load report's tables list, in its order; the cheap ones (no search).
+LOAD_RPCS = ("NewGame", "LegalMoves", "CheckMove", "ApplyMove", "BestMove", "Analyze",
+             "EstimateScores")
+CHEAP_RPCS = LOAD_RPCS[:4]
 
 
 def _number(value: float) -> str:
@@ -57,9 +73,10 @@ def level_text(level: Level, sampled: str = "") -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
-           align: Sequence[str] | None = None) -> str:
+           align: Sequence[str] | None = None, spaced: bool = False) -> str:
+    rule = align or ["---"] * len(header)
     lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join(align or ["---"] * len(header)) + "|"]
+             ("| " + " | ".join(rule) + " |") if spaced else ("|" + "|".join(rule) + "|")]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
@@ -117,12 +134,98 @@ def review_settings() -> str:
                   ["---", "---:", "---", "---", "---", "---:", "---:", "---"])
 
 
+def _report(path: Path) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return report
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def load_latency() -> str:
+    """The one-step load test's latencies by RPC, and what the step served."""
+    report = _report(LOAD_REPORT)
+    (step,) = report["steps"]
+    budget = report["setup"]["budget_ms"]
+    label = {"BestMove": f"BestMove ({budget} ms)",
+             "Analyze": f"Analyze ({3 * budget} ms, streamed)",
+             "EstimateScores": "EstimateScores (200 playouts)"}
+    rows = [[label.get(rpc, rpc), *(_ms(step["rpcs"][rpc][q]) for q in
+                                     ("p50_ms", "p95_ms", "p99_ms"))]
+            for rpc in LOAD_RPCS]
+    failures = "**no failures**" if not step["failures"] else f"failures {step['failures']}"
+    cpu = step["cpu"]
+    served = (f"{step['requests']:,} calls, {step['requests_per_s']:g} requests/s, "
+              f"{failures}, {step['searches_per_s']:g} searches/s. The server used "
+              f"{cpu['server_total_pct_of_machine']:.0f}% of the machine (front process "
+              f"{cpu['server_front_pct_of_core']:.0f}% of a core).")
+    return _table(["RPC", "p50 ms", "p95 ms", "p99 ms"], rows, spaced=True) + f"\n{served}\n"
+
+
+def load_capacity() -> str:
+    """The capacity sweep, a row a step."""
+    rows = []
+    for step in _report(LOAD_SWEEP)["steps"]:
+        cheap = [step["rpcs"][rpc]["p99_ms"] for rpc in CHEAP_RPCS
+                 if step["rpcs"][rpc]["p99_ms"] is not None]
+        rows.append([str(step["users"]), f"{step['searches_per_s']:.2f}",
+                     f"{step['searches_per_s_per_core']:.2f}",
+                     _ms(step["rpcs"]["BestMove"]["p99_ms"]), _ms(max(cheap, default=None)),
+                     f"{100 * step['search_refused_share']:.1f}%",
+                     "yes" if step["holds"] else "no"])
+    header = ["players", "searches/s", "per core", "BestMove p99 ms", "worst cheap p99 ms",
+              "searches refused", "holds"]
+    return _table(header, rows, spaced=True)
+
+
+def _fit_report(name: str) -> dict[str, Any]:
+    """The held-out report ``furnace fit-value`` kept in a game's shipped value model."""
+    package = name.replace("-", "_")
+    model = _report(ROOT / "engine" / package / "value-model.json")
+    report: dict[str, Any] = model["made_by"]["report"]
+    return report
+
+
+STAGES = ("opening", "middle", "late", "all")
+
+
+def value_model_stages(name: str) -> Callable[[], str]:
+    def table() -> str:
+        held_out = _fit_report(name)["held_out"]
+        rows = [[stage, f"{held_out[stage]['positions']:,}",
+                 *(f"{held_out[stage][source]['correlation']:.2f} / "
+                   f"{held_out[stage][source]['winner']:.2f}"
+                   for source in ("model", "heuristic", "scores", "playout"))]
+                for stage in STAGES]
+        return _table(["stage", "positions", "model corr / winner", "heuristic", "scores",
+                       "one random playout"], rows)
+    return table
+
+
+def value_model_level(name: str) -> Callable[[], str]:
+    def table() -> str:
+        held_out = _fit_report(name)["held_out"]
+        rows = [[label, *(f"{held_out[stage]['level'][key]:.2f}" for stage in STAGES)]
+                for label, key in (("model's level, mean absolute error (points)",
+                                    "model_error"),
+                                   ("heuristic's mean", "heuristic_error"))]
+        return _table(["the scores' level, held out", *STAGES], rows)
+    return table
+
+
 #: Every table, by the name its region gives.
 TABLES: dict[str, Callable[[], str]] = {
     "levels": levels_of_every_game,
     "levels-oh-my-goods": levels_beside_default("oh-my-goods"),
     "levels-stephens": levels_beside_default("stephens"),
     "review-settings": review_settings,
+    "load-latency": load_latency,
+    "load-capacity": load_capacity,
+    "value-model-stephens": value_model_stages("stephens"),
+    "value-model-samara": value_model_stages("samara"),
+    "value-level-samara": value_model_level("samara"),
+    "value-model-oh-my-goods": value_model_stages("oh-my-goods"),
 }
 
 

@@ -19,9 +19,6 @@ indented by four spaces after a blank line (outside lists).
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 import os
 import re
 import shlex
@@ -34,10 +31,15 @@ from pathlib import Path
 
 import pytest
 
-from furnace_cli import build_parser
+from tests.doc_helpers import (
+    DOCUMENTS,
+    ROOT,
+    Refused,
+    bot_problem,
+    command_lines,
+    parse_furnace,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 MARKER = re.compile(r"^<!--\s*(?P<kind>runs|not run):\s*(?P<text>.+?)\s*-->\s*$")
 FENCE = re.compile(r"^(?P<fence>```+)(?P<info>[^\n`]*)$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s")
@@ -187,41 +189,6 @@ def test_the_collector_finds_fenced_and_indented_blocks(tmp_path: Path) -> None:
 
 # -- runner: cli ----------------------------------------------------------------------------
 
-def command_lines(code: str) -> Iterator[str]:
-    """The command lines of a shell block: continuations joined, prompts and comments
-    dropped, optional parts (``[--seed N]``) left out."""
-    code = re.sub(r"\\\n\s*", " ", code)
-    for raw in code.split("\n"):
-        line = raw.strip().removeprefix("$ ")
-        if not line or line.startswith("#"):
-            continue
-        line = re.sub(r"\s+\[[^\]]*\]", "", line)
-        yield line
-
-
-class _Refused(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Refused(message)
-
-
-def _parse(argv: list[str]) -> None:
-    parser = build_parser()
-    # argparse exits on a bad argument; make every parser of the tree raise instead.
-    stack: list[argparse.ArgumentParser] = [parser]
-    while stack:
-        p = stack.pop()
-        p.__class__ = _Parser
-        for action in p._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                stack.extend(action.choices.values())
-    with contextlib.redirect_stderr(io.StringIO()):
-        parser.parse_args(argv)
-
-
 @pytest.mark.parametrize("block", _marked("cli"), ids=lambda b: b.where)
 def test_cli_blocks_parse(block: Block) -> None:
     """Each `furnace` command of the block is one the command line accepts (the
@@ -245,8 +212,8 @@ def test_cli_blocks_parse(block: Block) -> None:
             continue
         assert words and words[0] == "furnace", f"{block.where}: not a furnace command: {line}"
         try:
-            _parse(words[1:])
-        except _Refused as exc:
+            parse_furnace(words[1:])
+        except Refused as exc:
             pytest.fail(f"{block.where}: `{line}` is refused: {exc}")
         if "--bots" in words:
             for spec in words[words.index("--bots") + 1].split(","):
@@ -256,23 +223,18 @@ def test_cli_blocks_parse(block: Block) -> None:
 
 
 def _check_bot(spec: str, block: Block) -> None:
-    """A bot a command names is one ``make_bot`` makes (a model file a block's earlier
-    command writes, ``model=new.json``, need not exist here)."""
-    from engine.search.bots import BotSpecError, make_bot
-
-    try:
-        make_bot(spec)
-    except BotSpecError as exc:
-        if "model=" not in spec or "No such file" not in str(exc):
-            pytest.fail(f"{block.where}: bot {spec!r}: {exc}")
+    """A bot a command names is one ``make_bot`` makes."""
+    problem = bot_problem(spec)
+    if problem is not None:
+        pytest.fail(f"{block.where}: {problem}")
 
 
 def test_cli_runner_refuses_a_stale_flag() -> None:
-    with pytest.raises(_Refused, match="--no-such-flag"):
-        _parse(["games", "--no-such-flag"])
-    with pytest.raises(_Refused, match="invalid choice"):
-        _parse(["no-such-command"])
-    _parse(["arena", "samara", "--players", "2", "--bots", "mcts:20,greedy"])
+    with pytest.raises(Refused, match="--no-such-flag"):
+        parse_furnace(["games", "--no-such-flag"])
+    with pytest.raises(Refused, match="invalid choice"):
+        parse_furnace(["no-such-command"])
+    parse_furnace(["arena", "samara", "--players", "2", "--bots", "mcts:20,greedy"])
     with pytest.raises(pytest.fail.Exception, match="no-such-bot"):
         _check_bot("no-such-bot", all_blocks()[0])
 

@@ -8,28 +8,22 @@ changed default then fails here until the docs say it.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from engine.search.config import config_for
 from engine.search.review_settings import REVIEW_SETTINGS
+from tests.doc_helpers import ROOT, load_script
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gen_doc_tables.py"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_doc_tables", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_doc_tables")
 
 
 def _text(document: str) -> str:
