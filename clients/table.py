@@ -8,6 +8,7 @@ from the person's seat.  Product code (protocol only): it imports no engine.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -276,14 +277,7 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
                 continue
             output(hint_text(table.hint(int(rest) if rest else None)))
         elif word == "undo":
-            try:
-                lines = table.undo()
-            except UndoRefused as exc:
-                output(str(exc))
-                continue
-            for text in lines:
-                output(text)
-            stale = True
+            stale = _told(output, table.undo, UndoRefused) or stale
         else:
             choice: int | str = line
             if line.isdigit():
@@ -294,18 +288,25 @@ def run(table: Table, banner: str, input_fn: Callable[[str], str],
                            "('moves' lists them)")
                     continue
                 choice = int(line) - 1
-            try:
-                lines = table.play(choice)
-            except MoveRefused as exc:
-                output(str(exc))
-                continue
-            for text in lines:
-                output(text)
-            stale = True
+            stale = _told(output, functools.partial(table.play, choice), MoveRefused) or stale
     output(table.board())
     for line in table.result():
         output(line)
     return after_the_game(table, input_fn, output)
+
+
+def _told(output: Callable[[str], object], change: Callable[[], list[str]],
+          refused: type[Exception]) -> bool:
+    """Make ``change`` to the game and print what it says; a refusal is printed instead.
+    Whether the game changed."""
+    try:
+        lines = change()
+    except refused as exc:
+        output(str(exc))
+        return False
+    for text in lines:
+        output(text)
+    return True
 
 
 SAVE_OFFER = "save the game first? a file name saves it there, Enter leaves without saving: "
