@@ -83,35 +83,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def silent_listener() -> Iterator[int]:
-    """A port that accepts connections and never says a word (not a Ray head)."""
-    server = socket.create_server(("127.0.0.1", 0))
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[0])
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield int(server.getsockname()[1])
-    finally:
-        stop.set()
-        thread.join()
-        server.close()
-        for conn in accepted:
-            conn.close()
-
-
 @pytest.mark.parametrize(("text", "expected"), [
     ("local", ClusterAddress("local", "local")),
     ("auto", ClusterAddress("auto", "auto")),

@@ -11,10 +11,8 @@ import ipaddress
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -287,37 +285,17 @@ def test_what_ray_prints_for_the_driver_stays_off_stdout(
     assert json.loads(out)["games"] == 2
 
 
-def test_a_head_that_never_answers_fails_in_the_time_given(tmp_path: Path) -> None:
+def test_a_head_that_never_answers_fails_in_the_time_given(
+        tmp_path: Path, silent_listener: int) -> None:
     """The real Ray's wait, bounded: a port that accepts and never answers (no Ray starts
     here; the command runs in a process of its own)."""
-    server = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-    accepted: list[socket.socket] = []
-
-    def accept() -> None:
-        server.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    address = f"127.0.0.1:{server.getsockname()[1]}"
+    address = f"127.0.0.1:{silent_listener}"
     env = {**os.environ, "FURNACE_CLUSTER_TIMEOUT": "3",
            "PYTHONPATH": os.pathsep.join(sys.path)}
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "furnace_cli", "arena", "samara", "--bots", "random,greedy",
-             "--games", "2", "--json", "--cluster", address],
-            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
-    finally:
-        stop.set()
-        thread.join()
-        server.close()
-        for conn in accepted:
-            conn.close()
+    done = subprocess.run(
+        [sys.executable, "-m", "furnace_cli", "arena", "samara", "--bots", "random,greedy",
+         "--games", "2", "--json", "--cluster", address],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     ours = [line for line in done.stderr.splitlines() if line.startswith("furnace:")]
