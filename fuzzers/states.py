@@ -34,6 +34,7 @@ crash (a segmentation fault in a kernel) is caught and pinned to its state;
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import random
@@ -52,7 +53,7 @@ from checks.kernel import (
     kernel_player_counts,
 )
 from engine import registry
-from engine.batch import open_batch
+from engine.batch import Batch, open_batch
 from engine.game import CHANCE, FurnaceError, Game, IllegalMoveError, InvalidStateError, State
 from engine.validation import short_repr as short
 
@@ -657,7 +658,8 @@ def _isolated(name: str, seed: int, indices: list[int], players: int | None, wor
 
     When a process dies, every batch not finished in that pool fails with it: they
     are split and run again, and a single state is a crash only if it kills a pool
-    of its own.
+    of its own.  A cluster outlives its dead workers (only their tasks fail), so one
+    is joined (or, ``local``, started) once for the whole run.
     """
     pending = [indices[i:i + CHUNK] for i in range(0, len(indices), CHUNK)]
     corpus(name, seed, players)  # built once here, inherited by forked workers
@@ -667,10 +669,25 @@ def _isolated(name: str, seed: int, indices: list[int], players: int | None, wor
         if progress is not None:
             progress(done[0], total)
 
+    with open_batch(workers, cluster, start_method=None) if cluster \
+            else contextlib.nullcontext() as shared:
+        yield from _rounds(name, seed, pending, players, workers, shared, finished)
+
+
+def _rounds(name: str, seed: int, pending: list[list[int]], players: int | None,
+            workers: int, shared: Batch | None,
+            finished: Callable[[list[tuple[int, str, str, str]]], None]
+            ) -> Iterator[tuple[int, str, str, str]]:
+    """The rounds of :func:`_isolated`: on ``shared`` (a cluster), else each in a pool
+    of its own, a chunk that was in a dead pool split and run again."""
+    def pool(size: int) -> Any:
+        return contextlib.nullcontext(shared) if shared is not None \
+            else open_batch(size, None, start_method=None)
+
     while pending:
         lost_jobs: list[int] = []
         jobs = [(name, seed, chunk, players) for chunk in pending]
-        with open_batch(min(workers, len(pending)), cluster, start_method=None) as batch:
+        with pool(min(workers, len(pending))) as batch:
             for _, results in batch.run(run_states, jobs, on_lost=lost_jobs.append):
                 yield from results
                 finished(results)
@@ -680,7 +697,7 @@ def _isolated(name: str, seed: int, indices: list[int], players: int | None, wor
             if len(chunk) > 1:
                 pending += [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
                 continue
-            with open_batch(1, cluster, start_method=None) as alone:
+            with pool(1) as alone:
                 lost: list[int] = []
                 results = [r for _, batch_results in alone.run(
                     run_states, [(name, seed, chunk, players)], on_lost=lost.append)

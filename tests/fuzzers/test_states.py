@@ -143,6 +143,47 @@ def test_a_crashing_state_is_pinned_down_not_fatal(monkeypatch: pytest.MonkeyPat
     assert report["examples"][0].startswith("state 3 (") and "died" in report["examples"][0]
 
 
+def test_a_cluster_is_joined_once_however_many_workers_die(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster outlives a dead worker (only its task fails): the run keeps it, where a
+    pool of processes, broken by the death, is opened again for the states left.  Each
+    round used to join (with ``--cluster local``: start) a Ray of its own."""
+    opened: list[str | None] = []
+
+    class Batch:
+        """Runs jobs here; a chunk holding state 3 is lost, as a task whose worker died."""
+
+        def __init__(self, cluster: str | None) -> None:
+            opened.append(cluster)
+
+        def __enter__(self) -> Batch:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def run(self, fn, jobs, on_lost=None):  # type: ignore[no-untyped-def]
+            for i, job in enumerate(jobs):
+                if 3 in job[2]:
+                    on_lost(i)
+                else:
+                    yield i, fn(*job)
+
+    monkeypatch.setattr(fuzz, "check", lambda *args, **kwargs: (fuzz.ACCEPTED, ""))
+    monkeypatch.setattr(fuzz, "CHUNK", 4)
+    monkeypatch.setattr(fuzz, "open_batch",
+                        lambda workers, cluster, start_method=None: Batch(cluster))
+    report = fuzz.fuzz("samara", 10, SEED, workers=2, cluster="local")
+    assert report["crashes"] == 1 and report["accepted"] == 9, report
+    assert opened == ["local"]
+    opened.clear()
+    report = fuzz.fuzz("samara", 10, SEED, workers=2)
+    assert report["crashes"] == 1 and report["accepted"] == 9, report
+    # The first round, the halves of the lost chunk, then each half of the half that
+    # held state 3, the last one alone.
+    assert opened == [None] * 4
+
+
 def test_the_report_orders_ties_by_name_not_by_finishing_order() -> None:
     """With workers, fields that refused as many states came out in the order the
     workers finished, and the cut at 15 kept different ones from run to run."""
