@@ -28,12 +28,16 @@ determinization of its view shows it.
   so the chances always sum to 1.
 * With one seat and a target, ``1 / (1 + exp(-(u * logit(w) + v * (f - target) / scale
   + k)))``.
+* ``u``, ``v`` and ``k`` belong to the same segments of the banked share: a lead of 10
+  points says more near the end than at the start, and one map for the whole game was
+  overconfident early and timid late in every game.
 
 A position's forecast is its recommended move's: the move a search answers is the move
 its forecast describes, so a hint's headline is never below a move it lists.
 
 >>> model = SourceModel(inputs=("playouts", "current"), edges=(),
-...                     score=((1.0, 0.5, 0.0, 0.5, 0.0),), win=(1.0, 0.0, 0.0), scale=10.0)
+...                     score=((1.0, 0.5, 0.0, 0.5, 0.0),), win=((1.0, 0.0, 0.0),),
+...                     scale=10.0)
 >>> [round(x, 3) for x in model.expected_scores({"playouts": [10.0, 20.0],
 ...                                              "current": [10.0, 20.0]})]
 [11.0, 21.0]
@@ -59,7 +63,9 @@ from engine.game import FurnaceError, State
 #: The file a game package ships its forecast models in.
 MODEL_FILE = "forecast-model.json"
 #: The format of that file.
-MODEL_VERSION = 2
+MODEL_VERSION = 3
+#: The formats read: version 2 had one win map for every segment.
+READABLE_VERSIONS = (2, MODEL_VERSION)
 #: The statistics a forecast can be made from: a search's (BestMove, Analyze, hints,
 #: reviews) and random playouts' (EstimateScores).
 SOURCES = ("search", "playouts")
@@ -148,14 +154,15 @@ class SourceModel:
     first is the source's own);
     ``edges`` split the banked share (:func:`banked_share`) into segments, and
     ``score`` holds one row of coefficients per segment over :func:`score_features`;
-    ``win`` is ``(u, v, k)`` of the chance of winning (``k`` is used with one seat
-    only), ``scale`` the spread of final scores that divides score differences.
+    ``win`` one row ``(u, v, k)`` per segment of the chance of winning (``k`` is used
+    with one seat only), ``scale`` the spread of final scores that divides score
+    differences.
     """
 
     inputs: tuple[str, ...]
     edges: tuple[float, ...]
     score: tuple[tuple[float, ...], ...]
-    win: tuple[float, float, float]
+    win: tuple[tuple[float, float, float], ...]
     scale: float
 
     @property
@@ -172,17 +179,22 @@ class SourceModel:
         """The segment of a banked share: the number of edges below it."""
         return bisect.bisect_left(self.edges, banked)
 
+    def segment_of(self, series: Mapping[str, Sequence[float]]) -> int:
+        """The segment of the position ``series`` describe (its banked share's)."""
+        return self.segment(banked_share(series[self.expectation], series["current"]))
+
     def expected_scores(self, series: Mapping[str, Sequence[float]]) -> list[float]:
         """Every seat's expected final score from ``series`` (a value per seat for each
         of :attr:`inputs`)."""
-        coefficients = self.score[self.segment(banked_share(
-            series[self.expectation], series["current"]))]
+        coefficients = self.score[self.segment_of(series)]
         return [sum(w * x for w, x in zip(coefficients, row, strict=True))
                 for row in score_features([series[name] for name in self.inputs])]
 
     def win_probabilities(self, source_wins: Sequence[float], forecast_scores: Sequence[float],
-                          target: float | None) -> list[float]:
-        u, v, k = self.win
+                          target: float | None, segment: int = 0) -> list[float]:
+        """Every seat's chance of winning (one seat: of reaching ``target``) with the
+        win map of ``segment``."""
+        u, v, k = self.win[segment]
         n = len(source_wins)
         if n == 1:
             aim = 0.0 if target is None else (forecast_scores[0] - target) / self.scale
@@ -195,12 +207,13 @@ class SourceModel:
     def forecast(self, source_wins: Sequence[float], series: Mapping[str, Sequence[float]],
                  target: float | None) -> Forecast:
         scores = self.expected_scores(series)
-        return Forecast(tuple(self.win_probabilities(source_wins, scores, target)),
+        return Forecast(tuple(self.win_probabilities(source_wins, scores, target,
+                                                     self.segment_of(series))),
                         tuple(scores))
 
     def to_json(self) -> dict[str, Any]:
         return {"inputs": list(self.inputs), "edges": list(self.edges),
-                "score": [list(row) for row in self.score], "win": list(self.win),
+                "score": [list(row) for row in self.score], "win": [list(row) for row in self.win],
                 "scale": self.scale}
 
     @classmethod
@@ -209,7 +222,7 @@ class SourceModel:
             inputs = tuple(str(x) for x in data["inputs"])
             edges = tuple(float(x) for x in data["edges"])
             score = tuple(tuple(float(x) for x in row) for row in data["score"])
-            win = tuple(float(x) for x in data["win"])
+            win = tuple(tuple(float(x) for x in row) for row in data["win"])
             scale = float(data["scale"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ForecastModelError(f"a source model needs inputs, edges, score, win and "
@@ -218,13 +231,15 @@ class SourceModel:
         if inputs not in known:
             raise ForecastModelError(f"a source model reads one of {known}, not {list(inputs)}")
         width = 1 + 2 * len(inputs)
-        numbers = (*edges, *(x for row in score for x in row), *win, scale)
+        numbers = (*edges, *(x for row in (*score, *win) for x in row), scale)
         if len(score) != len(edges) + 1 or any(len(row) != width for row in score) \
-                or list(edges) != sorted(edges) or len(win) != 3 or not scale > 0 \
+                or len(win) != len(edges) + 1 or any(len(row) != 3 for row in win) \
+                or list(edges) != sorted(edges) or not scale > 0 \
                 or not all(math.isfinite(x) for x in numbers):
             raise ForecastModelError(
                 f"a source model has ascending edges, one row of {width} score coefficients "
-                f"per segment, 3 win coefficients and a positive scale, all finite")
+                f"and one of 3 win coefficients per segment, and a positive scale, all "
+                f"finite")
         return cls(inputs, edges, score, win, scale)  # type: ignore[arg-type]
 
 
@@ -267,13 +282,15 @@ class ForecastModel:
 
     @classmethod
     def from_json(cls, data: Any) -> ForecastModel:
-        if not isinstance(data, dict) or data.get("version") != MODEL_VERSION:
-            raise ForecastModelError(f"a forecast model file has version {MODEL_VERSION}")
+        if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS:
+            raise ForecastModelError(f"a forecast model file has version {MODEL_VERSION} "
+                                     f"(or {READABLE_VERSIONS[0]}, read as one)")
         counts = {}
         for key, entry in dict(data.get("players", {})).items():
             try:
                 players = int(key)
-                sources = {name: SourceModel.from_json(m)
+                sources = {name: SourceModel.from_json(
+                               m if data["version"] == MODEL_VERSION else _one_win_map(m))
                            for name, m in dict(entry["sources"]).items()}
             except (KeyError, TypeError, ValueError) as exc:
                 raise ForecastModelError(f"players {key!r}: {exc}") from exc
@@ -288,6 +305,14 @@ class ForecastModel:
             counts[players] = PlayerCountModel(players, sources,
                                                dict(entry.get("provenance", {})))
         return cls(str(data.get("game", "")), counts)
+
+
+def _one_win_map(source: Any) -> Any:
+    """A version 2 source model (one win map for the whole game) as version 3 has it:
+    the same map in every segment."""
+    if not isinstance(source, dict) or not isinstance(source.get("edges"), list):
+        return source  # SourceModel.from_json says what is wrong
+    return {**source, "win": [source.get("win")] * (len(source["edges"]) + 1)}
 
 
 def game_package(game_name: str) -> str:

@@ -428,10 +428,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sample every EVERY-th decision of a game (default %(default)s)")
     p.add_argument("--fit", action="store_true",
                    help="fit the model on --fit-games games of --fit-seed first, and write it")
-    p.add_argument("--fit-games", type=int, default=200,
-                   help="games to fit on (default %(default)s)")
-    p.add_argument("--fit-seed", type=int, default=1000,
-                   help="seed of the fitting games (default %(default)s)")
+    p.add_argument("--fit-games", type=int, action="append", metavar="F",
+                   help="games to fit on (default 200); repeated, the games of each "
+                   "--fit-seed in turn")
+    p.add_argument("--fit-seed", type=int, action="append", metavar="T",
+                   help="seed of the fitting games (default 1000); repeat it to fit on "
+                   "the games of several seeds")
     p.add_argument("--with-playouts", action="store_true",
                    help="with --fit: BestMove's forecast also reads the position's random "
                    "playouts (EstimateScores' means: 200 playouts before each search), for "
@@ -441,8 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-records", metavar="FILE",
                    help="keep the held-out games' records in FILE, and read them from it "
                    "when it holds the same games")
-    p.add_argument("--save-fit-records", metavar="FILE",
-                   help="the same for the fitting games")
+    p.add_argument("--save-fit-records", metavar="FILE", action="append",
+                   help="the same for the fitting games (one FILE per --fit-seed)")
     p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
     _add_cluster_argument(p)

@@ -64,6 +64,38 @@ def _records(args: argparse.Namespace, options: dict[str, Any], progress_bar: Pr
     return records
 
 
+def _fit_sets(args: argparse.Namespace) -> list[tuple[int, int, str | None]]:
+    """The fitting games' ``(seed, games, records file)``, one per ``--fit-seed``.
+
+    One ``--fit-games`` (or none: 200) counts for every seed, else one per seed, and
+    likewise ``--save-fit-records``; a fitting seed is never the held-out one."""
+    seeds = args.fit_seed or [1000]
+    games = args.fit_games or [200]
+    paths = args.save_fit_records or [None]
+    if len(games) == 1:
+        games = games * len(seeds)
+    if len(paths) == 1 and paths[0] is None:
+        paths = paths * len(seeds)
+    if len(games) != len(seeds) or len(paths) != len(seeds):
+        raise CalibrationUsageError(
+            f"{len(seeds)} --fit-seed need one --fit-games or {len(seeds)}, and no "
+            f"--save-fit-records or {len(seeds)} (got {len(games)} and "
+            f"{len(args.save_fit_records or [])})")
+    if len(set(seeds)) != len(seeds):
+        raise CalibrationUsageError(f"--fit-seed names a seed twice: {seeds}")
+    if args.fit and args.seed in seeds:
+        raise CalibrationUsageError(
+            f"the held-out games (--seed {args.seed}) would be fitting games too: "
+            f"choose another --seed or --fit-seed")
+    if min(games) < 1:
+        raise CalibrationUsageError("--fit-games is at least 1")
+    return list(zip(seeds, games, paths, strict=True))
+
+
+class CalibrationUsageError(FurnaceError, ValueError):
+    """Fitting options that do not go together."""
+
+
 def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
                             progress_bar: ProgressBar) -> int:
     from engine import registry
@@ -88,9 +120,11 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
         except ImportError as exc:
             raise FurnaceError("matplotlib is not installed (it draws --plot): "
                                "pip install matplotlib, or 'furnace[dev]'") from exc
+    fit_sets = _fit_sets(args)
     if args.fit:
-        fitting = _records(args, options, progress_bar, args.fit_games, args.fit_seed,
-                           "fitting games", args.save_fit_records)
+        fitting = [record for seed, games, path in fit_sets
+                   for record in _records(args, options, progress_bar, games, seed,
+                                          "fitting games", path)]
         search_inputs = INPUTS["search"][1 if args.with_playouts else 0]
         sources = {"search": fit_source(fitting, "search", search_inputs),
                    "playouts": fit_source(fitting, "playouts")}
@@ -110,19 +144,20 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
     if args.fit:
         command = shlex.join(
             ["furnace", "calibration", game.info.name, "--players", str(args.players),
-             "--fit", "--fit-games", str(args.fit_games), "--fit-seed", str(args.fit_seed),
-             "--games", str(args.games), "--seed", str(args.seed), "--level", str(args.level),
+             "--fit"]
+            + [word for seed, games, _ in fit_sets
+               for word in ("--fit-games", str(games), "--fit-seed", str(seed))]
+            + ["--games", str(args.games), "--seed", str(args.seed), "--level", str(args.level),
              "--every", str(args.every)]
             + (["--with-playouts"] if args.with_playouts else [])
             + (["--options", args.options] if args.options else []))
-        provenance = {"command": command, "fit_seed": args.fit_seed,
-                      "fit_games": args.fit_games, "held_out_seed": args.seed,
+        provenance = {"command": command,
+                      "fit_sets": [{"seed": seed, "games": games}
+                                   for seed, games, _ in fit_sets],
+                      "held_out_seed": args.seed,
                       "held_out_games": args.games, "level": args.level,
                       "constant": {"score": constant.score, "win": constant.win},
-                      "held_out": {k: report[k] for k in (
-                          "ece", "slope", "brier", "brier_constant", "score_mae",
-                          "score_bias", "score_mae_playouts", "score_mae_constant",
-                          "positions")}}
+                      "held_out": held_out_figures(report)}
         out = Path(args.out) if args.out else Path(str(model_file(game.info.name)))
         existing = ForecastModel.from_json(json.loads(out.read_text(encoding="utf-8"))) \
             if out.is_file() else ForecastModel(game.info.name, {})
@@ -141,12 +176,31 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
     return 0
 
 
+def held_out_figures(report: dict[str, Any]) -> dict[str, Any]:
+    """What a model file keeps of its held-out report (docs/forecasts.md's tables are
+    made from it): every figure but the reliability tables."""
+    def stages(figures: dict[str, Any]) -> list[dict[str, Any]]:
+        return [dict(stage) for stage in figures["stages"]]
+
+    kept = {k: report[k] for k in (
+        "games", "positions", "ece", "slope", "slope_interval", "brier", "brier_constant",
+        "score_mae", "score_bias", "score_mae_playouts", "score_mae_constant")}
+    kept["stages"] = stages(report)
+    for name in ("estimate", "raw_search", "raw_playouts"):
+        kept[name] = {k: report[name][k] for k in (
+            "ece", "slope", "brier", "score_mae", "score_bias")}
+        kept[name]["stages"] = stages(report[name])
+    return kept
+
+
 def print_report(report: dict[str, Any]) -> None:
     print(f"{report['game']}, {report['players']} player(s), level {report['level']}: "
           f"{report['games']} held-out games (seed {report['seed']}), "
           f"{report['positions']} positions")
     what = "P(reach target)" if report["players"] == 1 else "win probability"
     print(f"  {what:<16} {'ECE':>7} {'slope':>7} {'Brier':>7}")
+    low, high = report["slope_interval"]
+    print(f"  (BestMove's slope: 95% interval {low:.2f}-{high:.2f} by game bootstrap)")
     for name, f in (("BestMove", report), ("EstimateScores", report["estimate"]),
                     ("search, raw", report["raw_search"]),
                     ("playouts, raw", report["raw_playouts"])):
@@ -160,6 +214,8 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"  {s['stage']:<8} {s['positions']:>9} {s['mae']:6.1f} ({s['bias']:+5.1f}) "
               f"{e['mae']:6.1f} ({e['bias']:+5.1f}) {r['mae']:6.1f} ({r['bias']:+5.1f}) "
               f"{s['mae_constant']:9.1f}")
+    print("  BestMove's win forecast by stage: " + ", ".join(
+        f"{s['stage']} ECE {s['ece']:.3f} slope {s['slope']:.2f}" for s in report["stages"]))
     print("  reliability of BestMove's forecast:")
     print(f"  {'bin':<9} {'count':>6} {'forecast':>9} {'observed':>9}")
     for row in report["reliability"]:

@@ -13,7 +13,9 @@ one game's levels beside the default table (docs/strength.md), the review settin
 (docs/load/README.md), read from the reports ``furnace loadtest --report-dir`` wrote
 (docs/load/report.json, docs/load/sweep/report.json), and each shipped value model's
 held-out figures (docs/learned-values.md), read from the report ``furnace fit-value``
-stored in the model file (``made_by``).  A new run rewrites its results, then this
+stored in the model file (``made_by``), and each shipped forecast model's held-out
+figures (docs/forecasts.md), read from what ``furnace calibration --fit`` kept in its
+model file (``provenance``).  A new run rewrites its results, then this
 script the tables::
 
     python scripts/gen_doc_tables.py          # (re)write the tables in place
@@ -52,7 +54,7 @@ REGION = re.compile(
     r"edit; run the script -->\n)(?P<body>.*?)(?P<close><!-- end generated -->)",
     re.DOTALL)
 DOCUMENTS = ("docs/api.md", "docs/strength.md", "docs/review.md", "docs/load/README.md",
-             "docs/learned-values.md")
+             "docs/learned-values.md", "docs/forecasts.md")
 LOAD_REPORT = ROOT / "docs" / "load" / "report.json"
 LOAD_SWEEP = ROOT / "docs" / "load" / "sweep" / "report.json"
 #: The RPCs a load report's tables list, in its order; the cheap ones (no search).
@@ -214,6 +216,69 @@ def value_model_level(name: str) -> Callable[[], str]:
     return table
 
 
+def _forecast_entries() -> list[tuple[str, int, dict[str, Any]]]:
+    """(title, players, provenance) of every shipped forecast model, game by game in the
+    registry's order, then by player count."""
+    entries = []
+    for name, title in _games():
+        path = ROOT / "engine" / name.replace("-", "_") / "forecast-model.json"
+        if path.exists():
+            for players, entry in sorted(_report(path)["players"].items(),
+                                         key=lambda item: int(item[0])):
+                entries.append((title, int(players), entry["provenance"]))
+    return entries
+
+
+def _count(title: str, players: int) -> str:
+    return f"{title}, {'solo' if players == 1 else players}"
+
+
+def _mae(figures: dict[str, Any]) -> str:
+    return f"{figures['mae']:.2f} ({figures['bias']:+.1f})"
+
+
+def forecast_figures() -> str:
+    rows = []
+    for title, players, made in _forecast_entries():
+        held = made["held_out"]
+        low, high = held["slope_interval"]
+        raw, playouts = held["raw_search"], held["raw_playouts"]
+        rows.append([
+            _count(title, players), f"{held['games']} / {held['positions']}",
+            f"{held['ece']:.3f} / {held['slope']:.2f} ({low:.2f}-{high:.2f}) / "
+            f"{held['brier']:.3f} ({held['brier_constant']:.3f})",
+            f"{raw['ece']:.3f} / {raw['slope']:.2f}",
+            f"{held['score_mae']:.2f} ({held['score_bias']:+.2f})",
+            f"{playouts['score_mae']:.2f} ({playouts['score_bias']:+.2f})",
+            f"{held['score_mae_constant']:.2f}"])
+    return _table(["game, players", "games / positions",
+                   "win: ECE / slope (95% interval) / Brier (constant's Brier)",
+                   "raw search: ECE / slope", "score MAE (bias)", "today's EstimateScores",
+                   "constant"], rows)
+
+
+def forecast_score_stages() -> str:
+    rows = []
+    for title, players, made in _forecast_entries():
+        held = made["held_out"]
+        rows.append([_count(title, players),
+                     " / ".join(_mae(s) for s in held["stages"]),
+                     " / ".join(_mae(s) for s in held["raw_playouts"]["stages"]),
+                     " / ".join(f"{s['mae_constant']:.2f}" for s in held["stages"])])
+    return _table(["game, players", "forecast", "today's EstimateScores", "constant"], rows)
+
+
+def forecast_win_stages() -> str:
+    rows = []
+    for title, players, made in _forecast_entries():
+        held = made["held_out"]
+        rows.append([_count(title, players),
+                     *(f"{s['ece']:.3f} / {s['slope']:.2f}" for s in held["stages"]),
+                     " / ".join(f"{s['slope']:.2f}" for s in held["raw_search"]["stages"])])
+    return _table(["game, players", "first third: ECE / slope", "middle third",
+                   "last third", "raw search's slopes"], rows)
+
+
 #: Every table, by the name its region gives.
 TABLES: dict[str, Callable[[], str]] = {
     "levels": levels_of_every_game,
@@ -226,6 +291,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "value-model-samara": value_model_stages("samara"),
     "value-level-samara": value_model_level("samara"),
     "value-model-oh-my-goods": value_model_stages("oh-my-goods"),
+    "forecast-figures": forecast_figures,
+    "forecast-score-stages": forecast_score_stages,
+    "forecast-win-stages": forecast_win_stages,
 }
 
 

@@ -26,11 +26,9 @@ rows hold a win count (``130/200``, ``48 of 60``), a percentage, a decimal numbe
 time in ``ms`` or ``s``, unless a column is headed ``default``: a table of defaults
 lists settings, which tests/test_doc_defaults.py and the commands' own help check.
 Every marker in README.md and docs/, beside a table or a paragraph, must be well formed.
-
-Where a table quotes results the repository keeps but cannot be written from them alone
-(docs/forecasts.md quotes each shipped forecast model's held-out figures, which its model
-file keeps in ``provenance``, beside figures the file does not keep), the quoted figures
-are compared with the kept ones here.
+Tables written from results the repository keeps (docs/forecasts.md's, from each shipped
+forecast model's ``provenance``) are generated regions, checked by
+``scripts/gen_doc_tables.py --check``.
 """
 
 from __future__ import annotations
@@ -209,44 +207,6 @@ def test_load_reports_are_written_from_their_results(document: str, source: str)
     report = json.loads((ROOT / source).read_text(encoding="utf-8"))
     assert markdown(report) == (ROOT / document).read_text(encoding="utf-8"), (
         f"{document} is not what `furnace loadtest` writes from {source}")
-
-
-FORECAST_ROW = re.compile(
-    r"^\| (?P<title>[^|]+?), (?P<players>solo|\d) \| (?P<games>\d+) / (?P<positions>\d+) \| "
-    r"(?P<ece>[\d.]+) / (?P<slope>[\d.]+) / (?P<brier>[\d.]+) \((?P<brier_constant>[\d.]+)\) \| "
-    r"[^|]+ \| (?P<score_mae>[\d.]+) \((?P<score_bias>[-+][\d.]+)\) \| "
-    r"(?P<score_mae_playouts>[\d.]+) \([^)]*\) \| (?P<score_mae_constant>[\d.]+) \|$",
-    re.MULTILINE)
-
-
-def test_forecast_figures_are_the_shipped_models() -> None:
-    """Each row of docs/forecasts.md's first table (but the one of another held-out seed)
-    quotes the held-out figures its model file keeps, and every shipped model has one."""
-    from engine import registry
-
-    names = {registry.get_game(name).info.title: name for name in registry.game_names()}
-    kept = {}
-    for title, name in names.items():
-        path = ROOT / "engine" / name.replace("-", "_") / "forecast-model.json"
-        if path.exists():
-            for players, entry in json.loads(path.read_text())["players"].items():
-                kept[(title, int(players))] = entry["provenance"]
-    quoted = set()
-    for row in FORECAST_ROW.finditer((ROOT / "docs" / "forecasts.md").read_text()):
-        players = 1 if row["players"] == "solo" else int(row["players"])
-        key = (row["title"], players)
-        assert key in kept, f"docs/forecasts.md: no shipped model for {key}"
-        provenance = kept[key]
-        quoted.add(key)
-        assert int(row["games"]) == provenance["held_out_games"], key
-        for field in ("positions", "ece", "slope", "brier", "brier_constant", "score_mae",
-                      "score_bias", "score_mae_playouts", "score_mae_constant"):
-            text = row[field]
-            decimals = len(text.partition(".")[2])
-            assert abs(float(text) - provenance["held_out"][field]) <= 0.5 * 10 ** -decimals \
-                + 1e-9, f"docs/forecasts.md, {key}: {field} {text}, the model file's " \
-                        f"{provenance['held_out'][field]}"
-    assert quoted == set(kept), set(kept) - quoted
 
 
 # -- the rule itself -------------------------------------------------------------------------

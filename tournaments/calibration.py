@@ -45,6 +45,8 @@ from tournaments.arena import play_game
 
 #: The report's stages: positions by the fraction of the game's decisions made.
 STAGES = ("first", "middle", "last")
+#: Game-bootstrap resamples of the calibration slope's interval.
+BOOTSTRAP_RESAMPLES = 200
 #: Equal-width bins of the expected calibration error.
 BINS = 10
 #: Random playouts per sampled position: EstimateScores' default.
@@ -281,28 +283,40 @@ def score_scale(records: Sequence[GameRecord]) -> float:
 
 def fit_wins(records: Sequence[GameRecord], source: str, inputs: tuple[str, ...],
              edges: tuple[float, ...], score: tuple[tuple[float, ...], ...], scale: float,
-             l2: float = 1.0, steps: int = 50) -> tuple[float, float, float]:
+             l2: float = 1.0, steps: int = 50) -> tuple[tuple[float, float, float], ...]:
     """Maximum likelihood (Newton) of the win map (:class:`engine.forecast.SourceModel`)
-    over the expected scores of ``inputs``, ``edges`` and ``score``: a conditional logit
-    over the seats with 2 or more, a logistic regression with one."""
-    partial = SourceModel(inputs, edges, score, (1.0, 0.0, 0.0), scale)
+    over the expected scores of ``inputs``, ``edges`` and ``score``, one ``(u, v, k)``
+    per segment: a conditional logit over the seats with 2 or more, a logistic
+    regression with one.  Each segment's coefficients see only its positions (they are
+    fitted together as one model whose features are zero outside their segment)."""
+    segments = len(edges) + 1
+    partial = SourceModel(inputs, edges, score, ((1.0, 0.0, 0.0),) * segments, scale)
     solo = bool(records) and len(records[0].scores) == 1
-    groups = []  # per sample: (features per seat [logit w, score term, 1], outcome shares)
+    width = 3 * segments
+    groups = []  # per sample: (features per seat [logit w, score term, 1] in its segment, outcome shares)
     for record in records:
         for sample in record.samples:
             wins, _ = _source_stats(sample, source)
-            f = partial.expected_scores(_series(sample, source))
+            series = _series(sample, source)
+            f = partial.expected_scores(series)
             n = len(f)
             if solo:
                 aim = 0.0 if record.target is None else (f[0] - record.target) / scale
-                feats = [[logit(wins[0]), aim, 1.0]]
+                terms = [[logit(wins[0]), aim, 1.0]]
             else:
                 total = sum(f)
-                feats = [[logit(wins[p]), (f[p] - (total - f[p]) / (n - 1)) / scale, 0.0]
+                terms = [[logit(wins[p]), (f[p] - (total - f[p]) / (n - 1)) / scale, 0.0]
                          for p in range(n)]
-            groups.append((np.asarray(feats), np.asarray(record.wins)))
+            at = 3 * partial.segment_of(series)
+            feats = np.zeros((len(terms), width))
+            feats[:, at:at + 3] = terms
+            groups.append((feats, np.asarray(record.wins)))
+    # Without positions a segment keeps u = 1 (the source's own shares): the penalty
+    # pulls towards it, not towards a forecast of even chances.
+    prior = np.tile([1.0, 0.0, 0.0], segments)
+
     def loglik(theta: np.ndarray) -> float:
-        total = -0.5 * l2 * float(theta @ theta)
+        total = -0.5 * l2 * float((theta - prior) @ (theta - prior))
         for x, y in groups:
             z = x @ theta
             if solo:
@@ -312,11 +326,11 @@ def fit_wins(records: Sequence[GameRecord], source: str, inputs: tuple[str, ...]
                 total += float(y @ z - y.sum() * (top + np.log(np.exp(z - top).sum())))
         return total
 
-    theta = np.array([1.0, 0.0, 0.0])
+    theta = prior.copy()
     best = loglik(theta)
     for _ in range(steps):
-        grad = -l2 * theta
-        hess = -l2 * np.eye(3)
+        grad = -l2 * (theta - prior)
+        hess = -l2 * np.eye(width)
         for x, y in groups:
             z = x @ theta
             if solo:
@@ -329,8 +343,6 @@ def fit_wins(records: Sequence[GameRecord], source: str, inputs: tuple[str, ...]
                 grad += x.T @ (y - p * y.sum())
                 mean = p @ x
                 hess -= y.sum() * ((x.T * p) @ x - np.outer(mean, mean))
-        if not solo:
-            hess[2, 2] -= 1.0  # the intercept cancels in a conditional logit: keep it 0
         step = np.linalg.solve(hess, grad)
         # Newton's step, halved until the likelihood grows (it may overshoot where the
         # search's shares sit at 0 or 1 and the logit is clipped).
@@ -345,7 +357,9 @@ def fit_wins(records: Sequence[GameRecord], source: str, inputs: tuple[str, ...]
         theta, best = trial, value
         if float(np.abs(step).max()) < 1e-9:
             break
-    return (float(theta[0]), float(theta[1]), float(theta[2]) if solo else 0.0)
+    # The intercept cancels in a conditional logit: it is 0 with 2 or more seats.
+    return tuple((float(theta[i]), float(theta[i + 1]), float(theta[i + 2]) if solo else 0.0)
+                 for i in range(0, width, 3))
 
 
 def fit_source(records: Sequence[GameRecord], source: str,
@@ -435,6 +449,27 @@ def _forecasts(records: Sequence[GameRecord], source: str, model: SourceModel | 
     return out
 
 
+def slope_interval(records: Sequence[GameRecord], source: str, model: SourceModel | None,
+                   resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+                   ) -> tuple[float, float]:
+    """The 95% interval of the calibration slope by game bootstrap: the games are drawn
+    again with replacement (a game's positions together, since they share its ending),
+    ``resamples`` times with a fixed seed."""
+    per_game = []
+    for record in records:
+        rows = _forecasts([record], source, model)
+        per_game.append(([p for _, ws, _, _, _ in rows for p in ws],
+                         [o for _, _, _, os, _ in rows for o in os]))
+    rng = random.Random(seed)
+    slopes = []
+    for _ in range(resamples):
+        drawn = [per_game[rng.randrange(len(per_game))] for _ in per_game]
+        slopes.append(calibration_slope([p for ps, _ in drawn for p in ps],
+                                        [o for _, os in drawn for o in os]))
+    low, high = np.percentile(slopes, [2.5, 97.5])
+    return float(low), float(high)
+
+
 def figures(records: Sequence[GameRecord], source: str, model: SourceModel | None,
             constant: Constant) -> dict[str, Any]:
     """Brier, ECE, slope and score errors of one forecast (``model`` None: the raw
@@ -450,9 +485,14 @@ def figures(records: Sequence[GameRecord], source: str, model: SourceModel | Non
         errors = [f - s for st, _, fs, _, ss in rows if st == stage
                   for f, s in zip(fs, ss, strict=True)]
         const = [constant.score - s for st, _, _, _, ss in rows if st == stage for s in ss]
+        chances = [p for st, ws, _, _, _ in rows if st == stage for p in ws]
+        happened = [o for st, _, _, os, _ in rows if st == stage for o in os]
         stages.append({"stage": name, "positions": sum(1 for r in rows if r[0] == stage),
                        "mae": _mean(abs(e) for e in errors), "bias": _mean(errors),
-                       "mae_constant": _mean(abs(e) for e in const)})
+                       "mae_constant": _mean(abs(e) for e in const),
+                       "ece": ece(reliability(chances, happened)) if chances else math.nan,
+                       "slope": calibration_slope(chances, happened) if chances
+                       else math.nan})
     errors = [f - s for _, _, fs, _, ss in rows for f, s in zip(fs, ss, strict=True)]
     return {"ece": ece(table), "slope": calibration_slope(predictions, outcomes),
             "brier": brier, "score_mae": _mean(abs(e) for e in errors),
@@ -479,7 +519,9 @@ def measure(records: Sequence[GameRecord], models: Mapping[str, SourceModel | No
     return {
         "games": len(records),
         "positions": sum(len(r.samples) for r in records),
-        "ece": search["ece"], "slope": search["slope"], "brier": search["brier"],
+        "ece": search["ece"], "slope": search["slope"],
+        "slope_interval": list(slope_interval(records, "search", models.get("search"))),
+        "brier": search["brier"],
         "brier_constant": brier_constant,
         "score_mae": search["score_mae"], "score_bias": search["score_bias"],
         "score_mae_playouts": raw_playouts["score_mae"],

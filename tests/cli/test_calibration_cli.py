@@ -10,8 +10,8 @@ import pytest
 from engine.forecast import ForecastModel
 from furnace_cli import main
 
-KEYS = ("ece", "slope", "brier", "brier_constant", "score_mae", "score_bias",
-        "score_mae_playouts", "score_mae_constant", "games", "positions")
+KEYS = ("ece", "slope", "slope_interval", "brier", "brier_constant", "score_mae",
+        "score_bias", "score_mae_playouts", "score_mae_constant", "games", "positions")
 
 
 def test_a_shipped_model_is_measured_on_held_out_games(
@@ -25,6 +25,9 @@ def test_a_shipped_model_is_measured_on_held_out_games(
         assert key in report, key
     assert report["games"] == 2 and report["positions"] > 0
     assert len(report["stages"]) == 3
+    assert all({"ece", "slope"} <= set(stage) for stage in report["stages"])
+    low, high = report["slope_interval"]
+    assert low <= high
 
 
 def test_a_fit_writes_the_player_count_and_keeps_the_others(
@@ -41,7 +44,12 @@ def test_a_fit_writes_the_player_count_and_keeps_the_others(
     entry = model.counts[3]
     assert set(entry.sources) == {"search", "playouts"}
     assert entry.provenance["command"].startswith("furnace calibration samara --players 3 --fit")
-    assert entry.provenance["fit_seed"] == 5 and entry.provenance["held_out_seed"] == 6
+    assert entry.provenance["fit_sets"] == [{"seed": 5, "games": 3}]
+    assert entry.provenance["held_out_seed"] == 6
+    # The held-out figures the docs' tables are made from, by stage and for each source.
+    held = entry.provenance["held_out"]
+    assert held["games"] == 2 and len(held["stages"]) == 3 and "slope_interval" in held
+    assert {"estimate", "raw_search", "raw_playouts"} <= set(held)
     # Records of other games are refused rather than read as these: one line, exit 2,
     # as every other refusal of the command line.
     assert main([*argv, "--seed", "7"]) == 2
@@ -79,3 +87,37 @@ def test_saved_records_are_read_again_and_a_longer_run_adds_to_them(
                if line.startswith("{")]
     assert reports[1]["games"] == reports[2]["games"] == 2
     assert reports[1]["score_mae"] == reports[2]["score_mae"]
+
+
+def test_a_fit_on_the_games_of_several_seeds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "forecast-model.json"
+    argv = ["calibration", "samara", "--players", "2", "--fit", "--fit-seed", "5",
+            "--fit-games", "1", "--fit-seed", "9", "--fit-games", "2", "--games", "1",
+            "--seed", "6", "--level", "1", "--every", "40", "--out", str(out), "--quiet",
+            "--json"]
+    assert main(argv) == 0
+    entry = ForecastModel.from_json(json.loads(out.read_text(encoding="utf-8"))).counts[2]
+    assert entry.provenance["fit_sets"] == [{"seed": 5, "games": 1}, {"seed": 9, "games": 2}]
+    # The command it keeps fits on the same games.
+    assert "--fit-games 1 --fit-seed 5 --fit-games 2 --fit-seed 9" in \
+        entry.provenance["command"]
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--fit-seed", "5", "--fit-seed", "6", "--fit-games", "1", "--fit-games", "2",
+      "--fit-games", "3"], "need one --fit-games or 2"),
+    (["--fit-seed", "5", "--fit-seed", "5"], "names a seed twice"),
+    (["--fit-seed", "5", "--fit-seed", "1"], "would be fitting games too"),
+    (["--fit-seed", "5", "--fit-seed", "6", "--save-fit-records", "a.jsonl"],
+     "no --save-fit-records or 2"),
+    (["--fit-games", "0"], "at least 1"),
+])
+def test_fitting_options_that_do_not_go_together_are_refused(
+        extra: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Refused before any game is played: one line, exit 2."""
+    assert main(["calibration", "samara", "--fit", "--seed", "1", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("furnace: error: ") and words in err
+    assert len(err.strip().splitlines()) == 1

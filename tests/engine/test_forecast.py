@@ -15,7 +15,9 @@ from engine.forecast import (
     SourceModel,
     forecast_analysis,
     forecast_estimate,
+    logit,
     shipped_model,
+    softmax,
 )
 from engine.search import estimate_scores, search_for
 
@@ -23,11 +25,11 @@ from engine.search import estimate_scores, search_for
 #: the banked share each).
 SKEWED = SourceModel(inputs=("playouts", "current"), edges=(0.5,),
                      score=((5.0, 0.5, 0.1, 0.5, -0.1), (1.0, 0.3, 0.0, 1.0, 0.0)),
-                     win=(0.5, 1.0, 0.3), scale=10.0)
+                     win=((0.5, 1.0, 0.3), (1.0, 2.0, -0.2)), scale=10.0)
 SKEWED_SEARCH = SourceModel(inputs=("search", "playouts", "current"), edges=(0.5,),
                             score=((5.0, 0.4, 0.1, 0.2, 0.0, 0.5, -0.1),
                                    (1.0, 0.2, 0.0, 0.2, 0.0, 0.9, 0.0)),
-                            win=(0.5, 1.0, 0.3), scale=10.0)
+                            win=((0.5, 1.0, 0.3), (1.0, 2.0, -0.2)), scale=10.0)
 
 
 @pytest.fixture
@@ -44,7 +46,8 @@ def skewed(monkeypatch):
 
 def identity(win: tuple[float, float, float], scale: float) -> SourceModel:
     """A model whose expected scores are the playouts' means."""
-    return SourceModel(("playouts", "current"), (), ((0.0, 1.0, 0.0, 0.0, 0.0),), win, scale)
+    return SourceModel(("playouts", "current"), (), ((0.0, 1.0, 0.0, 0.0, 0.0),), (win,),
+                       scale)
 
 
 def test_win_probabilities_sum_to_one_and_follow_the_statistics() -> None:
@@ -90,17 +93,44 @@ def test_model_files_round_trip_and_bad_ones_are_refused() -> None:
     good = SKEWED.to_json()
 
     def file(source: str = "playouts", **change) -> dict:
-        return {"version": 2, "players": {"2": {"sources": {source: {**good, **change}}}}}
+        return {"version": 3, "players": {"2": {"sources": {source: {**good, **change}}}}}
 
     ForecastModel.from_json(file())
     for bad in ({"version": 1, "players": {}}, file("x"),
                 file("search"),  # a search's model reads the search's figures too
                 file(score=[[0, 1]]), file(edges=[0.2, 0.5]), file(edges=[0.8, 0.2],
                                                               score=good["score"] * 3),
-                file(win=[1, 0]), file(scale=0), file(inputs=["current"]),
+                file(win=[1, 0]), file(win=[[1, 0, 0]]),  # two segments, one win map
+                file(win=[[1, 0, 0], [1, 0]]), file(scale=0), file(inputs=["current"]),
                 file(score=[[math.nan, 1, 0, 0, 0], good["score"][1]])):
         with pytest.raises(ForecastModelError):
             ForecastModel.from_json(bad)
+
+
+def test_a_version_2_file_has_one_win_map_for_every_segment() -> None:
+    """Version 2 files had one win map for the whole game: read, it serves every
+    segment, and the model answers what it answered then."""
+    old = {**SKEWED.to_json(), "win": [0.5, 1.0, 0.3]}
+    model = ForecastModel.from_json({"version": 2, "players": {"2": {"sources": {
+        "playouts": old}}}}).source(2, "playouts")
+    assert model is not None and model.win == ((0.5, 1.0, 0.3), (0.5, 1.0, 0.3))
+    for segment in (0, 1):
+        assert model.win_probabilities([0.3, 0.7], [10.0, 14.0], None, segment) == \
+            pytest.approx(softmax([0.5 * logit(0.3) + 1.0 * -0.4,
+                                   0.5 * logit(0.7) + 1.0 * 0.4]))
+    with pytest.raises(ForecastModelError):  # a version 3 file has a map per segment
+        ForecastModel.from_json({"version": 3, "players": {"2": {"sources": {
+            "playouts": old}}}})
+
+
+def test_each_segment_has_its_own_win_map() -> None:
+    early = {"playouts": [40.0, 60.0], "current": [10.0, 10.0]}  # banked 0.2: segment 0
+    late = {"playouts": [40.0, 60.0], "current": [30.0, 40.0]}  # banked 0.7: segment 1
+    for series, (u, v, _) in ((early, SKEWED.win[0]), (late, SKEWED.win[1])):
+        f = SKEWED.expected_scores(series)
+        lead = (f[0] - f[1]) / SKEWED.scale
+        assert SKEWED.forecast([0.4, 0.6], series, None).win_probabilities == \
+            pytest.approx(softmax([u * logit(0.4) + v * lead, u * logit(0.6) - v * lead]))
 
 
 @pytest.mark.parametrize("name", ["samara", "oh-my-goods", "stephens"])
@@ -110,7 +140,8 @@ def test_shipped_models_load_and_name_their_command(name) -> None:
         registry.get_game(name).info.check_players(players)
         assert set(entry.sources) == set(forecast.SOURCES)
         assert entry.provenance["command"].startswith(f"furnace calibration {name} ")
-        assert entry.provenance["fit_seed"] != entry.provenance["held_out_seed"]
+        fitted_on = [s["seed"] for s in entry.provenance["fit_sets"]]
+        assert fitted_on and entry.provenance["held_out_seed"] not in fitted_on
 
 
 def _position(name: str, players: int, moves: int = 6):
@@ -165,7 +196,7 @@ def test_a_search_model_without_the_playouts_runs_none(monkeypatch) -> None:
     """Only a model that reads the position's playouts runs them (a search's, in a game
     whose model file says so): the others' BestMoves cost no more than their search."""
     plain = SourceModel(("search", "current"), (), ((1.0, 0.9, 0.0, 0.2, 0.0),),
-                        (0.5, 1.0, 0.0), 10.0)
+                        ((0.5, 1.0, 0.0),), 10.0)
     monkeypatch.setattr(forecast, "shipped_model", lambda name: ForecastModel(
         name, {2: PlayerCountModel(2, {"search": plain, "playouts": SKEWED})}))
 

@@ -33,9 +33,10 @@ def _sample(stage, wins, scores, current, playouts) -> Sample:
 
 def model(score, win=(1.0, 0.0, 0.0), scale=10.0, edges=()) -> SourceModel:
     """A search's model: ``score`` rows over 1, the search's, the playouts' and the
-    current scores (each: the seat's and the others' mean)."""
+    current scores (each: the seat's and the others' mean); ``win`` the win map of every
+    segment."""
     return SourceModel(INPUTS["search"][1], tuple(edges), tuple(tuple(r) for r in score),
-                       win, scale)
+                       (tuple(win),) * (len(edges) + 1), scale)
 
 
 def synthetic(truth: SourceModel, games: int, seed: int, players: int = 2,
@@ -114,18 +115,34 @@ def test_segments_keep_enough_rows_for_their_coefficients() -> None:
 def test_the_win_fit_recovers_a_conditional_logit(players) -> None:
     truth = model([(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)], (0.6, 0.8, 0.0))
     records = synthetic(truth, 6000, 2, players)
-    u, v, k = fit_wins(records, "search", truth.inputs, truth.edges, truth.score,
-                       truth.scale)
+    ((u, v, k),) = fit_wins(records, "search", truth.inputs, truth.edges, truth.score,
+                            truth.scale)
     assert (u, v) == pytest.approx((0.6, 0.8), abs=0.12)
     assert k == 0.0
+
+
+def test_the_win_fit_recovers_a_map_per_segment() -> None:
+    """Two segments of the banked share with different maps: each is found from its own
+    positions (one map for both would sit between them)."""
+    truth = SourceModel(INPUTS["search"][1], (0.5,),
+                        ((0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),) * 2,
+                        ((0.3, 0.4, 0.0), (1.0, 2.0, 0.0)), 10.0)
+    records = synthetic(truth, 8000, 6)
+    segments = {truth.segment_of({"playouts": r.samples[0].playout_scores,
+                                  "current": r.samples[0].current}) for r in records}
+    assert segments == {0, 1}
+    early, late = fit_wins(records, "search", truth.inputs, truth.edges, truth.score,
+                           truth.scale)
+    assert early[:2] == pytest.approx((0.3, 0.4), abs=0.15)
+    assert late[:2] == pytest.approx((1.0, 2.0), abs=0.25)
 
 
 def test_the_solo_fit_recovers_its_intercept() -> None:
     truth = model([(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)], (0.5, 1.5, -0.7))
     records = synthetic(truth, 6000, 3, players=1, target=50.0)
-    assert fit_wins(records, "search", truth.inputs, truth.edges, truth.score,
-                    truth.scale) == \
-        pytest.approx((0.5, 1.5, -0.7), abs=0.2)
+    (fitted,) = fit_wins(records, "search", truth.inputs, truth.edges, truth.score,
+                         truth.scale)
+    assert fitted == pytest.approx((0.5, 1.5, -0.7), abs=0.2)
 
 
 def test_calibration_figures_of_known_forecasts() -> None:
