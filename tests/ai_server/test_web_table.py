@@ -25,13 +25,14 @@ from tests.ai_server.helpers_browser import (
     human_move,
     needs_chromium,
     new_game,
+    on_the_kernels_only,
     open_table,
     phase,
     wait_for,
 )
 from tests.ai_server.helpers_furnace import card_ids
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, on_the_kernels_only]
 
 
 def test_the_bundle_is_built_in() -> None:
