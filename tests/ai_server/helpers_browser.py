@@ -24,8 +24,8 @@ from ai_server import sealing
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 
-#: Skips a browser test only when chromium or its driver is missing (``.ci/run``
-#: installs both).
+#: Skips a browser test when chromium or its driver is missing (``.ci/run`` installs
+#: both); :data:`on_the_kernels_only` skips it on the pure-Python run.
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
     reason="the browser test needs Debian's chromium and chromium-driver "

@@ -6,7 +6,8 @@ ReviewGame for the human's seat; the graph gets one point per reviewed decision,
 click on one shows its played and best moves and the position the seat saw then, which
 the server rebuilt from the record.  And an Oh My Goods! game, which the page holds
 sealed and never sees whole: reviewed from its sealed state, each position the seat's
-view.  Skipped only when chromium or its driver is missing (``.ci/run`` installs both).
+view.  Skipped when chromium or its driver is missing (``.ci/run`` installs both), and on
+the pure-Python run (helpers_browser.on_the_kernels_only).
 """
 
 from __future__ import annotations

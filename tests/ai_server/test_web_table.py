@@ -3,8 +3,9 @@
 Debian's chromium and chromium-driver, driven by selenium: load the page, start a
 game, make a move, ask for a hint, and play a short game (Samara, two players, tiny
 bot budgets, always the first legal move) to the end; and a hidden-information game
-(Oh My Goods!), which the page holds sealed only.  Skipped only when chromium or its
-driver is not installed (``.ci/run`` installs both).  test_web_boards.py plays on the
+(Oh My Goods!), which the page holds sealed only.  Skipped when chromium or its driver
+is not installed (``.ci/run`` installs both), and on the pure-Python run (the page is the
+same on both engine paths: helpers_browser.on_the_kernels_only).  test_web_boards.py plays on the
 drawn boards; scripts/web_board_screenshots.py takes the docs' pictures of them.
 """
 
