@@ -10,6 +10,7 @@ imports it.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 import time
@@ -23,12 +24,21 @@ from ai_server import sealing
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 
-#: Skips a browser test only when chromium or its driver is missing (``.ci/run``
-#: installs both).
+#: Skips a browser test when chromium or its driver is missing (``.ci/run`` installs
+#: both); :data:`on_the_kernels_only` skips it on the pure-Python run.
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
     reason="the browser test needs Debian's chromium and chromium-driver "
     "(apt-get install chromium chromium-driver)")
+
+#: The browser tests run on the compiled kernels only.  Their subject is the page
+#: (web/src and its committed bundle), the same on both engine paths; what the server
+#: answers it is tested on both by the RPC and HTTP door tests, and what a seat may see
+#: by tests/test_game_conformance.py.  On the pure-Python engine the bots would only be
+#: slower (about 4 minutes of that run's suite).
+on_the_kernels_only = pytest.mark.skipif(
+    os.environ.get("FURNACE_PURE_PYTHON") == "1",
+    reason="the page is the same on both engine paths: run once, on the kernels")
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -90,8 +100,28 @@ def wait_for(driver: Any, condition: Any, what: str, timeout: float = 30.0) -> A
                          f", error {error!r})")
 
 
+#: The body's ``data-phase`` and the log's length, read in one script: each WebDriver
+#: call is a round trip, and ``get_attribute`` also sends a large script of its own
+#: (selenium's atom), so a game's hundreds of polls were most of a browser test's time.
+PHASE = "return document.body.getAttribute('data-phase')"
+PHASE_AND_LOG = ("return [document.body.getAttribute('data-phase'),"
+                 " document.querySelectorAll('#log li').length]")
+
+
 def phase(driver: Any) -> str:
-    return str(driver.find_element("tag name", "body").get_attribute("data-phase"))
+    return str(driver.execute_script(PHASE))
+
+
+def log_length(driver: Any) -> int:
+    """How many lines the page's log holds (each move adds at least one)."""
+    return int(driver.execute_script("return document.querySelectorAll('#log li').length"))
+
+
+def answered(driver: Any, before: int) -> bool:
+    """The page waits for the human again (or the game is over) and its log has grown past
+    ``before`` lines: the answer to a move has come."""
+    now, lines = driver.execute_script(PHASE_AND_LOG)
+    return now in ("human", "over") and lines > before
 
 
 def open_table(driver: Any, url: str) -> None:
@@ -130,8 +160,7 @@ def new_game(driver: Any, game: str, players: int, *, seat: int = 0,
 def human_move(driver: Any, timeout: float = 30.0) -> None:
     """The first legal move, then wait for the answer to it (the bots' moves after it,
     up to the human's next turn or the game's end)."""
-    before = len(driver.find_elements("css selector", "#log li"))
+    before = log_length(driver)
     driver.find_elements("css selector", "#moves button.move")[0].click()
-    wait_for(driver, lambda: phase(driver) in ("human", "over")
-             and len(driver.find_elements("css selector", "#log li")) > before,
-             "the answer to the human's move", timeout)
+    wait_for(driver, lambda: answered(driver, before), "the answer to the human's move",
+             timeout)

@@ -12,15 +12,15 @@ it is a card once face up, named where everyone saw it (LeakWatch).  Also the ta
 scores unexplained beside the track's VP, the text board naming the wrong seat, the
 missing icon, and sideways scrolling at 1280x800.
 
-The full games run on the compiled kernels only: the page is the same on both engine
-paths, and the pure-Python run (FURNACE_PURE_PYTHON=1) would only make the bots slower.
+The tests run on the compiled kernels only (helpers_browser.on_the_kernels_only): the
+page is the same on both engine paths, and the pure-Python run (FURNACE_PURE_PYTHON=1)
+would only make the bots slower.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import time
 import urllib.request
@@ -32,12 +32,17 @@ from ai_server.server import BackgroundServer
 from engine import registry
 from tests.ai_server.helpers_browser import (
     SEALER,
+    answered,
+    log_length,
     needs_chromium,
     new_game,
+    on_the_kernels_only,
     open_table,
     phase,
     wait_for,
 )
+
+pytestmark = on_the_kernels_only
 
 #: What the page holds, as a game engine reads it: the JSON state (a game with nothing
 #: hidden) or the sealed blob's bytes (base64), and the status scores.
@@ -339,8 +344,6 @@ STUCK = 120.0
 
 
 @needs_chromium
-@pytest.mark.skipif(os.environ.get("FURNACE_PURE_PYTHON") == "1",
-                    reason="the page is the same on both engine paths: run once, on the kernels")
 @pytest.mark.parametrize(("game", "players"), GAMES, ids=[f"{g}-{n}" for g, n in GAMES])
 def test_a_full_game_on_the_drawn_board(table_server: BackgroundServer, browser: Any,
                                         game: str, players: int) -> None:
@@ -351,9 +354,9 @@ def test_a_full_game_on_the_drawn_board(table_server: BackgroundServer, browser:
     human_moves = clicked = hints = checks = 0
     watch = LeakWatch(0) if game == "oh-my-goods" else None
     deadline = time.monotonic() + STUCK
-    while phase(browser) != "over":
+    while (now := phase(browser)) != "over":
         assert time.monotonic() < deadline, f"stuck after {human_moves} moves"
-        if phase(browser) != "human":
+        if now != "human":
             time.sleep(0.02)
             continue
         if watch is not None:
@@ -362,23 +365,24 @@ def test_a_full_game_on_the_drawn_board(table_server: BackgroundServer, browser:
             check_counts(browser, game, 0)
             check_tooltips(browser, game, 0)
             check_scores(browser, game)
+            # Played from the drawn board and its buttons alone: the text board stays
+            # shut (nothing shuts it once open: a look at each check and the end sees it).
+            assert not browser.find_element("id", "board").is_displayed()
             checks += 1
-        # Played from the drawn board and its buttons alone: the text board stays shut.
-        assert not browser.find_element("id", "board").is_displayed()
         if human_moves in (1, 9):
             hint(browser)
             hints += 1
-        before = len(browser.find_elements("css selector", "#log li"))
+        before = log_length(browser)
         if human_moves % 3 == 1 and click_a_component(browser):
             clicked += 1
         else:
             browser.find_elements("css selector", "#moves button.move")[0].click()
         human_moves += 1
         deadline = time.monotonic() + STUCK
-        wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
-                 and len(browser.find_elements("css selector", "#log li")) > before, "the move")
+        wait_for(browser, lambda before=before: answered(browser, before), "the move")
     assert not browser.find_element("id", "error").is_displayed()
     check_ending(browser, players)
+    assert not browser.find_element("id", "board").is_displayed()
     if watch is not None:
         watch.turn(browser, whole=True)
     check_counts(browser, game, 0)
@@ -394,7 +398,7 @@ def test_a_move_clears_the_hint(table_server: BackgroundServer, browser: Any) ->
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
     hint(browser)
     assert browser.find_elements("css selector", "#chart .row")
-    before = len(browser.find_elements("css selector", "#log li"))
+    before = log_length(browser)
     browser.find_elements("css selector", "#moves button.move")[0].click()
     wait_for(browser, lambda: phase(browser) == "human"
              and len(browser.find_elements("css selector", "#log li")) > before, "the move")
@@ -419,10 +423,9 @@ def test_stephens_scores_and_seat_to_play(table_server: BackgroundServer,
         to_move = browser.execute_script("return window.furnaceTable.status.currentPlayer")
         first = browser.find_element("id", "board").text.splitlines()[0]
         assert f"P{to_move + 1} to play" in first, first
-        before = len(browser.find_elements("css selector", "#log li"))
+        before = log_length(browser)
         browser.find_elements("css selector", "#moves button.move")[0].click()
-        wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
-                 and len(browser.find_elements("css selector", "#log li")) > before, "the move")
+        wait_for(browser, lambda before=before: answered(browser, before), "the move")
         check_scores(browser, "stephens")
     browser.find_element("id", "text-toggle").click()
     assert not browser.find_element("id", "board").is_displayed()
@@ -512,10 +515,9 @@ def check_fits(browser: Any, table_server: BackgroundServer, game: str, players:
         wait_for(browser, lambda: phase(browser) in ("human", "over"), "the human's turn")
         if phase(browser) == "over":
             break
-        before = len(browser.find_elements("css selector", "#log li"))
+        before = log_length(browser)
         browser.find_elements("css selector", "#moves button.move")[-1].click()
-        wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
-                 and len(browser.find_elements("css selector", "#log li")) > before, "the move")
+        wait_for(browser, lambda before=before: answered(browser, before), "the move")
     if phase(browser) == "human":
         hint(browser)
         check_counts(browser, game, 0)
@@ -564,6 +566,8 @@ def test_a_pinned_page_seed_deals_the_same_game(table_server: BackgroundServer,
     assert other != a
 
 
+#: Every text drawn on the board, in one script (not a WebDriver call per text).
+LABELS = "return Array.from(document.querySelectorAll('#drawn svg text'), (t) => t.textContent)"
 _TEXT_MONTH = re.compile(r"^\s*(?:NOW )?([A-Z][a-z]{2}) \(\+(\d+)\):", re.M)
 _DRAWN_MONTH = re.compile(r"^([A-Z][a-z]{2}) \((now|\+\d+)\)$")
 
@@ -581,12 +585,10 @@ def test_the_samara_time_track_names_the_text_boards_months(table_server: Backgr
             break
         text = str(browser.find_element("id", "board").get_attribute("textContent"))
         expected = [(name, int(ahead)) for name, ahead in _TEXT_MONTH.findall(text)]
-        labels = [t.get_attribute("textContent") for t in
-                  browser.find_elements("css selector", "#drawn svg text")]
+        labels = browser.execute_script(LABELS)
         drawn_months = [(m.group(1), 0 if m.group(2) == "now" else int(m.group(2)[1:]))
                         for m in map(_DRAWN_MONTH.match, labels) if m]
         assert expected and drawn_months == expected, (drawn_months, expected)
-        before = len(browser.find_elements("css selector", "#log li"))
+        before = log_length(browser)
         browser.find_elements("css selector", "#moves button.move")[0].click()
-        wait_for(browser, lambda before=before: phase(browser) in ("human", "over")
-                 and len(browser.find_elements("css selector", "#log li")) > before, "the move")
+        wait_for(browser, lambda before=before: answered(browser, before), "the move")

@@ -6,7 +6,8 @@ ReviewGame for the human's seat; the graph gets one point per reviewed decision,
 click on one shows its played and best moves and the position the seat saw then, which
 the server rebuilt from the record.  And an Oh My Goods! game, which the page holds
 sealed and never sees whole: reviewed from its sealed state, each position the seat's
-view.  Skipped only when chromium or its driver is missing (``.ci/run`` installs both).
+view.  Skipped when chromium or its driver is missing (``.ci/run`` installs both), and on
+the pure-Python run (helpers_browser.on_the_kernels_only).
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from tests.ai_server.helpers_browser import (
     human_move,
     needs_chromium,
     new_game,
+    on_the_kernels_only,
     open_table,
     phase,
     wait_for,
 )
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, on_the_kernels_only]
 
 #: The drawn board without what only the live table adds (clickable components, the
 #: hint) and what only the review adds (the played and the best move marked).
@@ -54,8 +56,20 @@ def start(browser: Any, port: int, seed: int | None, game: str = "samara") -> No
     wait_for(browser, lambda: phase(browser) == "human", "the first move")
 
 
+#: An attribute of each element a selector finds, in one script: a WebDriver call per
+#: element (and selenium's own script for each ``get_attribute``) made the review's
+#: graph of dozens of points slow to read.
+ATTRIBUTES = ("return Array.from(document.querySelectorAll(arguments[0]),"
+              " (e) => e.getAttribute(arguments[1]))")
+
+
+def attributes(browser: Any, selector: str, name: str) -> list[str | None]:
+    return list(browser.execute_script(ATTRIBUTES, selector, name))
+
+
 def review_state(browser: Any) -> str:
-    return str(browser.find_element("id", "review").get_attribute("data-state"))
+    return str(browser.execute_script(
+        "return document.getElementById('review').getAttribute('data-state')"))
 
 
 def reviewed(browser: Any) -> int:
@@ -146,28 +160,25 @@ def test_the_review_opens_at_the_end_of_a_game(table_server: BackgroundServer,
     decisions = reviewed(browser)
     # Every decision of the human's with a choice: at most one per move it made.
     assert 0 < decisions <= moves
-    turns = [int(p.get_attribute("data-turn")) for p in
-             browser.find_elements("css selector", "#review-graph circle.point")]
+    turns = [int(str(t)) for t in attributes(browser, "#review-graph circle.point", "data-turn")]
     assert turns == sorted(turns) and len(set(turns)) == len(turns)
     detail = show_decision(browser, decisions - 1)
     assert detail["heading"].startswith(f"Move {turns[-1] + 1}, ")
-    labels = [p.get_attribute("class").split()[1] for p in
-              browser.find_elements("css selector", "#review-graph circle.point")]
+    labels = [str(c).split()[1] for c in
+              attributes(browser, "#review-graph circle.point", "class")]
     assert set(labels) <= {"best", "good", "inaccuracy", "mistake", "blunder"}
     assert not browser.find_element("id", "error").is_displayed()
     follow_the_review(browser, labels)
 
 
 def marked(browser: Any, mark: str) -> list[str]:
-    return [str(part.get_attribute("data-ref")) for part in
-            browser.find_elements("css selector", f"#review-board g.part.{mark}")]
+    return [str(ref) for ref in attributes(browser, f"#review-board g.part.{mark}", "data-ref")]
 
 
 def naming(browser: Any, text: str) -> list[str]:
     """The refs of the drawn components a move's text names (its words, as a hint's)."""
     words = [w for w in re.split(r"[\s:]+", text) if w]
-    return [str(ref) for ref in (part.get_attribute("data-ref") for part in
-            browser.find_elements("css selector", "#review-board g.part"))
+    return [str(ref) for ref in attributes(browser, "#review-board g.part", "data-ref")
             if any(w in str(ref).split() for w in words)]
 
 
@@ -181,8 +192,8 @@ def follow_the_review(browser: Any, labels: list[str]) -> None:
                browser.find_elements("css selector", "#review-moments button.moment")}
     for i in mistakes:
         assert labels[i] in moments[i]
-    ringed = {int(p.get_attribute("data-index")) for p in
-              browser.find_elements("css selector", "#review-graph circle.point.key")}
+    ringed = {int(str(i)) for i in
+              attributes(browser, "#review-graph circle.point.key", "data-index")}
     assert ringed == set(moments)
 
     # "Next mistake" from the last decision shown (the end-of-game test showed the last)
@@ -257,8 +268,7 @@ def test_a_sealed_game_is_reviewed_from_its_sealed_state(table_server: Backgroun
     browser.find_element("id", "review-open").click()
     decisions = reviewed(browser)
     assert 0 < decisions <= moves
-    turns = [int(p.get_attribute("data-turn")) for p in
-             browser.find_elements("css selector", "#review-graph circle.point")]
+    turns = [int(str(t)) for t in attributes(browser, "#review-graph circle.point", "data-turn")]
     # Turns count every seat's moves of the record the sealed state carries.
     assert turns == sorted(turns) and turns[-1] < len(record.moves)
 

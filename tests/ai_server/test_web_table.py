@@ -3,8 +3,9 @@
 Debian's chromium and chromium-driver, driven by selenium: load the page, start a
 game, make a move, ask for a hint, and play a short game (Samara, two players, tiny
 bot budgets, always the first legal move) to the end; and a hidden-information game
-(Oh My Goods!), which the page holds sealed only.  Skipped only when chromium or its
-driver is not installed (``.ci/run`` installs both).  test_web_boards.py plays on the
+(Oh My Goods!), which the page holds sealed only.  Skipped when chromium or its driver
+is not installed (``.ci/run`` installs both), and on the pure-Python run (the page is the
+same on both engine paths: helpers_browser.on_the_kernels_only).  test_web_boards.py plays on the
 drawn boards; scripts/web_board_screenshots.py takes the docs' pictures of them.
 """
 
@@ -25,13 +26,14 @@ from tests.ai_server.helpers_browser import (
     human_move,
     needs_chromium,
     new_game,
+    on_the_kernels_only,
     open_table,
     phase,
     wait_for,
 )
 from tests.ai_server.helpers_furnace import card_ids
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, on_the_kernels_only]
 
 
 def test_the_bundle_is_built_in() -> None:
