@@ -100,6 +100,7 @@ def test_saved_records_are_read_again_and_a_longer_run_adds_to_them(
     assert reports[1]["score_mae"] == reports[2]["score_mae"]
 
 
+@COMMAND_ONLY
 def test_a_fit_on_the_games_of_several_seeds(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "forecast-model.json"
