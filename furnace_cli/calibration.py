@@ -179,17 +179,12 @@ def run_calibration_command(args: argparse.Namespace, options: dict[str, Any],
 def held_out_figures(report: dict[str, Any]) -> dict[str, Any]:
     """What a model file keeps of its held-out report (docs/forecasts.md's tables are
     made from it): every figure but the reliability tables."""
-    def stages(figures: dict[str, Any]) -> list[dict[str, Any]]:
-        return [dict(stage) for stage in figures["stages"]]
-
     kept = {k: report[k] for k in (
         "games", "positions", "ece", "slope", "slope_interval", "brier", "brier_constant",
-        "score_mae", "score_bias", "score_mae_playouts", "score_mae_constant")}
-    kept["stages"] = stages(report)
+        "score_mae", "score_bias", "score_mae_playouts", "score_mae_constant", "stages")}
     for name in ("estimate", "raw_search", "raw_playouts"):
         kept[name] = {k: report[name][k] for k in (
-            "ece", "slope", "brier", "score_mae", "score_bias")}
-        kept[name]["stages"] = stages(report[name])
+            "ece", "slope", "brier", "score_mae", "score_bias", "stages")}
     return kept
 
 

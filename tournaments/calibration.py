@@ -434,9 +434,14 @@ class Constant:
         return cls(sum(finals) / len(finals), sum(wins) / len(wins))
 
 
+#: A forecast of one sample: its stage, the forecast's chances and scores, and how the
+#: game ended (win shares, final scores).
+_Row = tuple[int, list[float], list[float], Sequence[float], Sequence[float]]
+
+
 def _forecasts(records: Sequence[GameRecord], source: str, model: SourceModel | None
-               ) -> list[tuple[int, list[float], list[float], Sequence[float], Sequence[float]]]:
-    out: list[tuple[int, list[float], list[float], Sequence[float], Sequence[float]]] = []
+               ) -> list[_Row]:
+    out: list[_Row] = []
     for record in records:
         for sample in record.samples:
             wins, scores = _source_stats(sample, source)
@@ -449,21 +454,19 @@ def _forecasts(records: Sequence[GameRecord], source: str, model: SourceModel | 
     return out
 
 
-def slope_interval(records: Sequence[GameRecord], source: str, model: SourceModel | None,
+def slope_interval(per_game: Sequence[Sequence[_Row]],
                    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
                    ) -> tuple[float, float]:
-    """The 95% interval of the calibration slope by game bootstrap: the games are drawn
-    again with replacement (a game's positions together, since they share its ending),
-    ``resamples`` times with a fixed seed."""
-    per_game = []
-    for record in records:
-        rows = _forecasts([record], source, model)
-        per_game.append(([p for _, ws, _, _, _ in rows for p in ws],
-                         [o for _, _, _, os, _ in rows for o in os]))
+    """The 95% interval of the calibration slope by game bootstrap over each game's
+    forecast rows (:func:`_forecasts`): the games are drawn again with replacement (a
+    game's positions together, since they share its ending), ``resamples`` times with a
+    fixed seed."""
+    games = [([p for _, ws, _, _, _ in rows for p in ws],
+              [o for _, _, _, os, _ in rows for o in os]) for rows in per_game]
     rng = random.Random(seed)
     slopes = []
     for _ in range(resamples):
-        drawn = [per_game[rng.randrange(len(per_game))] for _ in per_game]
+        drawn = [games[rng.randrange(len(games))] for _ in games]
         slopes.append(calibration_slope([p for ps, _ in drawn for p in ps],
                                         [o for _, os in drawn for o in os]))
     low, high = np.percentile(slopes, [2.5, 97.5])
@@ -471,10 +474,12 @@ def slope_interval(records: Sequence[GameRecord], source: str, model: SourceMode
 
 
 def figures(records: Sequence[GameRecord], source: str, model: SourceModel | None,
-            constant: Constant) -> dict[str, Any]:
+            constant: Constant, interval: bool = False) -> dict[str, Any]:
     """Brier, ECE, slope and score errors of one forecast (``model`` None: the raw
-    statistics) over every seat of every sample of ``records``."""
-    rows = _forecasts(records, source, model)
+    statistics) over every seat of every sample of ``records``; with ``interval``, the
+    slope's (:func:`slope_interval`) too."""
+    per_game = [_forecasts([record], source, model) for record in records]
+    rows = [row for game in per_game for row in game]
     predictions = [p for _, ws, _, _, _ in rows for p in ws]
     outcomes = [o for _, _, _, os, _ in rows for o in os]
     table = reliability(predictions, outcomes)
@@ -494,9 +499,12 @@ def figures(records: Sequence[GameRecord], source: str, model: SourceModel | Non
                        "slope": calibration_slope(chances, happened) if chances
                        else math.nan})
     errors = [f - s for _, _, fs, _, ss in rows for f, s in zip(fs, ss, strict=True)]
-    return {"ece": ece(table), "slope": calibration_slope(predictions, outcomes),
-            "brier": brier, "score_mae": _mean(abs(e) for e in errors),
-            "score_bias": _mean(errors), "stages": stages, "reliability": table}
+    result = {"ece": ece(table), "slope": calibration_slope(predictions, outcomes),
+              "brier": brier, "score_mae": _mean(abs(e) for e in errors),
+              "score_bias": _mean(errors), "stages": stages, "reliability": table}
+    if interval:
+        result["slope_interval"] = list(slope_interval(per_game))
+    return result
 
 
 def _mean(xs: Iterable[float]) -> float:
@@ -510,7 +518,7 @@ def measure(records: Sequence[GameRecord], models: Mapping[str, SourceModel | No
     answers (``models``: a fitted :class:`SourceModel` per source, or None) beside the raw
     statistics and the constant forecast.  The top-level keys describe BestMove's
     forecast; ``estimate`` EstimateScores'; ``*_playouts`` and ``raw`` today's figures."""
-    search = figures(records, "search", models.get("search"), constant)
+    search = figures(records, "search", models.get("search"), constant, interval=True)
     raw_search = figures(records, "search_root", None, constant)
     playouts = figures(records, "playouts", models.get("playouts"), constant)
     raw_playouts = figures(records, "playouts", None, constant)
@@ -520,7 +528,7 @@ def measure(records: Sequence[GameRecord], models: Mapping[str, SourceModel | No
         "games": len(records),
         "positions": sum(len(r.samples) for r in records),
         "ece": search["ece"], "slope": search["slope"],
-        "slope_interval": list(slope_interval(records, "search", models.get("search"))),
+        "slope_interval": search["slope_interval"],
         "brier": search["brier"],
         "brier_constant": brier_constant,
         "score_mae": search["score_mae"], "score_bias": search["score_bias"],
