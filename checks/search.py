@@ -7,8 +7,9 @@ with the compiled one (:mod:`engine.search.compiled`).  The two analyses must be
 in everything but the time taken: the visits, win probabilities and expected scores of
 every root move, the best move, the principal variation and its texts.  The search
 settings cycle through the game's own configuration and variants of it (progressive
-bias, full random playouts, bare win shares, a learned leaf value where the game ships
-a model), so each leaf evaluator and utility the compiled tree knows is compared.  A position whose compiled tree cannot run (no kernel
+bias, full random playouts, bare win shares, a learned leaf value after random or MAST
+moves where the game ships a model, a learned move prior, alone, with progressive bias and in playouts, where it
+ships one), so each leaf evaluator and utility the compiled tree knows is compared.  A position whose compiled tree cannot run (no kernel
 for that player count) is counted as skipped, with the reason.
 
 >>> from engine import registry
@@ -29,19 +30,23 @@ from engine.game import FurnaceError, Game, State
 from engine.search import ISMCTS, MCTS, SearchConfig, config_for, make_tree
 from engine.search.analysis import Analysis
 from engine.search.compiled import core_module
-from engine.search.config import LEARNED_LEAF
+from engine.search.config import HEURISTIC_LEAF, LEARNED_LEAF, MAST_PLAYOUTS
 
 Progress = Callable[[int, int], None]
 
 #: Descriptions kept in the report (the count covers every mismatch).
 MAX_EXAMPLES = 5
+#: The depth of the prior (or MAST) playouts compared in a game searched with full
+#: playouts.
+PRIOR_PLAYOUT_DEPTH = 10
 #: The most random moves played to reach a position (a Stephens game takes 200-500).
 MAX_PLIES = 400
 
 
 def search_variants(config: SearchConfig) -> list[tuple[str, SearchConfig]]:
-    """The settings compared, by name: the game's configuration first, and a learned
-    leaf value where the game ships a model."""
+    """The settings compared, by name: the game's configuration first, a learned leaf
+    value where the game ships a value model, and a learned move prior where it ships
+    one."""
     variants = [
         ("game settings", config),
         ("progressive bias", replace(config, prior_weight=2.0)),
@@ -51,6 +56,18 @@ def search_variants(config: SearchConfig) -> list[tuple[str, SearchConfig]]:
     if config.value_model is not None:
         variants.append(("learned leaf", replace(config, leaf_value=LEARNED_LEAF,
                                                  mast_epsilon=None)))
+        variants.append(("learned leaf after MAST playouts", replace(
+            config, leaf_value=LEARNED_LEAF, learned_playouts=MAST_PLAYOUTS,
+            learned_depth=config.learned_depth or config.playout_depth or PRIOR_PLAYOUT_DEPTH)))
+    if config.move_prior is not None:
+        weight = config.move_prior_weight or 1.0
+        variants.append(("learned move prior", replace(config, move_prior_weight=weight,
+                                                       prior_weight=0.0)))
+        variants.append(("move prior and progressive bias",
+                         replace(config, move_prior_weight=2.0 * weight, prior_weight=1.0)))
+        variants.append(("prior playouts", replace(
+            config, leaf_value=HEURISTIC_LEAF, prior_playouts=0.2,
+            playout_depth=config.playout_depth or PRIOR_PLAYOUT_DEPTH)))
     return variants
 
 

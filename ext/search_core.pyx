@@ -27,6 +27,7 @@ from libc.string cimport memcpy, memset
 
 include "search_ops.pxi"
 include "move_slots.pxi"
+include "splitmix64.pxi"
 
 cdef enum:
     LEAF_ROLLOUT = 0      # random moves to the end
@@ -34,9 +35,11 @@ cdef enum:
     LEAF_MAST = 2         # MAST playouts (at most ``depth`` moves; 0: to the end)
     LEAF_LEARNED = 3      # at most ``depth`` random moves (0: none), then a linear model
                           # of each seat's features
+    LEAF_PRIOR = 4        # at most ``depth`` moves drawn by a move prior, then the heuristic
 
 #: Heuristic values this close to the best share the lead (engine.search.evaluate).
 cdef double LEAD_TOLERANCE = 1e-9
+cdef double LOGIT_LIMIT = 30.0     # engine.search.move_prior.LOGIT_LIMIT
 
 
 ctypedef struct Utility:
@@ -161,12 +164,21 @@ cdef class CoreTree:
     cdef double* feature_row
     cdef double* level_weights      # the scores' level: nfeatures over the seats' mean, then 1
     cdef double* feature_sums
+    cdef double move_weight         # the learned move prior's weight (0: none)
+    cdef double* move_weights       # its weights, nfeatures of them
+    cdef double* seat_features      # every seat's features, k rows of nfeatures
+    cdef double* playout_weights    # a prior playout's move prior (LEAF_PRIOR)
+    cdef char* playout_copy         # a position a prior playout tries a move on
+    cdef int64_t* playout_moves
+    cdef int64_t* playout_spare
+    cdef double* playout_cumulative
     # node arrays (SoA), grown together
     cdef long nnodes
     cdef long capacity
     cdef int64_t* n
     cdef double* acc
     cdef double* prior
+    cdef double* bias               # exp of the move prior's logit of the node's move
     # a path from the root, grown as needed
     cdef int32_t* path
     cdef long path_cap
@@ -181,6 +193,14 @@ cdef class CoreTree:
         free(self.feature_row)
         free(self.level_weights)
         free(self.feature_sums)
+        free(self.move_weights)
+        free(self.seat_features)
+        free(self.playout_weights)
+        free(self.playout_copy)
+        free(self.playout_moves)
+        free(self.playout_spare)
+        free(self.playout_cumulative)
+        free(self.bias)
         free(self.scratch)
         free(self.moves)
         free(self.spare)
@@ -213,6 +233,22 @@ cdef class CoreTree:
         set_utility(&self.util, num_players, settings.margin_scale, solo)
         self.prior_weight = selection.prior_weight
         set_utility(&self.prior_util, num_players, selection.prior_scale, solo)
+        self.move_weight = selection.move_bias
+        if self.move_weight or leaf[0] == "prior":
+            self.seat_features = <double*>malloc(num_players * self.ops.nfeatures
+                                                 * sizeof(double))
+            if self.seat_features == NULL:
+                raise MemoryError()
+        if self.move_weight:
+            move_prior = selection.move_prior.weights
+            if len(move_prior) != self.ops.nfeatures or self.ops.nfeatures == 0:
+                raise ValueError(f"a move prior of {len(move_prior)} features for a kernel "
+                                 f"of {self.ops.nfeatures}")
+            self.move_weights = <double*>malloc(self.ops.nfeatures * sizeof(double))
+            if self.move_weights == NULL:
+                raise MemoryError()
+            for i, weight in enumerate(move_prior):
+                self.move_weights[i] = weight
         kind = leaf[0]
         if kind == "rollout":
             self.leaf_kind = LEAF_ROLLOUT
@@ -227,30 +263,34 @@ cdef class CoreTree:
             self.depth = leaf[2]
             set_utility(&self.mast_util, num_players, leaf[3], leaf[4])
             self.set_mast_table(leaf[5], leaf[6], leaf[7])
+            if len(leaf) > 8:  # a value model after the playout, in place of heuristic()
+                if not leaf[2]:
+                    raise ValueError("a MAST playout to the end needs no value model")
+                self.set_model(leaf[8], leaf[9])
         elif kind == "learned":
             if leaf[1] and not self.ops.truncates:
                 raise ValueError("this kernel plays its random playouts only to the end")
-            if len(leaf[2]) != self.ops.nfeatures or self.ops.nfeatures == 0:
-                raise ValueError(f"a model of {len(leaf[2])} features for a kernel of "
-                                 f"{self.ops.nfeatures}")
             self.leaf_kind = LEAF_LEARNED
             self.depth = leaf[1]
-            self.weights = <double*>malloc(self.ops.nfeatures * sizeof(double))
-            self.feature_row = <double*>malloc(self.ops.nfeatures * sizeof(double))
-            if self.weights == NULL or self.feature_row == NULL:
+            self.set_model(leaf[2], leaf[3])
+        elif kind == "prior":
+            if len(leaf[3]) != self.ops.nfeatures or self.ops.nfeatures == 0:
+                raise ValueError(f"a move prior of {len(leaf[3])} features for a kernel "
+                                 f"of {self.ops.nfeatures}")
+            self.leaf_kind = LEAF_PRIOR
+            self.depth = leaf[1]
+            self.epsilon = leaf[2]
+            self.playout_weights = <double*>malloc(self.ops.nfeatures * sizeof(double))
+            self.playout_copy = <char*>malloc(self.ops.state_size)
+            self.playout_moves = <int64_t*>malloc(self.ops.max_moves * sizeof(int64_t))
+            self.playout_spare = <int64_t*>malloc(self.ops.max_moves * sizeof(int64_t))
+            self.playout_cumulative = <double*>malloc(self.ops.max_moves * sizeof(double))
+            if (self.playout_weights == NULL or self.playout_copy == NULL
+                    or self.playout_moves == NULL or self.playout_spare == NULL
+                    or self.playout_cumulative == NULL):
                 raise MemoryError()
-            for i, weight in enumerate(leaf[2]):
-                self.weights[i] = weight
-            if len(leaf[3]):
-                if len(leaf[3]) != self.ops.nfeatures + 1:
-                    raise ValueError(f"a level of {len(leaf[3])} weights for a kernel of "
-                                     f"{self.ops.nfeatures} features")
-                self.level_weights = <double*>malloc(len(leaf[3]) * sizeof(double))
-                self.feature_sums = <double*>malloc(self.ops.nfeatures * sizeof(double))
-                if self.level_weights == NULL or self.feature_sums == NULL:
-                    raise MemoryError()
-                for i, weight in enumerate(leaf[3]):
-                    self.level_weights[i] = weight
+            for i, weight in enumerate(leaf[3]):
+                self.playout_weights[i] = weight
         else:
             raise ValueError(f"unknown leaf evaluator {kind!r}")
         self.nleaf = UNLISTED
@@ -267,6 +307,29 @@ cdef class CoreTree:
         if (self.scratch == NULL or self.moves == NULL or self.spare == NULL
                 or self.kid_of == NULL or self.untried_tmp == NULL or self.path == NULL):
             raise MemoryError()
+        return 0
+
+    cdef int set_model(self, weights, level_weights) except -1:
+        """A value model's weights over the kernel's features (and its level's, or none)."""
+        if len(weights) != self.ops.nfeatures or self.ops.nfeatures == 0:
+            raise ValueError(f"a model of {len(weights)} features for a kernel of "
+                             f"{self.ops.nfeatures}")
+        self.weights = <double*>malloc(self.ops.nfeatures * sizeof(double))
+        self.feature_row = <double*>malloc(self.ops.nfeatures * sizeof(double))
+        if self.weights == NULL or self.feature_row == NULL:
+            raise MemoryError()
+        for i, weight in enumerate(weights):
+            self.weights[i] = weight
+        if len(level_weights):
+            if len(level_weights) != self.ops.nfeatures + 1:
+                raise ValueError(f"a level of {len(level_weights)} weights for a kernel of "
+                                 f"{self.ops.nfeatures} features")
+            self.level_weights = <double*>malloc(len(level_weights) * sizeof(double))
+            self.feature_sums = <double*>malloc(self.ops.nfeatures * sizeof(double))
+            if self.level_weights == NULL or self.feature_sums == NULL:
+                raise MemoryError()
+            for i, weight in enumerate(level_weights):
+                self.level_weights[i] = weight
         return 0
 
     cdef int set_mast_table(self, values, counts, trace) except -1:
@@ -296,6 +359,7 @@ cdef class CoreTree:
         self.n = <int64_t*>grow_array(self.n, cap * sizeof(int64_t))
         self.acc = <double*>grow_array(self.acc, cap * self.width * sizeof(double))
         self.prior = <double*>grow_array(self.prior, cap * sizeof(double))
+        self.bias = <double*>grow_array(self.bias, cap * sizeof(double))
         self.grow_more(cap)
         self.capacity = cap
         return 0
@@ -310,6 +374,7 @@ cdef class CoreTree:
         self.nnodes += 1
         self.n[node] = 0
         self.prior[node] = 0.0
+        self.bias[node] = 0.0
         memset(&self.acc[node * self.width], 0, self.width * sizeof(double))
         return <int32_t>node
 
@@ -391,6 +456,38 @@ cdef class CoreTree:
                 other = j
         return logistic((rival - self.values8[seat]) / self.prior_util.scale)
 
+    cdef double move_bias(self, int seat) except? -1.0:
+        """engine.search.move_prior.move_bias on the scratch position."""
+        return self.bias_of(self.scratch, seat, self.move_weights)
+
+    cdef double bias_of(self, const char* position, int seat,
+                        const double* weights) except? -1.0:
+        """engine.search.move_prior.move_bias of ``position`` by the prior ``weights``
+        (the same sums in the same order, so the same double as the Python tree)."""
+        cdef int other, j
+        cdef int n = self.ops.nfeatures
+        cdef double total, logit
+        for other in range(self.k):
+            if self.ops.features(position, self.cat, other,
+                                 &self.seat_features[other * n]) < 0:
+                raise TreeError("the position outgrew the kernel's fixed bounds")
+        logit = 0.0
+        for j in range(n):
+            if self.k > 1:
+                total = 0.0
+                for other in range(self.k):
+                    if other != seat:
+                        total += self.seat_features[other * n + j]
+                logit += weights[j] * (self.seat_features[seat * n + j]
+                                       - total / (self.k - 1))
+            else:
+                logit += weights[j] * self.seat_features[seat * n + j]
+        if logit > LOGIT_LIMIT:
+            logit = LOGIT_LIMIT
+        elif logit < -LOGIT_LIMIT:
+            logit = -LOGIT_LIMIT
+        return exp(logit)
+
     cdef int evaluate(self) except -1:
         """Value the scratch position (not at the end) into ``result``, as the configured
         evaluator of engine.search.evaluate / engine.search.mast does."""
@@ -411,6 +508,9 @@ cdef class CoreTree:
             if err:
                 raise TreeError("playout reached a position without legal moves")
             self.heuristic_or_outcome(self.out_scores, self.out_shares)
+        elif self.leaf_kind == LEAF_PRIOR:
+            self.prior_playout(&seed)
+            self.heuristic_or_outcome(self.out_scores, self.out_shares)
         elif self.leaf_kind == LEAF_LEARNED:
             if self.depth:
                 self.ops.playout(self.scratch, self.cat, &seed, self.depth, &err,
@@ -428,7 +528,11 @@ cdef class CoreTree:
                                                self.mast_capacity, self.depth, &err)
             if err:
                 raise TreeError("playout reached a position without legal moves")
-            self.heuristic_or_outcome(self.out_scores, self.out_shares)
+            if self.weights != NULL and self.ops.current_player(self.scratch) != C_TERMINAL:
+                self.learned_values(self.values8)
+                heuristic_outcome(self.values8, self.k, self.out_scores, self.out_shares)
+            else:
+                self.heuristic_or_outcome(self.out_scores, self.out_shares)
             if recorded:
                 backup_values(&self.mast_util, self.out_scores, self.out_shares, row)
                 for i in range(recorded):
@@ -438,6 +542,43 @@ cdef class CoreTree:
                     self.mast_values[index] += ((row[seat] - self.mast_values[index])
                                                 / self.mast_counts[index])
         backup_values(&self.util, self.out_scores, self.out_shares, self.result)
+        return 0
+
+    cdef int prior_playout(self, uint64_t* seed) except -1:
+        """engine.search.move_prior.PriorPlayoutEvaluator's moves on the scratch position,
+        drawn from ``seed`` as its PlayoutRng draws them."""
+        cdef long played = 0
+        cdef int p, count, i, index
+        cdef double total, target
+        while played < self.depth:
+            p = self.ops.current_player(self.scratch)
+            if p == C_TERMINAL:
+                return 0
+            if p < 0:
+                raise TreeError("the compiled search has no chance nodes")
+            count = self.ops.legal(self.scratch, self.cat, self.playout_moves)
+            if count <= 0:
+                raise TreeError("playout reached a position without legal moves"
+                                if count == 0 else "the position outgrew the kernel's bounds")
+            if unit_draw(seed) < self.epsilon:
+                index = <int>(furnace_splitmix64(seed) % <uint64_t>count)
+            else:
+                total = 0.0
+                for i in range(count):
+                    memcpy(self.playout_copy, self.scratch, self.ops.state_size)
+                    if self.ops.play(self.playout_copy, self.cat, self.playout_moves[i],
+                                     self.playout_spare, False) == -1:
+                        raise TreeError("the position outgrew the kernel's fixed bounds")
+                    total += self.bias_of(self.playout_copy, p, self.playout_weights)
+                    self.playout_cumulative[i] = total
+                target = unit_draw(seed) * total
+                index = 0
+                while index < count - 1 and target >= self.playout_cumulative[index]:
+                    index += 1
+            if self.ops.play(self.scratch, self.cat, self.playout_moves[index],
+                             self.playout_spare, False) == -1:
+                raise TreeError("the position outgrew the kernel's fixed bounds")
+            played += 1
         return 0
 
     cdef int learned_values(self, double* out) except -1:
@@ -512,7 +653,12 @@ cdef class CoreTree:
     @property
     def node_bytes(self) -> int:
         """Bytes the node arrays hold."""
-        return self.capacity * (sizeof(int64_t) + sizeof(double) * (self.width + 1))
+        return self.capacity * (sizeof(int64_t) + sizeof(double) * (self.width + 2))
+
+
+cdef inline double unit_draw(uint64_t* seed) noexcept nogil:
+    """engine.playout_rng.PlayoutRng.unit: a double in [0, 1) from the top 53 bits."""
+    return <double>(furnace_splitmix64(seed) >> 11) * (1.0 / 9007199254740992.0)
 
 
 cdef void* grow_array(void* old, size_t size) except NULL:
@@ -645,8 +791,9 @@ cdef class CompiledMCTS(CoreTree):
         cdef long depth = 1
         cdef int p, i, nu, count
         cdef int64_t move, best_move
-        cdef double explore, value, best_value, cn
+        cdef double explore, value, best_value, cn, total
         cdef double weight = self.prior_weight
+        cdef double move_weight = self.move_weight
         cdef int64_t* untried
         memcpy(self.scratch, self.root_struct, self.ops.state_size)
         self.path[0] = 0
@@ -664,6 +811,8 @@ cdef class CompiledMCTS(CoreTree):
                     created = self.new_node()
                     if weight:
                         self.prior[created] = self.prior_utility(p)
+                    if move_weight:
+                        self.bias[created] = self.move_bias(p)
                     count = self.nkids[node]
                     self.pool[self.offset[node] + self.nlegal[node] + count] = move
                     self.kids[self.offset[node] // 2 + count] = created
@@ -677,7 +826,25 @@ cdef class CompiledMCTS(CoreTree):
                 best_move = 0
                 best_value = -1e300
                 count = self.nkids[node]
-                if weight:
+                if move_weight:
+                    total = 0.0
+                    for i in range(count):
+                        total += self.bias[self.child(node, i)]
+                    for i in range(count):
+                        kid = self.child(node, i)
+                        cn = <double>self.n[kid]
+                        if weight:
+                            value = ((self.acc[kid * self.width + p]
+                                      + weight * self.prior[kid])
+                                     / (cn + weight) + explore / sqrt(cn))
+                        else:
+                            value = self.acc[kid * self.width + p] / cn + explore / sqrt(cn)
+                        value = value + move_weight * (self.bias[kid] / total) / (cn + 1.0)
+                        if value > best_value:
+                            best_value = value
+                            best = kid
+                            best_move = self.child_move(node, i)
+                elif weight:
                     for i in range(count):
                         kid = self.child(node, i)
                         cn = <double>self.n[kid]
@@ -908,8 +1075,9 @@ cdef class CompiledISMCTS(CoreTree):
         cdef long depth = 1
         cdef int p, i, nlegal, nu, size = self.ops.text_context_bytes
         cdef int64_t move
-        cdef double value, best_value, cn
+        cdef double value, best_value, cn, total
         cdef double weight = self.prior_weight
+        cdef double move_weight = self.move_weight
         cdef double c = self.c
         cdef int64_t* legal = self.moves
         cdef int32_t* kid_of = self.kid_of
@@ -950,12 +1118,18 @@ cdef class CompiledISMCTS(CoreTree):
                     self.play(move, False)
                     if weight:
                         self.prior[created] = self.prior_utility(p)
+                    if move_weight:
+                        self.bias[created] = self.move_bias(p)
                     self.push_path(depth, created)
                     depth += 1
                     break
                 # Availability-aware UCB for the seat to move in this determinization.
                 best = node
                 best_value = -1e300
+                total = 0.0
+                if move_weight:
+                    for i in range(nlegal):
+                        total += self.bias[kid_of[i]]
                 for i in range(nlegal):
                     kid = kid_of[i]
                     cn = <double>self.n[kid]
@@ -966,6 +1140,8 @@ cdef class CompiledISMCTS(CoreTree):
                     else:
                         value = (self.acc[kid * self.width + p] / cn
                                  + c * sqrt(log(<double>self.avail[kid]) / cn))
+                    if move_weight:
+                        value = value + move_weight * (self.bias[kid] / total) / (cn + 1.0)
                     if value > best_value:
                         best_value = value
                         best = kid

@@ -145,6 +145,18 @@ def _cmd_fit_value(args: argparse.Namespace) -> int:
     return run_fit_value_command(args, _options(args.options), _progress_bar)
 
 
+def _cmd_fit_prior(args: argparse.Namespace) -> int:
+    from furnace_cli.fit_prior import run_fit_prior_command
+
+    return run_fit_prior_command(args, _options(args.options), _progress_bar)
+
+
+def _cmd_prior_loop(args: argparse.Namespace) -> int:
+    from furnace_cli.fit_prior import run_prior_loop_command
+
+    return run_prior_loop_command(args, _options(args.options), _progress_bar)
+
+
 def _cmd_ladder(args: argparse.Namespace) -> int:
     from furnace_cli.ladder import run_ladder_command
 
@@ -404,6 +416,73 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as one JSON line")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_fit_value)
+
+    p = sub.add_parser(
+        "fit-prior", help="fit a learned move prior to self-play searches",
+        description="Play GAMES seeded self-play games of GAME between search bot specs, "
+        "record the root visit counts of each sampled decision's search and the features "
+        "of the position each legal move leads to, fit a softmax regression of the visits "
+        "on them, report held-out top-1, top-3 and cross-entropy by stage, and write the "
+        "move prior file (docs/learned-values.md).")
+    p.add_argument("game", help="the game (see 'furnace games')")
+    p.add_argument("--players", type=int, default=2,
+                   help="players per game (default %(default)s)")
+    p.add_argument("--bots", default="mcts:2000",
+                   help="comma-separated search bot specs, rotated over the seats "
+                   "(default %(default)s)")
+    p.add_argument("--games", type=int, default=200,
+                   help="games to play, a fifth held out (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of everything: the same seed writes the same model "
+                   "(default %(default)s)")
+    p.add_argument("--every", type=int, default=1,
+                   help="sample every EVERY-th decision of a game (default %(default)s)")
+    p.add_argument("--alpha", type=float, default=0.01,
+                   help="ridge penalty on unit-spread features (default %(default)s)")
+    p.add_argument("--out", required=True, help="the move prior file to write (JSON)")
+    p.add_argument("--save-records", metavar="PATH",
+                   help="also write the sampled decisions (JSON lines, one game a line)")
+    p.add_argument("--records", metavar="PATH",
+                   help="fit on decisions saved by --save-records instead of playing "
+                   "(GAMES, SEED and the bots must be those of the run that saved them)")
+    p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    _add_cluster_argument(p)
+    p.add_argument("--json", action="store_true", help="print the report as one JSON line")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_fit_prior)
+
+    p = sub.add_parser(
+        "prior-loop", help="the self-play loop of learned move priors: generate, fit, gate",
+        description="Run ROUNDS rounds of the loop in DIR: self-play games of the best "
+        "search so far, a move prior fitted on every round's records, an equal-time arena "
+        "of the candidate against the best, kept when it wins at least --keep-rate "
+        "(docs/learned-values.md).  Each round is written when it finishes; started again "
+        "on the same DIR, the loop goes on after the last finished round.")
+    p.add_argument("game", help="the game (see 'furnace games')")
+    p.add_argument("--players", type=int, default=2,
+                   help="players per game (default %(default)s)")
+    p.add_argument("--rounds", type=int, default=1, help="rounds to run (default %(default)s)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the loop's directory: records, candidates, best.json, loop.json")
+    p.add_argument("--games", type=int, default=100,
+                   help="self-play games a round (default %(default)s)")
+    p.add_argument("--iterations", type=int, default=2000,
+                   help="iterations of each self-play search (default %(default)s)")
+    p.add_argument("--arena-games", type=int, default=100,
+                   help="games of each round's gate (default %(default)s)")
+    p.add_argument("--seconds", type=float, default=0.1,
+                   help="seconds a move in the gate (default %(default)s)")
+    p.add_argument("--weight", type=float, default=6.0,
+                   help="the move prior's weight in the searches (default %(default)s)")
+    p.add_argument("--keep-rate", type=float, default=0.55,
+                   help="the gate's win rate that keeps a candidate (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the loop (default %(default)s)")
+    p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
+    p.add_argument("--workers", type=int, default=1, help="games in parallel processes")
+    _add_cluster_argument(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_cmd_prior_loop)
 
     p = sub.add_parser(
         "calibration", help="measure (or fit) a game's win probabilities and expected scores",

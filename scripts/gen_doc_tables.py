@@ -192,6 +192,22 @@ def _fit_report(name: str) -> dict[str, Any]:
 STAGES = ("opening", "middle", "late", "all")
 
 
+def move_prior_stages(name: str) -> Callable[[], str]:
+    """The held-out report ``furnace fit-prior`` kept in a game's shipped move prior."""
+    def table() -> str:
+        package = name.replace("-", "_")
+        report = _report(ROOT / "engine" / package / "move-prior.json")["made_by"]["report"]
+        held_out = report["held_out"]
+        rows = [[stage, f"{held_out[stage]['decisions']:,}", f"{held_out[stage]['top1']:.3f}",
+                 f"{held_out[stage]['top3']:.3f}", f"{held_out[stage]['cross_entropy']:.3f}",
+                 f"{held_out[stage]['uniform_top1']:.3f}",
+                 f"{held_out[stage]['uniform_cross_entropy']:.3f}"]
+                for stage in STAGES]
+        return _table(["stage", "decisions", "top-1", "top-3", "cross-entropy (nats)",
+                       "uniform choice: top-1", "cross-entropy"], rows)
+    return table
+
+
 def value_model_stages(name: str) -> Callable[[], str]:
     def table() -> str:
         held_out = _fit_report(name)["held_out"]
@@ -291,6 +307,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "value-model-samara": value_model_stages("samara"),
     "value-level-samara": value_model_level("samara"),
     "value-model-oh-my-goods": value_model_stages("oh-my-goods"),
+    "move-prior-samara": move_prior_stages("samara"),
+    "move-prior-oh-my-goods": move_prior_stages("oh-my-goods"),
+    "move-prior-stephens": move_prior_stages("stephens"),
     "forecast-figures": forecast_figures,
     "forecast-score-stages": forecast_score_stages,
     "forecast-win-stages": forecast_win_stages,

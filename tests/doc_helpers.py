@@ -58,14 +58,16 @@ def parse_furnace(argv: list[str]) -> argparse.Namespace:
 
 
 def bot_problem(spec: str) -> str | None:
-    """Why ``make_bot`` refuses a bot spec a command names, or None (a model file a
-    block's earlier command writes, ``model=new.json``, need not exist here)."""
+    """Why ``make_bot`` refuses a bot spec a command names, or None (a model or prior
+    file a block's earlier command writes, ``model=new.json``, ``mp=prior.json``, need not
+    exist here)."""
     from engine.search.bots import BotSpecError, make_bot
 
     try:
         make_bot(spec)
     except BotSpecError as exc:
-        if "model=" not in spec or "No such file" not in str(exc):
+        written = "model=" in spec or "mp=" in spec
+        if not written or "No such file" not in str(exc):
             return f"bot {spec!r}: {exc}"
     return None
 

@@ -20,7 +20,14 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   says, docs/learned-values.md; or ``heuristic()``; default: the game's setting),
   ``model=PATH`` a learned leaf value by the model file at ``PATH`` instead of the
   game's (it implies ``v=learned``; the file is read when the spec is parsed, and must
-  be a model of the game the bot plays; ``PATH`` cannot hold a ``:``).
+  be a model of the game the bot plays; ``PATH`` cannot hold a ``:``), ``mp=PATH`` a
+  learned move prior (:mod:`engine.search.move_prior`, a file ``furnace fit-prior``
+  writes; ``mp=off``: none, whatever the game's configuration says) and ``mpw=WEIGHT``
+  its weight in selection (``mpw=0``: off), ``pp=EPSILON`` playouts that follow the
+  move prior (:class:`~engine.search.move_prior.PriorPlayoutEvaluator`: each move drawn by
+  the prior, or uniformly with probability ``EPSILON``; ``pp=off``: the playouts the
+  game's configuration says), ``lp=mast`` MAST playouts before a learned leaf's model
+  instead of uniformly random moves (``lp=random``).
   What a spec leaves out comes from the game's search configuration
   (:mod:`engine.search.config`).  Examples: ``mcts:2000``, ``mcts:2000:c=1.0``,
   ``mcts:t=1.5``, ``mcts:5000:t=2``, ``ismcts:2000:m=3``, ``mcts:t=2:d=40:m=5``,
@@ -36,6 +43,10 @@ Bot specs (for the CLI and the arena), parsed by :func:`make_bot`:
   ``mcts:2000`` can be measured against ``uct:2000``.  The options of ``mcts`` but
   ``p`` and ``mast`` (the baseline has no prior and random playouts): ``uct:2000``,
   ``uct:t=1``, ``uct:500:m=3``;
+* ``classic`` - the default search as it stood on 2026-11-30, before learned move
+  priors (:data:`~engine.search.config.CLASSIC_CONFIGS`), kept so that later changes
+  of the default can be measured against it: ``mcts:t=0.1`` against ``classic:t=0.1``.
+  The options of ``mcts``: ``classic:2000``, ``classic:t=0.1``;
 * ``level:N`` - strength level ``N``, 1 (weakest) to 5 (:mod:`engine.search.levels`):
   the default search with the level's iteration budget, then the level's choice over
   the root's visit counts (the weak levels sample, the strong ones play the most
@@ -61,11 +72,15 @@ from engine.search.budget import BudgetedSearch
 from engine.search.config import (
     LEAF_VALUES,
     LEARNED_LEAF,
+    LEARNED_PLAYOUTS,
+    NO_MOVE_PRIOR,
     UNIFORM_PLAYOUTS,
     SearchConfig,
     SearchOverrides,
+    classic_config,
     config_for,
     shipped_model,
+    shipped_prior,
 )
 from engine.search.dispatch import make_tree
 from engine.search.ismcts import ISMCTS
@@ -267,6 +282,17 @@ class UctBot(MctsBot):
         return self.overrides.applied_to(baseline_config(state), state)
 
 
+class ClassicBot(MctsBot):
+    """The classic search (``classic`` specs): :class:`MctsBot` on a tree built with the
+    game's :func:`~engine.search.config.classic_config`.  Options and defaults as
+    :class:`MctsBot`'s."""
+
+    _kind = "classic"
+
+    def _config(self, state: State) -> SearchConfig:
+        return self.overrides.applied_to(classic_config(state), state)
+
+
 class LevelBot(MctsBot):
     """Strength level ``level`` (``level:N`` specs, :mod:`engine.search.levels`): the
     default search with the level's iteration budget, then the level's choice over the
@@ -327,10 +353,12 @@ def _mcts_name(iterations: int | None, time_limit: float | None, c: float | None
 
 
 _SEARCH_OPTIONS = "[:ITERATIONS][:t=SECONDS][:c=FLOAT][:m=SCALE][:d=DEPTH]"
-_GUIDED_OPTIONS = "[:p=WEIGHT][:mast=EPSILON][:v=LEAF][:model=PATH]"
+_GUIDED_OPTIONS = ("[:p=WEIGHT][:mast=EPSILON][:v=LEAF][:model=PATH][:mp=PATH][:mpw=WEIGHT]"
+                   "[:pp=EPSILON][:lp=random|mast]")
 _SPEC_HELP = (
     f"bot specs: random, greedy, mcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, "
-    f"ismcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, uct{_SEARCH_OPTIONS}, level:N[:v=LEAF] (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
+    f"ismcts{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, classic{_SEARCH_OPTIONS}{_GUIDED_OPTIONS}, "
+    f"uct{_SEARCH_OPTIONS}, level:N[:v=LEAF] (N {MIN_LEVEL}-{MAX_LEVEL}, {MIN_LEVEL} weakest)"
 )
 
 
@@ -352,7 +380,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         return RandomBot(text) if kind == "random" else GreedyBot(text)
     if kind == "level":
         return _make_level_bot(text, args, seed)
-    if kind not in ("mcts", "ismcts", "uct"):
+    if kind not in ("mcts", "ismcts", "uct", "classic"):
         raise BotSpecError(f"unknown bot {kind!r} in {text!r} ({_SPEC_HELP})")
 
     iterations: int | None = None
@@ -409,6 +437,54 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
                 raise BotSpecError(f"model= needs a value model file, got {value!r} in "
                                    f"{text!r}: {exc}") from None
             options["value_model"] = value
+        elif key == "mp":
+            if kind == "uct":
+                raise BotSpecError(f"the uct baseline has no prior: option mp= is for mcts "
+                                   f"and ismcts, got {text!r}")
+            if value.lower() == NO_MOVE_PRIOR:
+                options["move_prior"] = NO_MOVE_PRIOR
+                continue
+            try:
+                shipped_prior(value)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise BotSpecError(f"mp= needs a move prior file (or {NO_MOVE_PRIOR!r}), got "
+                                   f"{value!r} in {text!r}: {exc}") from None
+            options["move_prior"] = value
+        elif key == "mpw":
+            if kind == "uct":
+                raise BotSpecError(f"the uct baseline has no prior: option mpw= is for mcts "
+                                   f"and ismcts, got {text!r}")
+            try:
+                move_weight = float(value)
+            except ValueError:
+                move_weight = -1.0
+            if not (0.0 <= move_weight < float("inf")):
+                raise BotSpecError(f"mpw= needs a finite weight of 0 or more (0: no move "
+                                   f"prior), got {value!r} in {text!r}")
+            options["move_prior_weight"] = move_weight
+        elif key == "lp":
+            if kind == "uct":
+                raise BotSpecError(f"the uct baseline plays random playouts: option lp= is "
+                                   f"for mcts and ismcts, got {text!r}")
+            if value.lower() not in LEARNED_PLAYOUTS:
+                raise BotSpecError(f"lp= needs {' or '.join(LEARNED_PLAYOUTS)}, got {value!r} "
+                                   f"in {text!r}")
+            options["learned_playouts"] = value.lower()
+        elif key == "pp":
+            if kind == "uct":
+                raise BotSpecError(f"the uct baseline plays random playouts: option pp= is "
+                                   f"for mcts and ismcts, got {text!r}")
+            if value.lower() == NO_MOVE_PRIOR:
+                options["prior_playouts"] = NO_MOVE_PRIOR
+                continue
+            try:
+                playout_epsilon = float(value)
+            except ValueError:
+                playout_epsilon = -1.0
+            if not 0.0 <= playout_epsilon <= 1.0:
+                raise BotSpecError(f"pp= needs an epsilon from 0 to 1 (or {NO_MOVE_PRIOR!r}), "
+                                   f"got {value!r} in {text!r}")
+            options["prior_playouts"] = playout_epsilon
         elif key == "mast":
             if kind == "uct":
                 raise BotSpecError(f"the uct baseline plays random playouts: option mast= is "
@@ -460,7 +536,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         raise BotSpecError(f"model= is a learned leaf value, not v={leaf} in {text!r}")
     if iterations is None and time_limit is None:
         iterations = DEFAULT_ISMCTS_ITERATIONS if kind == "ismcts" else DEFAULT_MCTS_ITERATIONS
-    bot_class = {"ismcts": IsmctsBot, "uct": UctBot}.get(kind, MctsBot)
+    bot_class = {"ismcts": IsmctsBot, "uct": UctBot, "classic": ClassicBot}.get(kind, MctsBot)
     return bot_class(iterations=iterations, time_limit=time_limit, seed=seed, name=text,
                      overrides=SearchOverrides(**options))
 

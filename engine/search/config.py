@@ -70,6 +70,22 @@ The settings:
   caller's margin scale (a bot's ``m=``) sets both; a one-seat game, which keeps the
   heuristic leaf, keeps ``margin_scale`` too.
 
+* ``move_prior`` - a learned move prior (:mod:`engine.search.move_prior`, a file that
+  ``furnace fit-prior`` writes): ``package:file`` or a path, as ``value_model``; ``None``:
+  none.  A bot spec names one with ``mp=PATH`` (``mp=off``: none).
+* ``move_prior_weight`` - how much the move prior counts in selection: each child gets
+  ``weight * probability / (visits + 1)`` (:class:`~engine.search.tree.Selection`);
+  ``0``: off.  A bot spec's ``mpw=WEIGHT``.
+* ``learned_playouts`` - the moves before a learned leaf: ``"random"`` (the default,
+  uniformly random) or ``"mast"``: MAST playouts at ``mast_epsilon`` (0.3 where the game
+  sets none), then the model.  A bot spec's ``lp=random|mast``.
+* ``prior_playouts`` - playouts that follow the move prior
+  (:class:`~engine.search.move_prior.PriorPlayoutEvaluator`): ``None`` (the default)
+  plays the playouts the other settings say; a number from 0 to 1 plays ``playout_depth``
+  moves each drawn by the prior's probabilities, or with that probability uniformly,
+  then the heuristic.  It takes effect with a ``move_prior`` and a ``playout_depth``
+  only, and gives way to a learned leaf.  A bot spec's ``pp=EPSILON`` (``pp=off``: none).
+
 Later settings belong here too, as new fields with defaults that keep today's
 behaviour.
 
@@ -90,11 +106,19 @@ from dataclasses import dataclass, replace
 from engine.game import GameInfo, State
 from engine.search.evaluate import Evaluator, LearnedEvaluator, ValueModel, playout_evaluator
 from engine.search.levels import LEVELS, Level, check_levels, get_level
+from engine.search.move_prior import PriorModel, PriorPlayoutEvaluator
 
 #: The ``margin_scale`` argument of the searches that means "what the game's search
 #: configuration says"; ``None`` means the bare win share.
 GAME_MARGIN = "game"
 MarginScale = float | None | str
+
+#: ``learned_playouts``: the moves before a learned leaf.
+RANDOM_PLAYOUTS = "random"
+MAST_PLAYOUTS = "mast"
+LEARNED_PLAYOUTS = (RANDOM_PLAYOUTS, MAST_PLAYOUTS)
+#: The MAST epsilon of a learned leaf's MAST playouts in a game that sets none.
+DEFAULT_MAST_EPSILON = 0.3
 
 #: ``leaf_value``: what values a leaf after the playout (``heuristic()`` or the model).
 HEURISTIC_LEAF = "heuristic"
@@ -108,9 +132,21 @@ def shipped_model(resource: str) -> ValueModel:
     file shipped in a package, or else (no ``:`` in it) the path of a model file."""
     if ":" not in resource:
         return ValueModel.load(resource)
+    return ValueModel.from_json(json.loads(_resource_text(resource)))
+
+
+def _resource_text(resource: str) -> str:
     package, _, name = resource.partition(":")
-    text = importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
-    return ValueModel.from_json(json.loads(text))
+    return importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
+
+
+@functools.cache
+def shipped_prior(resource: str) -> PriorModel:
+    """The move prior ``resource`` names (read once per process), as
+    :func:`shipped_model` reads a value model."""
+    if ":" not in resource:
+        return PriorModel.load(resource)
+    return PriorModel.from_json(json.loads(_resource_text(resource)))
 
 
 @dataclass(frozen=True)
@@ -129,6 +165,10 @@ class SearchConfig:
     value_model: str | None = None
     learned_depth: int | None = None
     learned_margin_scale: float | None = None
+    move_prior: str | None = None
+    move_prior_weight: float = 0.0
+    prior_playouts: float | None = None
+    learned_playouts: str = RANDOM_PLAYOUTS
 
     def __post_init__(self) -> None:
         for name in ("margin_scale", "prior_scale", "learned_margin_scale"):
@@ -167,6 +207,21 @@ class SearchConfig:
                                     or learned < 0):
             raise ValueError(f"learned_depth must be a non-negative integer or None, "
                              f"not {learned!r}")
+        move_weight = self.move_prior_weight
+        if isinstance(move_weight, bool | str) or not _finite(move_weight) or move_weight < 0:
+            raise ValueError(f"move_prior_weight must be a non-negative number (0: off), "
+                             f"not {move_weight!r}")
+        object.__setattr__(self, "move_prior_weight", float(move_weight))
+        if self.learned_playouts not in LEARNED_PLAYOUTS:
+            raise ValueError(f"learned_playouts must be one of {', '.join(LEARNED_PLAYOUTS)}, "
+                             f"not {self.learned_playouts!r}")
+        playouts = self.prior_playouts
+        if playouts is not None:
+            if isinstance(playouts, bool | str) or not _finite(playouts) \
+                    or not 0 <= playouts <= 1:
+                raise ValueError(f"prior_playouts must be a number from 0 to 1 or None, "
+                                 f"not {playouts!r}")
+            object.__setattr__(self, "prior_playouts", float(playouts))
         # Numbers as floats, so that equal settings compare and print alike.
         if c is not None:
             object.__setattr__(self, "c", float(c))
@@ -190,7 +245,18 @@ class SearchConfig:
         if self.leaf_value == LEARNED_LEAF and num_players != 1:
             assert self.value_model is not None
             depth = self.playout_depth if self.learned_depth is None else self.learned_depth
+            if self.learned_playouts == MAST_PLAYOUTS and depth:
+                from engine.search.mast import MastEvaluator
+
+                epsilon = DEFAULT_MAST_EPSILON if self.mast_epsilon is None \
+                    else self.mast_epsilon
+                return MastEvaluator(epsilon, depth, self.margin_scale, self.solo_scale,
+                                     shipped_model(self.value_model))
             return LearnedEvaluator(depth, shipped_model(self.value_model))
+        if self.prior_playouts is not None and self.move_prior is not None \
+                and self.playout_depth:
+            return PriorPlayoutEvaluator(self.playout_depth, shipped_prior(self.move_prior),
+                                         self.prior_playouts)
         if self.mast_epsilon is not None:
             from engine.search.mast import MastEvaluator
 
@@ -201,6 +267,13 @@ class SearchConfig:
     def level(self, number: int) -> Level:
         """Strength level ``number`` (1-5) of this game's table; ``ValueError`` otherwise."""
         return get_level(number, self.levels)
+
+    def move_prior_model(self) -> PriorModel | None:
+        """The move prior the trees read: the model ``move_prior`` names when its weight
+        is not 0, else None."""
+        if self.move_prior is None or not self.move_prior_weight:
+            return None
+        return shipped_prior(self.move_prior)
 
     def prior_margin_scale(self) -> float | None:
         """The scale that turns the prior's heuristic margin into a utility:
@@ -243,6 +316,13 @@ class SearchConfig:
         return config
 
 
+#: The ``move_prior`` of :class:`SearchOverrides` (a bot spec's ``mp=off``) that searches
+#: without a move prior whatever the game's configuration says.
+NO_MOVE_PRIOR = "off"
+#: The move prior's weight when a caller names a model for a game whose configuration
+#: gives it none.
+DEFAULT_MOVE_WEIGHT = 1.0
+
 #: The ``mast_epsilon`` of :class:`SearchOverrides` (a bot spec's ``mast=off``) that plays
 #: uniformly random playouts whatever the game's configuration says.
 UNIFORM_PLAYOUTS = "off"
@@ -256,7 +336,9 @@ class SearchOverrides:
     ``c``, ``margin_scale``, ``playout_depth`` and ``prior_weight`` as in
     :meth:`SearchConfig.overridden`; ``mast_epsilon`` a MAST epsilon, or
     :data:`UNIFORM_PLAYOUTS`; ``leaf_value`` one of :data:`LEAF_VALUES`; ``value_model``
-    a model file (``package:file`` or a path) for a learned leaf.
+    a model file (``package:file`` or a path) for a learned leaf; ``move_prior`` a move
+    prior file, or :data:`NO_MOVE_PRIOR`, and ``move_prior_weight`` its weight (naming a
+    model for a game whose weight is 0 gives it :data:`DEFAULT_MOVE_WEIGHT`).
     """
 
     c: float | None = None
@@ -266,8 +348,16 @@ class SearchOverrides:
     mast_epsilon: float | str | None = None
     leaf_value: str | None = None
     value_model: str | None = None
+    move_prior: str | None = None
+    move_prior_weight: float | None = None
+    prior_playouts: float | str | None = None
+    learned_playouts: str | None = None
 
     def __post_init__(self) -> None:
+        playouts = self.prior_playouts
+        if isinstance(playouts, str) and playouts != NO_MOVE_PRIOR:
+            raise ValueError(f"prior_playouts must be a number, None or {NO_MOVE_PRIOR!r}, "
+                             f"not {playouts!r}")
         epsilon = self.mast_epsilon
         if isinstance(epsilon, str) and epsilon != UNIFORM_PLAYOUTS:
             raise ValueError(f"mast_epsilon must be a number, None or {UNIFORM_PLAYOUTS!r}, "
@@ -291,6 +381,26 @@ class SearchOverrides:
         epsilon = self.mast_epsilon
         if epsilon is not None:
             config = replace(config, mast_epsilon=None if isinstance(epsilon, str) else epsilon)
+        if self.move_prior == NO_MOVE_PRIOR:
+            config = replace(config, move_prior=None)
+        elif self.move_prior is not None:
+            fitted_for = shipped_prior(self.move_prior).game
+            if fitted_for != game_name(state):
+                raise ValueError(f"the move prior {self.move_prior} was fitted for "
+                                 f"{fitted_for}, not {game_name(state)}")
+            config = replace(config, move_prior=self.move_prior,
+                             move_prior_weight=config.move_prior_weight or DEFAULT_MOVE_WEIGHT)
+        if self.move_prior_weight is not None:
+            config = replace(config, move_prior_weight=self.move_prior_weight)
+        if self.learned_playouts is not None:
+            config = replace(config, learned_playouts=self.learned_playouts)
+        playouts = self.prior_playouts
+        if isinstance(playouts, str):  # NO_MOVE_PRIOR, checked when made
+            config = replace(config, prior_playouts=None)
+        elif playouts is not None:
+            if config.move_prior is None:
+                raise ValueError("prior playouts need a move prior (mp=PATH)")
+            config = replace(config, prior_playouts=playouts)
         return config.overridden(c=self.c, margin_scale=self.margin_scale,
                                  playout_depth=self.playout_depth,
                                  prior_weight=self.prior_weight,
@@ -346,9 +456,12 @@ STEPHENS_LEVELS = (
     Level(5, iterations=1000, temperature=0.0),
 )
 
-#: Each game's search settings, by ``GameInfo.name``.  Only what differs from
-#: :data:`DEFAULT_CONFIG` needs an entry.
-SEARCH_CONFIGS: dict[str, SearchConfig] = {
+#: The search settings of 2026-11-30 (the default before learned move priors), by
+#: ``GameInfo.name``, kept as they are: ``classic`` bot specs search with them
+#: (:func:`classic_config`), so that every later change of the default can be measured
+#: against the same opponent (``furnace arena GAME --bots mcts:t=0.1,classic:t=0.1``).
+#: :data:`SEARCH_CONFIGS` starts from them.
+CLASSIC_CONFIGS: dict[str, SearchConfig] = {
     # c from a sweep of mcts:2000:c=C against uct:2000 (c 1.4), 40 games each: 0.35
     # 24/40, 0.7 27/40, 1.0 21/40.  A heuristic prior (prior_scale 5) did not pay:
     # p=3 19/40, p=10 22/40, p=30 20/40.  MAST playouts against that search
@@ -389,6 +502,25 @@ SEARCH_CONFIGS: dict[str, SearchConfig] = {
                              leaf_value=LEARNED_LEAF,
                              value_model="engine.stephens:value-model.json"),
 }
+
+
+#: Each game's search settings, by ``GameInfo.name``: :data:`CLASSIC_CONFIGS` with what
+#: changed since.  Only what differs from :data:`DEFAULT_CONFIG` needs an entry.
+SEARCH_CONFIGS: dict[str, SearchConfig] = dict(CLASSIC_CONFIGS)
+# Every game ships a learned move prior (``furnace fit-prior``, docs/learned-values.md,
+# "Learned move priors"), off in the default search (weight 0): at equal time it did not
+# beat the classic search.  A bot spec turns it on with ``mpw=WEIGHT`` (``pp=EPSILON``:
+# in the playouts too).
+for _name, _package in (("samara", "samara"), ("oh-my-goods", "oh_my_goods"),
+                        ("stephens", "stephens")):
+    SEARCH_CONFIGS[_name] = replace(CLASSIC_CONFIGS[_name],
+                                    move_prior=f"engine.{_package}:move-prior.json")
+
+
+def classic_config(game: State | GameInfo | str) -> SearchConfig:
+    """The classic search settings of ``game`` (:data:`CLASSIC_CONFIGS`; a game without
+    an entry there gets :data:`DEFAULT_CONFIG`)."""
+    return CLASSIC_CONFIGS.get(game_name(game), DEFAULT_CONFIG)
 
 
 def game_name(game: State | GameInfo | str) -> str:

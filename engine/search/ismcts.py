@@ -87,6 +87,7 @@ from engine.search.budget import (
 from engine.search.compiled import compiled_tree_or_reason
 from engine.search.config import SearchConfig, resolve_config
 from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
+from engine.search.move_prior import move_bias
 from engine.search.tree import (
     InformationSetTree,
     RootStatistics,
@@ -118,7 +119,7 @@ class InfoNode:
     """
 
     __slots__ = ("move", "text", "mover", "n", "avail", "acc", "children", "outcomes",
-                 "prior")
+                 "prior", "bias")
 
     def __init__(self, move: int, text: str, mover: int, width: int) -> None:
         self.move = move
@@ -131,6 +132,8 @@ class InfoNode:
         self.outcomes: dict[int, InfoNode] = {}
         #: The mover's utility by ``prior_utility`` where the node was created.
         self.prior = 0.0
+        #: ``exp`` of the move prior's logit, taken where the node was created.
+        self.bias = 0.0
 
     def best_child(self) -> InfoNode | None:
         """The best child, decision or outcome, by :func:`~engine.search.analysis.best_key`
@@ -186,6 +189,8 @@ class PythonISMCTSTree:
         solo = settings.solo
         weight = settings.selection.prior_weight
         prior_scale = settings.selection.prior_scale
+        move_weight = settings.selection.move_bias
+        move_prior = settings.selection.move_prior
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluator = settings.evaluator
         evaluate = None if type(evaluator) is RolloutEvaluator else evaluator.evaluate
@@ -226,11 +231,17 @@ class PythonISMCTSTree:
                         state.apply(move)
                         if weight:
                             child.prior = prior_utility(state, p, prior_scale, solo)
+                        if move_weight:
+                            child.bias = move_bias(move_prior, state, p)
                         path.append(child)
                         break
                     # Availability-aware UCB for the seat to move in this determinization.
                     best = node
                     best_value = -1e300
+                    total = 0.0
+                    if move_weight:  # the move prior over the moves legal here
+                        for move in legal:
+                            total += kids[move].bias
                     for move in legal:
                         kid = kids[move]
                         cn = kid.n
@@ -239,6 +250,8 @@ class PythonISMCTSTree:
                                      + c * sqrt(log(kid.avail) / cn))
                         else:
                             value = kid.acc[p] / cn + c * sqrt(log(kid.avail) / cn)
+                        if move_weight:
+                            value += move_weight * (kid.bias / total) / (cn + 1)
                         if value > best_value:
                             best_value = value
                             best = kid

@@ -36,7 +36,7 @@ from engine.fastpath import load_kernel
 from engine.game import TERMINAL, Outcome, State
 from engine.guided_playout import MOVE_SLOT_BITS, MOVE_SLOTS, guided_playout
 from engine.search._common import Solo, backup_values, solo_utility
-from engine.search.evaluate import heuristic_outcome
+from engine.search.evaluate import ValueModel, heuristic_outcome, learned_scores, values_outcome
 
 #: The value of a move no playout has played yet: an even game's utility.
 INITIAL_VALUE = 0.5
@@ -67,11 +67,14 @@ class MastEvaluator:
     uniform playout that still learns; ``0``: always the best-valued move);
     ``depth``: ``0`` to play to the end, else at most that many moves and then
     ``State.heuristic()``; ``margin_scale`` and ``solo_scale``: the utility the table
-    learns, as the tree's.
+    learns, as the tree's; ``model``: a value model
+    (:class:`~engine.search.evaluate.ValueModel`) that values the position after a
+    truncated playout (:func:`~engine.search.evaluate.learned_scores`) instead of
+    ``heuristic()``.
     """
 
     def __init__(self, epsilon: float, depth: int = 0, margin_scale: float | None = None,
-                 solo_scale: float = 20.0) -> None:
+                 solo_scale: float = 20.0, model: ValueModel | None = None) -> None:
         if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) \
                 or not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"MAST epsilon must be a number from 0 to 1, not {epsilon!r}")
@@ -81,6 +84,7 @@ class MastEvaluator:
         self.depth = depth
         self.margin_scale = margin_scale
         self.solo_scale = solo_scale
+        self.model = model
         self.values: np.ndarray | None = None
         self.counts: np.ndarray | None = None
         self.trace = np.zeros(TRACE_LENGTH, dtype=np.int32)
@@ -110,8 +114,12 @@ class MastEvaluator:
             recorded = fast(seed, values, self.epsilon, trace, self.depth)
         else:
             recorded = guided_playout(state, seed, values, self.epsilon, trace, self.depth)
-        outcome = state.outcome() if state.current_player() == TERMINAL \
-            else heuristic_outcome(state)
+        if state.current_player() == TERMINAL:
+            outcome = state.outcome()
+        elif self.model is None:
+            outcome = heuristic_outcome(state)
+        else:
+            outcome = values_outcome(learned_scores(self.model, state))
         if recorded:
             utilities = backup_values(outcome, self.margin_scale, self._solo)
             self._record(values, self.counts, trace, recorded,
@@ -126,8 +134,10 @@ class MastEvaluator:
         if type(self) is not MastEvaluator:
             return None
         values, counts, trace, solo = self.table(search_state)
+        model = () if self.model is None else (self.model.weights,
+                                               self.model.level_weights or ())
         return ("mast", self.epsilon, self.depth, self.margin_scale, solo, values, counts,
-                trace)
+                trace, *model)
 
     def __repr__(self) -> str:
         return f"MastEvaluator(epsilon={self.epsilon}, depth={self.depth})"

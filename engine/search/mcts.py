@@ -50,6 +50,7 @@ from engine.search.budget import (
 from engine.search.compiled import compiled_tree_or_reason
 from engine.search.config import SearchConfig, resolve_config
 from engine.search.evaluate import Evaluator, RolloutEvaluator, prior_utility
+from engine.search.move_prior import move_bias
 from engine.search.tree import (
     RootStatistics,
     SearchTree,
@@ -88,6 +89,7 @@ class Node:
         "outcome_children",
         "value",
         "prior",
+        "bias",
     )
 
     def __init__(self, state: State, width: int, margin_scale: float | None,
@@ -104,6 +106,8 @@ class Node:
         self.value: tuple[float, ...] = ()
         #: The utility ``prior_utility`` gave the seat that moved here (progressive bias).
         self.prior = 0.0
+        #: ``exp`` of the move prior's logit for the move that led here.
+        self.bias = 0.0
         if player >= 0:
             self.untried = list(state.legal_moves())
             if not self.untried:
@@ -172,6 +176,8 @@ class PythonMCTSTree:
         plain = scale is None and solo is None
         weight = settings.selection.prior_weight
         prior_scale = settings.selection.prior_scale
+        move_weight = settings.selection.move_bias
+        move_prior = settings.selection.move_prior
         # The default evaluator is the kernel's rollout, called inline (no extra call).
         evaluator = settings.evaluator
         evaluate = None if type(evaluator) is RolloutEvaluator else evaluator.evaluate
@@ -196,6 +202,8 @@ class PythonMCTSTree:
                         child = new_node(state, width, scale, solo)
                         if weight:
                             child.prior = prior_utility(state, p, prior_scale, solo)
+                        if move_weight:
+                            child.bias = move_bias(move_prior, state, p)
                         node.moves.append(move)
                         node.children.append(child)
                         node = child
@@ -208,7 +216,23 @@ class PythonMCTSTree:
                     best_value = -1e300
                     # Two loops, not one with weight 0: the plain one is the hot path of
                     # every search without a prior.
-                    if weight:  # progressive bias: the prior counts as ``weight`` playouts
+                    if move_weight:  # the move prior's bias, on either rule
+                        total = 0.0
+                        for kid in node.children:
+                            total += kid.bias
+                        for move, kid in zip(node.moves, node.children):  # noqa: B905
+                            cn = kid.n
+                            if weight:
+                                value = ((kid.acc[p] + weight * kid.prior) / (cn + weight)
+                                         + explore / sqrt(cn))
+                            else:
+                                value = kid.acc[p] / cn + explore / sqrt(cn)
+                            value += move_weight * (kid.bias / total) / (cn + 1)
+                            if value > best_value:
+                                best_value = value
+                                best = kid
+                                best_move = move
+                    elif weight:  # progressive bias: the prior counts as ``weight`` playouts
                         for move, kid in zip(node.moves, node.children):  # noqa: B905
                             cn = kid.n
                             value = ((kid.acc[p] + weight * kid.prior) / (cn + weight)

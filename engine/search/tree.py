@@ -24,6 +24,7 @@ from engine.search.analysis import RootStats
 from engine.search.budget import BudgetedSearch
 from engine.search.config import SearchConfig
 from engine.search.evaluate import Evaluator
+from engine.search.move_prior import PriorModel
 
 #: Statistics at the root: its visits, its sums (win shares then scores, one per seat
 #: each), and ``(move, visits, sums)`` of every visited child in creation order.
@@ -40,15 +41,28 @@ class Selection:
     the child was made at the scale ``prior_scale``, counts as ``prior_weight`` playouts
     in its mean.  Both trees read the rule from here, and check-search proves them equal
     with every rule a game's configuration sets.
+
+    With a ``move_prior`` (:mod:`engine.search.move_prior`) and a ``move_weight``, each
+    child also gets ``move_weight * probability / (visits + 1)``, its move's probability
+    by the prior over the moves legal there (the logit taken when the child was made).
     """
 
     prior_weight: float = 0.0
     prior_scale: float | None = None
+    move_weight: float = 0.0
+    move_prior: PriorModel | None = None
 
     @property
     def rule(self) -> str:
         """The rule's name, as the docs and reports call it."""
+        if self.move_weight and self.move_prior is not None:
+            return "progressive bias (learned move prior)"
         return "progressive bias" if self.prior_weight else "UCT"
+
+    @property
+    def move_bias(self) -> float:
+        """The move prior's weight, 0 without a model."""
+        return self.move_weight if self.move_prior is not None else 0.0
 
 
 @dataclass(frozen=True)
@@ -91,7 +105,8 @@ def tree_settings(state: State, config: SearchConfig, default_c: float,
         c=config.exploration(default_c),
         margin_scale=config.margin_scale,
         solo=solo_utility(state, config.solo_scale),
-        selection=Selection(config.prior_weight, config.prior_margin_scale()),
+        selection=Selection(config.prior_weight, config.prior_margin_scale(),
+                            config.move_prior_weight, config.move_prior_model()),
         evaluator=config.evaluator(state.num_players) if evaluator is None else evaluator,
         root_moves=None if root_moves is None else
         tuple(root_candidates(state.legal_moves(), root_moves)),

@@ -31,6 +31,9 @@ COMMANDS: dict[str, list[str]] = {
                     "--out", "{dir}/forecast-model.json", "--json"],
     "fit-value": ["fit-value", "samara", "--bots", "greedy,random", "--games", "5",
                   "--seed", "2", "--out", "{dir}/value-model.json", "--json"],
+    "fit-prior": ["fit-prior", "samara", "--bots", "mcts:20", "--games", "4", "--seed", "2",
+                  "--every", "6", "--out", "{dir}/prior.json",
+                  "--save-records", "{dir}/records.jsonl", "--json"],
 }
 #: The fields of a command's JSON that time the run: the only ones allowed to differ.
 TIMING: dict[str, tuple[str, ...]] = {

@@ -96,6 +96,31 @@ def test_arena_on_the_cluster_equals_the_local_pool() -> None:
 
 
 @pytest.mark.usefixtures("local_ray")
+def test_fit_prior_on_the_cluster_equals_the_local_pool() -> None:
+    from tournaments.prior_fit import fit_prior
+
+    game = registry.get_game("samara")
+    home = fit_prior(game, 2, ["mcts:20"], 4, 3, every=5, workers=2)
+    assert fit_prior(game, 2, ["mcts:20"], 4, 3, every=5, cluster="auto") == home
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_a_prior_loop_round_on_the_cluster_plays_and_fits_as_the_local_pool(
+        tmp_path: Path) -> None:
+    """The games and the fit of a round are the pool's; the gate is timed, so its
+    games may differ."""
+    from tournaments.prior_loop import LoopSettings, run_prior_loop
+
+    game = registry.get_game("samara")
+    settings = LoopSettings("samara", 2, games=3, iterations=20, arena_games=2,
+                            seconds=0.005, every=6, seed=2)
+    run_prior_loop(game, settings, 1, tmp_path / "pool", workers=2)
+    run_prior_loop(game, settings, 1, tmp_path / "cluster", cluster="auto")
+    for name in ("records-1.jsonl", "prior-1.json"):
+        assert (tmp_path / "cluster" / name).read_text() == (tmp_path / "pool" / name).read_text()
+
+
+@pytest.mark.usefixtures("local_ray")
 def test_ladder_on_the_cluster_equals_the_local_pool(tmp_path: Path) -> None:
     game = registry.get_game("samara")
     reports, files = [], []

@@ -195,3 +195,58 @@ def test_mast_off_overrides_a_game_that_turns_it_on(monkeypatch: pytest.MonkeyPa
     assert isinstance(MCTS(state, seed=1).settings.evaluator, MastEvaluator)
     assert _stable("mcts:300:mast=off", state) != _stable("mcts:300", state)
     assert _stable("mcts:300:mast=0.2", state) == _stable("mcts:300", state)
+
+
+# -- MAST playouts before a learned leaf (``learned_playouts``, bot option ``lp=``) ---------
+@pytest.mark.skipif(load_kernel("ext.search_core") is None,
+                    reason="the compiled search is not built (or pure Python)")
+@pytest.mark.parametrize(("game", "players"), [("oh-my-goods", 2), ("samara", 3),
+                                               ("stephens", 2)])
+def test_mast_playouts_then_the_model_run_compiled_as_the_python_tree(game, players) -> None:
+    from engine.search import config_for, make_tree
+    from engine.search.evaluate import ValueModel
+
+    from .test_move_prior import _position
+
+    config = replace(config_for(game), leaf_value="learned", learned_playouts="mast",
+                     learned_depth=12,
+                     value_model=f"engine.{game.replace('-', '_')}:value-model.json")
+    state = _position(game, players, 3, 25)
+    tree = make_tree(state, config, seed=4)
+    python = make_tree(state, config, seed=4, compiled=False)
+    evaluator = python.settings.evaluator
+    assert isinstance(evaluator, MastEvaluator) and isinstance(evaluator.model, ValueModel)
+    assert tree.compiled, tree.python_reason
+    first, second = tree.search(iterations=150), python.search(iterations=150)
+    assert [(m.move, m.visits, m.expected_scores) for m in first.moves] == \
+        [(m.move, m.visits, m.expected_scores) for m in second.moves]
+
+
+def test_a_mast_playout_ends_with_the_models_values() -> None:
+    from engine.search.evaluate import ValueModel, learned_scores, values_outcome
+
+    from .test_move_prior import _names, _position
+
+    names = _names("oh-my-goods")
+    model = ValueModel("oh-my-goods", names, [0.3] * len(names))
+    state = _position("oh-my-goods", 2, 2, 10)
+    with_model = MastEvaluator(0.3, 8, 3.0, model=model)
+    plain = MastEvaluator(0.3, 8, 3.0)
+    one, two = state.clone(), state.clone()
+    outcome = with_model.evaluate(one, 5)
+    plain.evaluate(two, 5)
+    assert one.to_json() == two.to_json()  # the same moves (a fresh table each)
+    assert outcome == values_outcome(learned_scores(model, one))
+
+
+def test_the_bot_option_lp() -> None:
+    from .test_move_prior import _position
+
+    state = _position("samara", 2, 1, 3)
+    evaluator = make_bot("mcts:20:lp=mast")._config(state).evaluator(2)  # type: ignore[attr-defined]
+    assert isinstance(evaluator, MastEvaluator) and evaluator.model is not None
+    assert evaluator.epsilon == 0.3 and evaluator.depth == 10  # Samara's own settings
+    with pytest.raises(BotSpecError, match="lp= needs"):
+        make_bot("mcts:20:lp=greedy")
+    with pytest.raises(BotSpecError, match="uct baseline"):
+        make_bot("uct:20:lp=mast")
