@@ -508,8 +508,8 @@ CLASSIC_CONFIGS: dict[str, SearchConfig] = {
 #: changed since.  Only what differs from :data:`DEFAULT_CONFIG` needs an entry.
 SEARCH_CONFIGS: dict[str, SearchConfig] = dict(CLASSIC_CONFIGS)
 # Every game ships a learned move prior (``furnace fit-prior``, docs/learned-values.md,
-# "Learned move priors"), off in the default search (weight 0): at equal time it did not
-# beat the classic search.  A bot spec turns it on with ``mpw=WEIGHT`` (``pp=EPSILON``:
+# "Learned move priors"), off in the default search (weight 0): at equal time none has
+# passed the adoption bar against the classic search.  A bot spec turns it on with ``mpw=WEIGHT`` (``pp=EPSILON``:
 # in the playouts too).
 for _name, _package in (("samara", "samara"), ("oh-my-goods", "oh_my_goods"),
                         ("stephens", "stephens")):

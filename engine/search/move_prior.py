@@ -23,7 +23,7 @@ that the two trees stay equal (``furnace check-search``).
 >>> model.logit((4.0, 2.0))
 1.5
 >>> [round(p, 3) for p in softmax([1.5, 0.0, -1.0])]
-[0.786, 0.175, 0.064]
+[0.766, 0.171, 0.063]
 """
 
 from __future__ import annotations

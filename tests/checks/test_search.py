@@ -7,8 +7,10 @@ import pytest
 from checks.search import check_search, search_variants
 from engine import registry
 from engine.game import FurnaceError
-from engine.search import config_for
+from engine.search import SearchConfig, config_for
 from engine.search.compiled import core_module
+from engine.search.mast import MastEvaluator
+from engine.search.move_prior import PriorPlayoutEvaluator
 
 needs_core = pytest.mark.skipif(core_module() is None,
                                 reason="the compiled search is not built (or pure Python)")
@@ -43,11 +45,22 @@ def test_a_compiled_tree_that_differs_is_caught(monkeypatch: pytest.MonkeyPatch)
 
 def test_the_variants_cover_every_leaf_kind() -> None:
     names = [name for name, _ in search_variants(config_for("oh-my-goods"))]
-    assert names[0] == "game settings" and len(set(names)) == 5
+    assert names[0] == "game settings" and len(set(names)) == len(names) == 9
     for game in ("samara", "oh-my-goods", "stephens"):
-        assert [name for name, _ in search_variants(config_for(game))][-1] == "learned leaf"
+        variants = dict(search_variants(config_for(game)))
+        learned = variants["learned leaf after MAST playouts"]
+        assert learned.leaf_value == "learned" and learned.learned_playouts == "mast"
+        assert isinstance(learned.evaluator(2), MastEvaluator)
+        prior = variants["learned move prior"]
+        assert prior.move_prior_model() is not None and prior.prior_weight == 0.0
+        both = variants["move prior and progressive bias"]
+        assert both.move_prior_model() is not None and both.prior_weight > 0.0
+        playouts = variants["prior playouts"]
+        assert isinstance(playouts.evaluator(2), PriorPlayoutEvaluator)
     full = dict(search_variants(config_for("oh-my-goods")))["full random playouts"]
     assert full.playout_depth == 0 and full.mast_epsilon is None
+    # a game without a value model or a move prior compares the first four
+    assert len(search_variants(SearchConfig())) == 4
 
 
 def test_bad_arguments_are_refused() -> None:

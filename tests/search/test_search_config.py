@@ -25,7 +25,12 @@ from engine.search import (
     search_for,
 )
 from engine.search.analysis import build_analysis, merge_root_stats
-from engine.search.config import OH_MY_GOODS_LEVELS, SAMARA_LEVELS, STEPHENS_LEVELS
+from engine.search.config import (
+    CLASSIC_CONFIGS,
+    OH_MY_GOODS_LEVELS,
+    SAMARA_LEVELS,
+    STEPHENS_LEVELS,
+)
 from engine.search.ismcts import ISMCTS
 from engine.search.levels import LEVELS
 from engine.search.mcts import MCTS
@@ -51,15 +56,22 @@ def test_games_get_their_entry_or_the_defaults() -> None:
                                                      mast_epsilon=0.3,
                                                      levels=OH_MY_GOODS_LEVELS,
                                                      value_model=(
-                                                         "engine.oh_my_goods:value-model.json"))
+                                                         "engine.oh_my_goods:value-model.json"),
+                                                     move_prior=(
+                                                         "engine.oh_my_goods:move-prior.json"))
     assert config_for(omg.info) is config_for(omg.new_game(1, 2)) is config_for("oh-my-goods")
     assert config_for(samara.info) == SearchConfig(
         c=0.7, mast_epsilon=0.3, levels=SAMARA_LEVELS, leaf_value="learned",
         learned_margin_scale=5.0, value_model="engine.samara:value-model.json",
-        learned_depth=10)
+        learned_depth=10, move_prior="engine.samara:move-prior.json")
     assert config_for("stephens") == SearchConfig(
         margin_scale=20.0, playout_depth=20, levels=STEPHENS_LEVELS, leaf_value="learned",
-        value_model="engine.stephens:value-model.json")
+        value_model="engine.stephens:value-model.json",
+        move_prior="engine.stephens:move-prior.json")
+    for name in ("oh-my-goods", "samara", "stephens"):
+        # shipped, off: the default search is the classic one
+        assert config_for(name).move_prior_model() is None
+        assert dataclasses.replace(config_for(name), move_prior=None) == CLASSIC_CONFIGS[name]
     assert config_for("a-game-nobody-made") is DEFAULT_CONFIG
     assert DEFAULT_CONFIG == SearchConfig(margin_scale=None, playout_depth=0, c=None,
                                           levels=LEVELS)
