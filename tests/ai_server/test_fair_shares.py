@@ -25,6 +25,10 @@ from furnace_proto.furnace.v1 import furnace_pb2_grpc as pb_grpc
 from tests.ai_server.helpers_furnace import rpc_error_info
 
 FLOODER = "flooder-0123456789abcdef01234"
+#: The flooding client's searches, and the other client's deadline: shorter, so that it
+#: is met only if the other client never waits for a flooding search to end.
+FLOOD_S = 8.0
+B_DEADLINE_S = 6.0
 OTHER = "other-fedcba9876543210fedcba98"
 
 
@@ -265,7 +269,11 @@ def test_a_flooding_client_does_not_starve_another(shared: BackgroundServer) -> 
     other = (("authorization", f"Bearer {OTHER}"),)
     state = stub.NewGame(pb.NewGameRequest(game="samara", num_players=2, seed=3),
                          metadata=other).state
-    flood = pb.BestMoveRequest(state=state, budget=pb.SearchBudget(time_limit_ms=3000))
+    # The flood's searches outlast B's deadline (FLOOD_S against B_DEADLINE_S), so a B
+    # that waited for one to end would miss it; the gap leaves B's own search time on a
+    # loaded machine (a pure-Python run at load 4 on 2 cores missed a 2.5 s deadline).
+    flood = pb.BestMoveRequest(state=state,
+                               budget=pb.SearchBudget(time_limit_ms=int(FLOOD_S * 1000)))
     stop = threading.Event()
     flood_answers: list[str] = []
 
@@ -289,17 +297,17 @@ def test_a_flooding_client_does_not_starve_another(shared: BackgroundServer) -> 
         for budget in [pb.SearchBudget(time_limit_ms=300)] * 6 + \
                 [pb.SearchBudget(iterations=50)] * 4:
             started = time.monotonic()
-            # A deadline the flood's 3 s searches would outlast, had B waited for one.
+            # A deadline the flood's searches would outlast, had B waited for one.
             try:
                 reply = stub.BestMove(pb.BestMoveRequest(state=state, budget=budget),
-                                      timeout=2.5, metadata=other)
+                                      timeout=B_DEADLINE_S, metadata=other)
             except grpc.RpcError as error:
                 raise AssertionError(f"B was refused: {rpc_error_info(error)}") from None
             timed.append(time.monotonic() - started)
             assert reply.move.text
             # B's search never waited for a flooding one to end: a short one takes the
             # short lane, a longer one preempts the flood's beyond its share.
-            assert reply.analysis.queued_seconds < 2.5
+            assert reply.analysis.queued_seconds < B_DEADLINE_S
         # The flood itself is answered too (its share), and refused the rest; its
         # searches run on the workers and the short lane at most.
         assert pool.state()["running"] <= pool.workers + pool.short_workers
