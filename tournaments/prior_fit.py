@@ -36,6 +36,7 @@ from engine.game import CHANCE, TERMINAL, Game
 from engine.search._common import derive_seed, sample_chance
 from engine.search.bots import MctsBot, make_bot
 from engine.search.move_prior import PriorModel, move_rows
+from tournaments.value_fit import declared_features
 
 #: The stages of the report: positions by the fraction of the game's decisions made.
 STAGES = ("opening", "middle", "late")
@@ -289,10 +290,7 @@ def fit_prior(
 
 
 def _feature_names(game: Game) -> tuple[str, ...]:
-    import importlib
-
-    package = importlib.import_module(type(game).__module__.rpartition(".")[0])
-    names = tuple(getattr(package, "FEATURE_NAMES", ()))
+    names = declared_features(game)
     if not names:
         raise ValueError(f"{game.info.name} declares no feature vector: nothing to fit")
     return names

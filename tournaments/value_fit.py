@@ -291,11 +291,16 @@ def fit_value(
     return model, report
 
 
-def _feature_names(game: Game, records: Sequence[GameRecord]) -> tuple[str, ...]:
+def declared_features(game: Game) -> tuple[str, ...]:
+    """The feature names ``game``'s package declares (``FEATURE_NAMES``; none: empty)."""
     import importlib
 
     package = importlib.import_module(type(game).__module__.rpartition(".")[0])
-    names = tuple(getattr(package, "FEATURE_NAMES", ()))
+    return tuple(getattr(package, "FEATURE_NAMES", ()))
+
+
+def _feature_names(game: Game, records: Sequence[GameRecord]) -> tuple[str, ...]:
+    names = declared_features(game)
     width = {len(s.features[0]) for r in records for s in r.samples}
     if not names or width != {len(names)}:
         raise ValueError(f"{game.info.name} declares no feature vector of the width its "
