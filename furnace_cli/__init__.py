@@ -437,6 +437,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default %(default)s)")
     p.add_argument("--every", type=int, default=1,
                    help="sample every EVERY-th decision of a game (default %(default)s)")
+    p.add_argument("--teacher", metavar="SPEC",
+                   help="fit the visit counts of this search bot's search of each sampled "
+                   "position (a stronger search than the players', e.g. mcts:20000), not "
+                   "the players' own")
     p.add_argument("--alpha", type=float, default=0.01,
                    help="ridge penalty on unit-spread features (default %(default)s)")
     p.add_argument("--out", required=True, help="the move prior file to write (JSON)")

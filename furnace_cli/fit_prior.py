@@ -23,6 +23,7 @@ def run_fit_prior_command(args: argparse.Namespace, options: dict[str, Any],
                           str(args.players), "--bots", args.bots, "--games", str(args.games),
                           "--seed", str(args.seed), "--every", str(args.every),
                           "--alpha", repr(args.alpha), "--out", str(args.out)]
+                         + (["--teacher", args.teacher] if args.teacher else [])
                          + (["--options", args.options] if args.options else []))
     records = None
     if args.records:
@@ -33,18 +34,23 @@ def run_fit_prior_command(args: argparse.Namespace, options: dict[str, Any],
             return 2
     progress = None if args.quiet or records is not None else \
         progress_bar(f"{game.info.name} self-play")
-    model, report, played = fit_prior(game, args.players, specs, args.games, args.seed,
-                                      options=options, every=args.every, alpha=args.alpha,
-                                      workers=args.workers, cluster=args.cluster,
-                                      command=command, records=records, progress=progress)
+    try:
+        model, report, played = fit_prior(
+            game, args.players, specs, args.games, args.seed, options=options,
+            every=args.every, alpha=args.alpha, workers=args.workers, cluster=args.cluster,
+            command=command, records=records, progress=progress, teacher=args.teacher)
+    except ValueError as exc:
+        print(f"furnace fit-prior: {exc}")
+        return 2
     Path(args.out).write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     if args.save_records:
         save_records(args.save_records, played)
     if args.json:
         print(json.dumps(report))
         return 0
+    taught = f", the visits of {report['teacher']}" if report["teacher"] else ""
     print(f"{report['game']}, {report['players']} players, {report['games']} games of "
-          f"{', '.join(report['bots'])} (seed {report['seed']}): fitted on "
+          f"{', '.join(report['bots'])}{taught} (seed {report['seed']}): fitted on "
           f"{report['train_games']} games ({report['train_decisions']} decisions), "
           f"{report['held_out_games']} held out; move prior written to {args.out}")
     print(f"  {'stage':<8} {'decisions':>9}  {'top-1':>6}  {'top-3':>6}  "

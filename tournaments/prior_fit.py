@@ -2,7 +2,9 @@
 
 Seeded self-play games between search bot specs (played as the arena plays them, one deal
 per game).  At every ``every``-th decision with two legal moves or more, a sample: the
-root visit counts of the mover's own search (the move the bot then plays), and for each
+root visit counts of the mover's own search (the move the bot then plays), or of a
+*teacher*'s (a stronger search of the same position, for the mover: the games are played
+at the players' cost and only the sampled decisions pay for the teacher), and for each
 legal move the features the tree reads when it makes that move's child
 (:func:`engine.search.move_prior.move_rows`): the mover's features after the move, minus
 the mean of the other seats', in one determinization for the mover (what the mover could
@@ -63,10 +65,15 @@ class Decision:
 
 
 def record_game(game: Game, num_players: int, specs: Sequence[str], seed: int, g: int,
-                options: Mapping[str, Any] | None, every: int) -> list[Decision]:
+                options: Mapping[str, Any] | None, every: int,
+                teacher: str | None = None) -> list[Decision]:
     """Play self-play game ``g`` (seats rotated over ``specs`` as in the arena) and sample
-    every ``every``-th decision; all randomness flows from ``(seed, g)``."""
+    every ``every``-th decision; all randomness flows from ``(seed, g)``.  With a
+    ``teacher`` (a search bot's spec) the visit counts sampled are that search's of the
+    same position, not the player's: the games are played at the players' cost and only
+    the sampled decisions pay for the teacher's search."""
     bots = [make_bot(spec, seed=derive_seed(seed, "bot", g, i)) for i, spec in enumerate(specs)]
+    tutor = None if teacher is None else make_bot(teacher, seed=derive_seed(seed, "teacher", g))
     state = game.new_game(derive_seed(seed, "deal", g), num_players, options)
     rng = random.Random(derive_seed(seed, "game", g))
     seats = [(seat + g) % len(specs) for seat in range(num_players)]
@@ -80,10 +87,14 @@ def record_game(game: Game, num_players: int, specs: Sequence[str], seed: int, g
             state.apply(sample_chance(state.chance_outcomes(), rng))
             continue
         bot = bots[seats[player]]
-        move = bot.choose(state, rng)
         legal = state.legal_moves()
-        analysis = getattr(bot, "last_analysis", None)
-        if decisions % every == 0 and len(legal) > 1 and analysis is not None:
+        sampled = decisions % every == 0 and len(legal) > 1
+        if sampled and tutor is not None:
+            # The teacher's own generator (seeded above) draws its search; rng is the game's.
+            tutor.choose(state, rng)
+        move = bot.choose(state, rng)
+        analysis = getattr(bot if tutor is None else tutor, "last_analysis", None)
+        if sampled and analysis is not None:
             visits = {stats.move: stats.visits for stats in analysis.moves}
             world = state.determinize(player, random.Random(derive_seed(seed, "world", g,
                                                                         decisions)))
@@ -97,11 +108,13 @@ def record_game(game: Game, num_players: int, specs: Sequence[str], seed: int, g
 
 
 def record_game_by_name(name: str, num_players: int, specs: Sequence[str], seed: int, g: int,
-                        options: Mapping[str, Any], every: int) -> list[Decision]:
+                        options: Mapping[str, Any], every: int,
+                        teacher: str | None = None) -> list[Decision]:
     """:func:`record_game` of the game named ``name`` (what a worker process is sent)."""
     from engine import registry
 
-    return record_game(registry.get_game(name), num_players, specs, seed, g, options, every)
+    return record_game(registry.get_game(name), num_players, specs, seed, g, options, every,
+                       teacher)
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -184,20 +197,23 @@ def split_games(count: int, seed: int) -> tuple[list[int], list[int]]:
 def play_games(game: Game, num_players: int, specs: Sequence[str], games: int, seed: int,
                options: Mapping[str, Any] | None, every: int, workers: int,
                cluster: str | None,
-               progress: Callable[[int, int], None] | None) -> list[list[Decision]]:
+               progress: Callable[[int, int], None] | None,
+               teacher: str | None = None) -> list[list[Decision]]:
     """The sampled decisions of ``games`` self-play games, in game order, played in
-    ``workers`` processes or on the Ray ``cluster`` (:func:`engine.batch.open_batch`)."""
+    ``workers`` processes or on the Ray ``cluster`` (:func:`engine.batch.open_batch`);
+    ``teacher`` as in :func:`record_game`."""
     from engine.batch import batched, open_batch
 
     records: list[list[Decision] | None] = [None] * games
     if not batched(cluster, workers):
         for g in range(games):
-            records[g] = record_game(game, num_players, specs, seed, g, options, every)
+            records[g] = record_game(game, num_players, specs, seed, g, options, every,
+                                     teacher)
             if progress is not None:
                 progress(g + 1, games)
     else:
-        jobs = [(game.info.name, num_players, list(specs), seed, g, dict(options or {}), every)
-                for g in range(games)]
+        jobs = [(game.info.name, num_players, list(specs), seed, g, dict(options or {}), every,
+                 teacher) for g in range(games)]
         with open_batch(workers, cluster) as batch:
             for done, (g, record) in enumerate(batch.run(record_game_by_name, jobs), 1):
                 records[g] = record
@@ -236,12 +252,15 @@ def fit_prior(
     records: Sequence[Sequence[Decision]] | None = None,
     split: tuple[int, int] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    teacher: str | None = None,
 ) -> tuple[PriorModel, dict[str, Any], list[list[Decision]]]:
     """Play ``games`` self-play games (or read ``records`` of them), fit the prior on four
     fifths of them and report on the rest (see the module docstring).  Returns the model
     (its ``meta`` holds the command, the seed and the report), the report and the games'
     sampled decisions.  ``split=(fit, held)``: the first ``fit`` games are fitted and the
-    ``held`` after them held out, instead of the seed's choice."""
+    ``held`` after them held out, instead of the seed's choice.  ``teacher``: the search
+    whose visit counts are fitted, at the sampled decisions of games the ``bot_specs``
+    play (:func:`record_game`)."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:
         raise ValueError(f"fit-prior needs at least 2 games, not {games!r}")
     if every < 1:
@@ -251,14 +270,14 @@ def fit_prior(
     specs = [s.strip() for s in bot_specs if s.strip()]
     if not specs:
         raise ValueError("fit-prior needs at least one bot spec")
-    for spec in specs:
+    for spec in specs + ([] if teacher is None else [teacher]):
         if not isinstance(make_bot(spec), MctsBot):
             raise ValueError(f"fit-prior learns from a search's visit counts: {spec!r} is "
                              f"no search bot (mcts, ismcts, level or classic)")
     game.info.check_players(num_players)
     if records is None:
         played = play_games(game, num_players, specs, games, seed, options, every, workers,
-                            cluster, progress)
+                            cluster, progress, teacher)
     else:
         if len(records) != games:
             raise ValueError(f"{len(records)} recorded games, not {games}")
@@ -279,7 +298,7 @@ def fit_prior(
                          f"{len(weights)}")
     report = {
         "game": game.info.name, "players": num_players, "bots": specs, "games": games,
-        "seed": seed, "every": every, "alpha": alpha,
+        "seed": seed, "every": every, "alpha": alpha, "teacher": teacher,
         "train_games": len(train_index), "held_out_games": len(test_index),
         "train_decisions": len(train),
         "held_out": evaluate(weights, test),

@@ -191,3 +191,28 @@ def test_the_loop_command_refuses_bad_settings_in_one_line(tmp_path, capsys) -> 
         "furnace prior-loop: a round needs at least 2 games to hold one out, not 1"
     assert main(["prior-loop", "stephens", "--players", "1", "--out", str(tmp_path)]) == 2
     assert "2 players or more" in capsys.readouterr().out
+
+
+def test_a_teacher_gives_the_visits_while_the_players_play_the_game() -> None:
+    game = registry.get_game("samara")
+    plain = record_game(game, 2, ["mcts:30"], 4, 0, None, 3)
+    taught = record_game(game, 2, ["mcts:30"], 4, 0, None, 3, teacher="mcts:90")
+    # the same game (the players chose its moves), the teacher's visit counts
+    assert [d.rows for d in taught] == [d.rows for d in plain]
+    assert all(sum(d.visits) == 90 for d in taught)
+    model, report, _ = fit_prior(game, 2, ["mcts:20"], 4, 3, every=6, teacher="mcts:40")
+    assert report["teacher"] == "mcts:40" and model.meta["report"]["teacher"] == "mcts:40"
+    with pytest.raises(ValueError, match="no search bot"):
+        fit_prior(game, 2, ["mcts:10"], 4, 1, teacher="greedy")
+
+
+def test_the_command_refuses_bad_bots_in_one_line(tmp_path, capsys) -> None:
+    out = str(tmp_path / "prior.json")
+    assert main(["fit-prior", "samara", "--bots", "random", "--games", "4",
+                 "--out", out]) == 2
+    assert capsys.readouterr().out.strip() == (
+        "furnace fit-prior: fit-prior learns from a search's visit counts: 'random' is no "
+        "search bot (mcts, ismcts, level or classic)")
+    assert main(["fit-prior", "samara", "--teacher", "greedy", "--games", "4",
+                 "--out", out]) == 2
+    assert "'greedy' is no search bot" in capsys.readouterr().out
