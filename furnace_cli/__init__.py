@@ -481,6 +481,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the move prior's weight in the searches (default %(default)s)")
     p.add_argument("--keep-rate", type=float, default=0.55,
                    help="the gate's win rate that keeps a candidate (default %(default)s)")
+    p.add_argument("--teacher-iterations", type=int, metavar="N",
+                   help="fit the visits of the best search at N iterations at each sampled "
+                   "decision (a teacher stronger than the self-play players), not the "
+                   "players' own")
     p.add_argument("--seed", type=int, default=0, help="seed of the loop (default %(default)s)")
     p.add_argument("--options", help="game options NAME=VALUE, comma-separated")
     p.add_argument("--workers", type=int, default=1, help="games in parallel processes")

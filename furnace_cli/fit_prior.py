@@ -75,7 +75,7 @@ def run_prior_loop_command(args: argparse.Namespace, options: dict[str, Any],
     try:
         settings = LoopSettings(game.info.name, args.players, args.games, args.iterations,
                                 args.arena_games, args.seconds, args.weight, args.keep_rate,
-                                seed=args.seed)
+                                seed=args.seed, teacher_iterations=args.teacher_iterations)
         log = run_prior_loop(game, settings, args.rounds, args.out, options=options,
                             workers=args.workers, cluster=args.cluster,
                             report=lambda line: print(line, flush=True),

@@ -4,7 +4,10 @@ Each round, without a person:
 
 1. **generate**: ``games`` self-play games of the current best search (``mcts`` at
    ``iterations`` with the best move prior so far, none in round 1), each sampled
-   decision's root visits and move rows recorded (:mod:`tournaments.prior_fit`);
+   decision's root visits and move rows recorded (:mod:`tournaments.prior_fit`); with
+   ``teacher_iterations`` the visits recorded are those of the same search at that many
+   iterations (a teacher stronger than the players, paid for at the sampled decisions
+   only);
 2. **fit**: a move prior on every round's records so far (a fifth of each round's games
    held out, the held-out report kept);
 3. **gate**: an equal-time arena (``arena_games`` games, ``seconds`` a move, seats
@@ -68,9 +71,13 @@ class LoopSettings:
     every: int = 1
     alpha: float = 0.01
     seed: int = 0
+    teacher_iterations: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("players", "games", "iterations", "arena_games", "every"):
+        names = ["players", "games", "iterations", "arena_games", "every"]
+        if self.teacher_iterations is not None:
+            names.append("teacher_iterations")
+        for name in names:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, not {value!r}")
@@ -80,9 +87,11 @@ class LoopSettings:
             raise ValueError("seconds and weight must be positive, keep_rate between 0 and 1")
 
 
-def searcher(settings: LoopSettings, prior: str | None, timed: bool) -> str:
-    """The bot spec of a search with ``prior`` (None: none), by iterations or by time."""
-    budget = f"t={settings.seconds:g}" if timed else str(settings.iterations)
+def searcher(settings: LoopSettings, prior: str | None, timed: bool,
+             iterations: int | None = None) -> str:
+    """The bot spec of a search with ``prior`` (None: none), by time or by iterations
+    (``iterations``, else the settings')."""
+    budget = f"t={settings.seconds:g}" if timed else str(iterations or settings.iterations)
     if prior is None:
         return f"mcts:{budget}:mp=off"
     return f"mcts:{budget}:mp={prior}:mpw={settings.weight:g}"
@@ -110,7 +119,10 @@ def run_prior_loop(game: Game, settings: LoopSettings, rounds: int, out_dir: str
     log: dict[str, Any] = {"settings": asdict(settings), "rounds": []}
     if log_path.exists():
         log = json.loads(log_path.read_text(encoding="utf-8"))
-        if log.get("settings") != asdict(settings):
+        # A setting added since the log was written reads as its default there.
+        written = {**asdict(LoopSettings(settings.game, settings.players)),
+                   **log.get("settings", {})}
+        if written != asdict(settings):
             raise ValueError(f"{log_path} was written by a loop with other settings: "
                              f"{log.get('settings')}")
     best_path = folder / BEST_FILE
@@ -119,15 +131,19 @@ def run_prior_loop(game: Game, settings: LoopSettings, rounds: int, out_dir: str
         seed = derive_seed(settings.seed, "round", number)
         best = str(best_path) if best_path.exists() else None
         generator = searcher(settings, best, timed=False)
-        say(f"round {number}: {settings.games} games of {generator} (seed {seed})")
+        teacher = None if settings.teacher_iterations is None else \
+            searcher(settings, best, timed=False, iterations=settings.teacher_iterations)
+        say(f"round {number}: {settings.games} games of {generator} (seed {seed})"
+            + (f", the visits of {teacher}" if teacher else ""))
         played = play_games(game, settings.players, [generator], settings.games, seed, options,
                             settings.every, workers, cluster,
-                            None if progress is None else progress(f"round {number} self-play"))
+                            None if progress is None else progress(f"round {number} self-play"),
+                            teacher)
         save_records(folder / f"records-{number}.jsonl", played)
         history = [load_records(folder / f"records-{n}.jsonl") for n in range(1, number + 1)]
         seeds = [entry["seed"] for entry in log["rounds"]] + [seed]
         # Each round's games are split by its own seed; the fit reads them all.
-        fitted = _fit_rounds(game, settings, history, seeds, generator)
+        fitted = _fit_rounds(game, settings, history, seeds, generator, teacher)
         candidate = folder / f"prior-{number}.json"
         candidate.write_text(json.dumps(fitted.to_json(), indent=1) + "\n", encoding="utf-8")
         held = fitted.meta["report"]["held_out"]["all"]
@@ -146,7 +162,7 @@ def run_prior_loop(game: Game, settings: LoopSettings, rounds: int, out_dir: str
             f"against {'the best so far' if best else 'no prior'}: "
             f"{'kept' if kept else 'discarded'}")
         entry = {
-            "round": number, "seed": seed, "generator": generator,
+            "round": number, "seed": seed, "generator": generator, "teacher": teacher,
             "games": settings.games, "decisions": sum(len(g) for g in played),
             "fit": fitted.meta["report"], "candidate": candidate.name,
             "arena": {"bots": specs, "games": settings.arena_games, "seed": arena_seed,
@@ -165,7 +181,7 @@ def run_prior_loop(game: Game, settings: LoopSettings, rounds: int, out_dir: str
 
 def _fit_rounds(game: Game, settings: LoopSettings,
                 history: Sequence[Sequence[Sequence[Decision]]], seeds: Sequence[int],
-                generator: str) -> PriorModel:
+                generator: str, teacher: str | None) -> PriorModel:
     """A prior fitted on every round's records, each round split by its own seed."""
     train: list[list[Decision]] = []
     held: list[list[Decision]] = []
@@ -179,4 +195,4 @@ def _fit_rounds(game: Game, settings: LoopSettings,
     return fit_prior(game, settings.players, [generator], len(train) + len(held),
                      settings.seed, every=settings.every, alpha=settings.alpha,
                      command=command, records=[*train, *held],
-                     split=(len(train), len(held)))[0]
+                     split=(len(train), len(held)), teacher=teacher)[0]

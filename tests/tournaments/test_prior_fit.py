@@ -164,8 +164,39 @@ def test_the_loop_generates_fits_gates_and_goes_on_after_a_restart(tmp_path,
         run_prior_loop(game, other, 1, tmp_path)
 
 
+def test_a_loop_with_a_teacher_records_its_visits_and_reads_older_logs(tmp_path,
+                                                                        monkeypatch) -> None:
+    from tournaments import prior_loop
+
+    def fake_arena(game, players, specs, games, seed, options, progress, workers, cluster):
+        keys = prior_loop.result_keys(specs)
+        return {"results": {keys[0]: {"win_rate": 0.25, "games": games},
+                            keys[1]: {"games": games}}}
+
+    monkeypatch.setattr(prior_loop, "run_arena", fake_arena)
+    game = registry.get_game("samara")
+    settings = LoopSettings("samara", 2, games=3, iterations=20, arena_games=2,
+                            seconds=0.005, every=6, seed=1, teacher_iterations=60)
+    first = run_prior_loop(game, settings, 1, tmp_path)["rounds"][0]
+    assert first["teacher"] == "mcts:60:mp=off" and first["fit"]["teacher"] == "mcts:60:mp=off"
+    records = load_records(tmp_path / "records-1.jsonl")
+    assert all(sum(d.visits) == 60 for game_records in records for d in game_records)
+    # a log written before teacher_iterations existed holds no such key: it reads as None
+    plain = LoopSettings("samara", 2, games=3, iterations=20, arena_games=2,
+                         seconds=0.005, every=6, seed=1)
+    older = tmp_path / "older"
+    run_prior_loop(game, plain, 1, older)
+    log = json.loads((older / "loop.json").read_text())
+    del log["settings"]["teacher_iterations"]
+    (older / "loop.json").write_text(json.dumps(log))
+    assert len(run_prior_loop(game, plain, 1, older)["rounds"]) == 2
+    with pytest.raises(ValueError, match="other settings"):
+        run_prior_loop(game, settings, 1, older)
+
+
 def test_the_loop_settings_refuse_nonsense() -> None:
-    for bad in ({"games": 1}, {"iterations": 0}, {"keep_rate": 1.0}, {"seconds": 0.0}):
+    for bad in ({"games": 1}, {"iterations": 0}, {"keep_rate": 1.0}, {"seconds": 0.0},
+                {"teacher_iterations": 0}):
         with pytest.raises(ValueError):
             LoopSettings("samara", 2, **bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="2 players or more"):
