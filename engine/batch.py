@@ -560,3 +560,34 @@ def batched(cluster: str | None, workers: int) -> bool:
     run in this process."""
     return bool(cluster) or workers > 1
 
+
+def run_in_order(fn: Callable[..., Any], jobs: Sequence[Job], workers: int = 1,
+                 cluster: str | None = None,
+                 progress: Callable[[int, int], None] | None = None,
+                 on_result: Callable[[int, Any], None] | None = None,
+                 in_process: Callable[..., Any] | None = None) -> list[Any]:
+    """``fn(*job)`` of every job, in the jobs' order: in this process, or on
+    :func:`open_batch`'s workers when :func:`batched` says so.  ``progress(done, total)``
+    hears of each finished job and ``on_result(index, result)`` gets it as it finishes
+    (to save it: a long run stopped keeps what it finished).  ``in_process`` runs a job
+    here instead of ``fn`` (one that holds what a job only names, say a game object
+    that no registry knows)."""
+    results: list[Any] = [None] * len(jobs)
+
+    def finished(done: int, index: int, result: Any) -> None:
+        results[index] = result
+        if on_result is not None:
+            on_result(index, result)
+        if progress is not None:
+            progress(done, len(jobs))
+
+    if not batched(cluster, workers):
+        local = fn if in_process is None else in_process
+        for index, job in enumerate(jobs):
+            finished(index + 1, index, local(*job))
+        return results
+    with open_batch(workers, cluster) as batch, contextlib.closing(batch.run(fn, jobs)) as ran:
+        for done, (index, result) in enumerate(ran, 1):
+            finished(done, index, result)
+    return results
+

@@ -174,30 +174,15 @@ def record_games(game: Game, num_players: int, level: int, games: int, seed: int
     """Record games ``first`` to ``games - 1`` (:func:`record_game`), in game order
     whoever ran them; ``on_record(g, record)`` hears of each game as it ends (to save
     it: a long run stopped keeps what it played)."""
-    from contextlib import closing
-
-    from engine.batch import batched, open_batch
+    from engine.batch import run_in_order
 
     jobs = [(game.info.name, num_players, level, seed, g, dict(options or {}), every, playouts)
             for g in range(first, games)]
-    records: list[GameRecord | None] = [None] * len(jobs)
-    if not batched(cluster, workers):
-        for g, job in enumerate(jobs):
-            records[g] = record_game_by_name(*job)
-            if on_record:
-                on_record(first + g, records[g])  # type: ignore[arg-type]
-            if progress:
-                progress(g + 1, len(jobs))
-    else:
-        with open_batch(workers, cluster) as batch, \
-                closing(batch.run(record_game_by_name, jobs)) as results:
-            for done, (g, record) in enumerate(results, 1):
-                records[g] = record
-                if on_record:
-                    on_record(first + g, record)
-                if progress:
-                    progress(done, len(jobs))
-    return [r for r in records if r is not None]
+    records: list[GameRecord] = run_in_order(
+        record_game_by_name, jobs, workers, cluster, progress,
+        None if on_record is None else lambda g, record: on_record(first + g, record),
+        in_process=lambda _name, *rest: record_game(game, *rest))
+    return records
 
 
 # -- fitting ------------------------------------------------------------------------------

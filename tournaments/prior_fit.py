@@ -202,24 +202,14 @@ def play_games(game: Game, num_players: int, specs: Sequence[str], games: int, s
     """The sampled decisions of ``games`` self-play games, in game order, played in
     ``workers`` processes or on the Ray ``cluster`` (:func:`engine.batch.open_batch`);
     ``teacher`` as in :func:`record_game`."""
-    from engine.batch import batched, open_batch
+    from engine.batch import run_in_order
 
-    records: list[list[Decision] | None] = [None] * games
-    if not batched(cluster, workers):
-        for g in range(games):
-            records[g] = record_game(game, num_players, specs, seed, g, options, every,
-                                     teacher)
-            if progress is not None:
-                progress(g + 1, games)
-    else:
-        jobs = [(game.info.name, num_players, list(specs), seed, g, dict(options or {}), every,
-                 teacher) for g in range(games)]
-        with open_batch(workers, cluster) as batch:
-            for done, (g, record) in enumerate(batch.run(record_game_by_name, jobs), 1):
-                records[g] = record
-                if progress is not None:
-                    progress(done, games)
-    return [r for r in records if r is not None]
+    jobs = [(game.info.name, num_players, list(specs), seed, g, dict(options or {}), every,
+             teacher) for g in range(games)]
+    records: list[list[Decision]] = run_in_order(
+        record_game_by_name, jobs, workers, cluster, progress,
+        in_process=lambda _name, *rest: record_game(game, *rest))
+    return records
 
 
 def save_records(path: str | Path, games: Iterable[Sequence[Decision]]) -> None:

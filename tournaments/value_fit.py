@@ -243,23 +243,13 @@ def fit_value(
     for spec in specs:
         make_bot(spec)  # a bad spec fails before any game is played
     game.info.check_players(num_players)
-    records: list[GameRecord | None] = [None] * games
-    from engine.batch import batched, open_batch
+    from engine.batch import run_in_order
 
-    if not batched(cluster, workers):
-        for g in range(games):
-            records[g] = record_game(game, num_players, specs, seed, g, options, every)
-            if progress is not None:
-                progress(g + 1, games)
-    else:
-        jobs = [(game.info.name, num_players, specs, seed, g, dict(options or {}), every)
-                for g in range(games)]
-        with open_batch(workers, cluster) as batch:
-            for done, (g, record) in enumerate(batch.run(record_game_by_name, jobs), 1):
-                records[g] = record
-                if progress is not None:
-                    progress(done, games)
-    played = [r for r in records if r is not None]
+    jobs = [(game.info.name, num_players, specs, seed, g, dict(options or {}), every)
+            for g in range(games)]
+    played: list[GameRecord] = run_in_order(
+        record_game_by_name, jobs, workers, cluster, progress,
+        in_process=lambda _name, *rest: record_game(game, *rest))
     names = _feature_names(game, played)
     order = list(range(games))
     random.Random(derive_seed(seed, "split")).shuffle(order)

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from engine import registry
-from engine.batch import CLUSTER_INSTALL, JobLostError, LocalBatch, open_batch
+from engine.batch import CLUSTER_INSTALL, JobLostError, LocalBatch, open_batch, run_in_order
 from engine.game import FurnaceError
 from furnace_cli import main
 from tournaments.arena import run_arena
@@ -19,6 +19,19 @@ def test_local_batch_yields_every_job_once_with_its_index() -> None:
     with LocalBatch(2) as batch:
         seen = dict(batch.run(abs, jobs))
     assert seen == {i: abs(job[0]) for i, job in enumerate(jobs)}
+
+
+def test_run_in_order_answers_in_the_jobs_order_here_or_on_workers() -> None:
+    jobs = [(n,) for n in (5, 1, 4, 2)]
+    for workers in (1, 2):
+        heard: list[tuple[int, int]] = []
+        done: list[int] = []
+        results = run_in_order(abs, jobs, workers, progress=lambda d, _t, done=done: done.append(d),
+                               on_result=lambda i, r, heard=heard: heard.append((i, r)))
+        assert results == [5, 1, 4, 2] and done == [1, 2, 3, 4]
+        assert sorted(heard) == [(0, 5), (1, 1), (2, 4), (3, 2)]
+    # in this process a job may run through another function (objects a worker is not sent)
+    assert run_in_order(abs, jobs, 1, in_process=lambda n: -n) == [-5, -1, -4, -2]
 
 
 def test_local_batch_reports_a_dead_worker_as_lost() -> None:
