@@ -38,12 +38,10 @@ from engine.game import CHANCE, TERMINAL, Game
 from engine.search._common import derive_seed, sample_chance
 from engine.search.bots import MctsBot, make_bot
 from engine.search.move_prior import PriorModel, move_rows
-from tournaments.value_fit import declared_features
+from tournaments.value_fit import declared_features, split_games
 
 #: The stages of the report: positions by the fraction of the game's decisions made.
 STAGES = ("opening", "middle", "late")
-#: The fraction of games held out of the fit.
-HELD_OUT = 0.2
 
 
 @dataclass(frozen=True)
@@ -184,14 +182,6 @@ def evaluate(weights: np.ndarray, games: Sequence[Sequence[Decision]]) -> dict[s
             "uniform_cross_entropy": float(np.mean(bucket["uniform"])),
             "uniform_top1": float(np.mean(bucket["uniform_top1"]))} if n else {})}
     return report
-
-
-def split_games(count: int, seed: int) -> tuple[list[int], list[int]]:
-    """The indices of the fitting games and of the held-out games (a fifth, by seed)."""
-    order = list(range(count))
-    random.Random(derive_seed(seed, "split")).shuffle(order)
-    held = max(1, math.floor(count * HELD_OUT))
-    return sorted(order[held:]), sorted(order[:held])
 
 
 def play_games(game: Game, num_players: int, specs: Sequence[str], games: int, seed: int,

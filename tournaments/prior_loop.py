@@ -46,8 +46,8 @@ from tournaments.prior_fit import (
     load_records,
     play_games,
     save_records,
-    split_games,
 )
+from tournaments.value_fit import split_games
 
 #: The loop's log file and the best prior's, in its directory.
 LOG_FILE = "loop.json"

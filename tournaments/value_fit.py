@@ -251,11 +251,9 @@ def fit_value(
         record_game_by_name, jobs, workers, cluster, progress,
         in_process=lambda _name, *rest: record_game(game, *rest))
     names = _feature_names(game, played)
-    order = list(range(games))
-    random.Random(derive_seed(seed, "split")).shuffle(order)
-    held = max(1, math.floor(games * HELD_OUT))
-    test = [played[g] for g in sorted(order[:held])]
-    train = [played[g] for g in sorted(order[held:])]
+    train_index, test_index = split_games(games, seed)
+    test = [played[g] for g in test_index]
+    train = [played[g] for g in train_index]
     rows: list[list[float]] = []
     targets: list[float] = []
     for record in train:
@@ -279,6 +277,14 @@ def fit_value(
                        {"command": command, "seed": seed, "report": report},
                        [round(float(w), 9) for w in level_weights])
     return model, report
+
+
+def split_games(count: int, seed: int) -> tuple[list[int], list[int]]:
+    """The indices of the fitting games and of the held-out games (a fifth, by seed)."""
+    order = list(range(count))
+    random.Random(derive_seed(seed, "split")).shuffle(order)
+    held = max(1, math.floor(count * HELD_OUT))
+    return sorted(order[held:]), sorted(order[:held])
 
 
 def declared_features(game: Game) -> tuple[str, ...]:

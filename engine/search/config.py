@@ -509,8 +509,8 @@ CLASSIC_CONFIGS: dict[str, SearchConfig] = {
 SEARCH_CONFIGS: dict[str, SearchConfig] = dict(CLASSIC_CONFIGS)
 # Every game ships a learned move prior (``furnace fit-prior``, docs/learned-values.md,
 # "Learned move priors"), off in the default search (weight 0): at equal time none has
-# passed the adoption bar against the classic search.  A bot spec turns it on with ``mpw=WEIGHT`` (``pp=EPSILON``:
-# in the playouts too).
+# passed the adoption bar against the classic search.  A bot spec turns it on with
+# ``mpw=WEIGHT`` (``pp=EPSILON``: in the playouts too).
 for _name, _package in (("samara", "samara"), ("oh-my-goods", "oh_my_goods"),
                         ("stephens", "stephens")):
     SEARCH_CONFIGS[_name] = replace(CLASSIC_CONFIGS[_name],
